@@ -1,0 +1,265 @@
+use super::*;
+use crate::message::{Handover, RefusalReason, RequestReason};
+
+const A0: AgentId = AgentId(0);
+const A1: AgentId = AgentId(1);
+const A2: AgentId = AgentId(2);
+
+fn board() -> Board {
+    let items = ItemRegistry::new([("glass", 64), ("oak_planks", 64)]).unwrap();
+    Board::new([A0, A1, A2], Arc::new(items), BoardConfig::default())
+}
+
+fn n(v: i64) -> Count {
+    Count::new(v).unwrap()
+}
+
+const GLASS: ItemId = ItemId(0);
+const PLANKS: ItemId = ItemId(1);
+
+fn request(b: &mut Board) -> WindowId {
+    let msg = BoardMessage::RequestMaterial {
+        from: A0,
+        to: Recipient::All,
+        item: GLASS,
+        count: n(2),
+        reason: RequestReason::MissingMaterial,
+    };
+    b.post(A0, msg, Tick(10)).unwrap().posted.window
+}
+
+fn offer(window: WindowId, from: AgentId, count: i64) -> BoardMessage {
+    BoardMessage::OfferTransfer {
+        window,
+        from,
+        to: A0,
+        item: GLASS,
+        count: n(count),
+        handover: Handover::Give,
+    }
+}
+
+fn refuse(window: WindowId, from: AgentId) -> BoardMessage {
+    BoardMessage::CannotSupply {
+        window,
+        from,
+        to: A0,
+        item: GLASS,
+        reason: RefusalReason::NoSurplus,
+    }
+}
+
+/// Posts `msg`, expects the rejection `kind`, and checks that nothing changed.
+fn rejected(b: &mut Board, caller: AgentId, msg: BoardMessage, kind: RejectKind) {
+    let (log, windows) = (b.log().to_vec(), b.windows().to_vec());
+    let err = b.post(caller, msg, Tick(12)).unwrap_err();
+    assert_eq!(err.kind(), kind, "{err}");
+    assert_eq!(b.log(), &log[..], "a rejected message must not be logged");
+    assert_eq!(
+        b.windows(),
+        &windows[..],
+        "a rejected message must not touch windows"
+    );
+}
+
+#[test]
+fn full_exchange_closes_confirmed() {
+    let mut b = board();
+    let w = request(&mut b);
+    assert_eq!(b.window(w).unwrap().addressees, vec![A1, A2]);
+    assert_eq!(b.next_deadline(), Some(Tick(50)));
+    b.post(A2, refuse(w, A2), Tick(11)).unwrap();
+    let r = b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
+    assert!(r.closed.is_none());
+    assert_eq!(
+        b.next_deadline(),
+        Some(Tick(211)),
+        "an offer extends to the handover deadline"
+    );
+    let confirm = BoardMessage::ConfirmTransfer {
+        window: w,
+        from: A0,
+        to: A1,
+        item: GLASS,
+        count: n(2),
+    };
+    let r = b.post(A0, confirm, Tick(30)).unwrap();
+    assert_eq!(r.closed.unwrap().outcome, CloseOutcome::Confirmed);
+    assert_eq!(b.log().len(), 4);
+    assert!(b.next_deadline().is_none());
+}
+
+#[test]
+fn every_refusal_closes_cannot_supply() {
+    let mut b = board();
+    let w = request(&mut b);
+    assert!(
+        b.post(A1, refuse(w, A1), Tick(11))
+            .unwrap()
+            .closed
+            .is_none()
+    );
+    let closed = b.post(A2, refuse(w, A2), Tick(12)).unwrap().closed.unwrap();
+    assert_eq!(closed.outcome, CloseOutcome::CannotSupply);
+}
+
+#[test]
+fn silence_times_out_at_the_deadline() {
+    let mut b = board();
+    let w = request(&mut b);
+    assert!(b.expire(Tick(49)).is_empty());
+    let closed = b.expire(Tick(50));
+    assert_eq!(closed.len(), 1);
+    assert_eq!(
+        (closed[0].window, closed[0].outcome),
+        (w, CloseOutcome::Timeout)
+    );
+    assert!(b.expire(Tick(60)).is_empty(), "a window closes once");
+}
+
+#[test]
+fn rejects_forged_sender() {
+    let mut b = board();
+    let w = request(&mut b);
+    rejected(&mut b, A2, offer(w, A1, 1), RejectKind::ForgedSender);
+}
+
+#[test]
+fn rejects_unknown_item() {
+    let mut b = board();
+    let msg = BoardMessage::RequestMaterial {
+        from: A0,
+        to: Recipient::All,
+        item: ItemId(999),
+        count: n(1),
+        reason: RequestReason::MissingMaterial,
+    };
+    rejected(&mut b, A0, msg, RejectKind::UnknownItem);
+    let wire: WireMessage = serde_json::from_str(
+        r#"{"msg":"REQUEST_MATERIAL","from":0,"to":"all","item":"unobtainium","count":1}"#,
+    )
+    .unwrap();
+    let before = b.log().len();
+    assert_eq!(
+        b.post_wire(A0, &wire, Tick(1)).unwrap_err().kind(),
+        RejectKind::UnknownItem
+    );
+    assert_eq!(b.log().len(), before);
+}
+
+#[test]
+fn rejects_zero_negative_and_absurd_counts() {
+    let mut b = board();
+    for count in ["0", "-5", "1000000"] {
+        let wire: WireMessage = serde_json::from_str(&format!(
+            r#"{{"msg":"REQUEST_MATERIAL","from":0,"to":"all","item":"glass","count":{count}}}"#
+        ))
+        .unwrap();
+        let err = b.post_wire(A0, &wire, Tick(1)).unwrap_err();
+        assert_eq!(err.kind(), RejectKind::Malformed, "{count}: {err}");
+    }
+    assert!(b.log().is_empty() && b.windows().is_empty());
+    // A typed offer above the requested count.
+    let w = request(&mut b);
+    rejected(&mut b, A1, offer(w, A1, 3), RejectKind::CountExceeded);
+}
+
+#[test]
+fn rejects_messages_in_a_closed_window() {
+    let mut b = board();
+    let w = request(&mut b);
+    b.expire(Tick(50));
+    rejected(&mut b, A1, offer(w, A1, 1), RejectKind::WindowClosed);
+    rejected(&mut b, A2, refuse(w, A2), RejectKind::WindowClosed);
+    rejected(
+        &mut b,
+        A1,
+        offer(WindowId(7), A1, 1),
+        RejectKind::UnknownWindow,
+    );
+}
+
+#[test]
+fn rejects_self_addressed_and_unknown_agents() {
+    let mut b = board();
+    let msg = BoardMessage::RequestMaterial {
+        from: A1,
+        to: Recipient::Agent(A1),
+        item: GLASS,
+        count: n(1),
+        reason: RequestReason::MissingMaterial,
+    };
+    rejected(&mut b, A1, msg, RejectKind::SelfAddressed);
+    let msg = BoardMessage::RequestMaterial {
+        from: A1,
+        to: Recipient::Agent(AgentId(9)),
+        item: GLASS,
+        count: n(1),
+        reason: RequestReason::MissingMaterial,
+    };
+    rejected(&mut b, A1, msg.clone(), RejectKind::UnknownAgent);
+    rejected(&mut b, AgentId(9), msg, RejectKind::UnknownAgent);
+}
+
+#[test]
+fn rejects_wrong_parties_and_second_offers() {
+    let mut b = board();
+    let w = request(&mut b);
+    // The requester cannot offer to itself; an offer must go to the requester.
+    let wrong_to = BoardMessage::OfferTransfer {
+        window: w,
+        from: A1,
+        to: A2,
+        item: GLASS,
+        count: n(1),
+        handover: Handover::Give,
+    };
+    rejected(&mut b, A1, wrong_to, RejectKind::WrongParty);
+    let wrong_item = BoardMessage::OfferTransfer {
+        window: w,
+        from: A1,
+        to: A0,
+        item: PLANKS,
+        count: n(1),
+        handover: Handover::Give,
+    };
+    rejected(&mut b, A1, wrong_item, RejectKind::ItemMismatch);
+    let early_confirm = BoardMessage::ConfirmTransfer {
+        window: w,
+        from: A0,
+        to: A1,
+        item: GLASS,
+        count: n(1),
+    };
+    rejected(&mut b, A0, early_confirm, RejectKind::NoOffer);
+    b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
+    rejected(&mut b, A2, offer(w, A2, 2), RejectKind::AlreadyOffered);
+    let foreign_confirm = BoardMessage::ConfirmTransfer {
+        window: w,
+        from: A2,
+        to: A1,
+        item: GLASS,
+        count: n(1),
+    };
+    rejected(&mut b, A2, foreign_confirm, RejectKind::WrongParty);
+    b.post(A2, refuse(w, A2), Tick(12)).unwrap();
+    rejected(&mut b, A2, refuse(w, A2), RejectKind::DuplicateRefusal);
+    assert!(
+        b.window(w).unwrap().is_open(),
+        "a refusal after an offer does not close the window"
+    );
+}
+
+#[test]
+fn request_to_all_needs_a_teammate() {
+    let items = ItemRegistry::new([("glass", 64)]).unwrap();
+    let mut b = Board::new([A0], Arc::new(items), BoardConfig::default());
+    let msg = BoardMessage::RequestMaterial {
+        from: A0,
+        to: Recipient::All,
+        item: GLASS,
+        count: n(1),
+        reason: RequestReason::MissingMaterial,
+    };
+    rejected(&mut b, A0, msg, RejectKind::NoAddressee);
+}

@@ -1,0 +1,248 @@
+//! Coordination metrics computed from trace events alone (DESIGN section 8).
+//!
+//! [`EpisodeMetrics`] folds one episode's events; [`GroupMetrics`] pools episodes the
+//! way the design says: TSR, CS and Msg are means over episodes, the rates pool their
+//! counts before dividing, and every figure travels with its episode count.
+
+use serde::Serialize;
+
+use crate::trace::{Decision, Event, EventKind, ResolvedBy, WindowEvent};
+
+/// Counts for one episode.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EpisodeMetrics {
+    /// Episode id.
+    pub episode: String,
+    /// Policy.
+    pub policy: String,
+    /// Suite class, if any.
+    pub class: Option<String>,
+    /// Crew size.
+    pub agents: u32,
+    /// Block-level completion at the end.
+    pub tsr: f64,
+    /// Whether the blueprint was fully built.
+    pub complete: bool,
+    /// Environment-interacting actions (CS).
+    pub cs: u64,
+    /// Public messages: board, chat and manager lines (Msg).
+    pub msg: u64,
+    /// Board messages the board rejected.
+    pub rejected: u64,
+    /// Issues detected.
+    pub issues: u64,
+    /// Gate events.
+    pub gated: u64,
+    /// Gate events that escalated.
+    pub escalated: u64,
+    /// Escalations where the oracle knew a local recovery.
+    pub escalated_unnecessary: u64,
+    /// Issues resolved by the local solver alone.
+    pub resolved_local: u64,
+    /// Issues resolved through a confirmed transfer.
+    pub resolved_board: u64,
+    /// Windows opened.
+    pub windows_opened: u64,
+    /// Windows closed by a confirmed transfer.
+    pub windows_confirmed: u64,
+    /// Tier-3 adjudications.
+    pub adjudications: u64,
+    /// Adjudication tokens (prompt + completion).
+    pub tokens: u64,
+    /// Adjudications decided by the fallback.
+    pub fallbacks: u64,
+    /// Adjudication latencies in ms.
+    pub latencies_ms: Vec<u64>,
+    /// Last tick seen.
+    pub ticks: u64,
+    /// Why the episode ended, once it has.
+    pub end_reason: Option<String>,
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+impl EpisodeMetrics {
+    /// Folds one event in.
+    pub fn observe(&mut self, ev: &Event) {
+        self.ticks = self.ticks.max(ev.t);
+        match &ev.kind {
+            EventKind::EpisodeStart {
+                policy,
+                agents,
+                class,
+                ..
+            } => {
+                self.episode = ev.ep.clone();
+                self.policy = policy.clone();
+                self.class = class.clone();
+                self.agents = agents.len() as u32;
+            }
+            EventKind::Action { .. } => self.cs += 1,
+            EventKind::Board { .. } | EventKind::Chat { .. } | EventKind::Manager { .. } => {
+                self.msg += 1
+            }
+            EventKind::BoardReject { .. } => self.rejected += 1,
+            EventKind::Issue { .. } => self.issues += 1,
+            EventKind::Gate {
+                decision,
+                oracle_local_feasible,
+                ..
+            } => {
+                self.gated += 1;
+                if *decision == Decision::Escalate {
+                    self.escalated += 1;
+                    if *oracle_local_feasible {
+                        self.escalated_unnecessary += 1;
+                    }
+                }
+            }
+            EventKind::Adjudication {
+                prompt_tokens,
+                completion_tokens,
+                latency_ms,
+                fallback,
+                ..
+            } => {
+                self.adjudications += 1;
+                self.tokens += u64::from(*prompt_tokens) + u64::from(*completion_tokens);
+                self.latencies_ms.push(*latency_ms);
+                if fallback.is_some() {
+                    self.fallbacks += 1;
+                }
+            }
+            EventKind::Window { event, outcome, .. } => match event {
+                WindowEvent::Open => self.windows_opened += 1,
+                WindowEvent::Close => {
+                    if outcome.as_deref() == Some("confirmed") {
+                        self.windows_confirmed += 1;
+                    }
+                }
+            },
+            EventKind::Resolved { by, .. } => match by {
+                ResolvedBy::Local => self.resolved_local += 1,
+                ResolvedBy::Board => self.resolved_board += 1,
+            },
+            EventKind::EpisodeEnd {
+                tsr,
+                complete,
+                reason,
+                ..
+            } => {
+                self.tsr = *tsr;
+                self.complete = *complete;
+                self.end_reason = Some(reason.clone());
+            }
+            EventKind::Recovery { .. }
+            | EventKind::Unfinished { .. }
+            | EventKind::Restart { .. }
+            | EventKind::Other => {}
+        }
+    }
+
+    /// Issues resolved either way.
+    pub fn resolved(&self) -> u64 {
+        self.resolved_local + self.resolved_board
+    }
+
+    /// Gate decisions that stayed local.
+    pub fn stayed_local(&self) -> u64 {
+        self.gated - self.escalated
+    }
+
+    /// LRR: resolved locally / resolved.
+    pub fn lrr(&self) -> Option<f64> {
+        ratio(self.resolved_local, self.resolved())
+    }
+
+    /// UER: unnecessary escalations / escalations.
+    pub fn uer(&self) -> Option<f64> {
+        ratio(self.escalated_unnecessary, self.escalated)
+    }
+
+    /// ECR: confirmed windows / opened windows.
+    pub fn ecr(&self) -> Option<f64> {
+        ratio(self.windows_confirmed, self.windows_opened)
+    }
+
+    /// RSR: resolved / detected.
+    pub fn rsr(&self) -> Option<f64> {
+        ratio(self.resolved(), self.issues)
+    }
+}
+
+/// Metrics pooled over a group of episodes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GroupMetrics {
+    /// Episodes in the group.
+    pub episodes: u64,
+    /// Mean TSR.
+    pub tsr: f64,
+    /// Share of episodes fully completed.
+    pub complete_share: f64,
+    /// Mean CS.
+    pub cs: f64,
+    /// Mean Msg.
+    pub msg: f64,
+    /// Pooled LRR.
+    pub lrr: Option<f64>,
+    /// Pooled UER.
+    pub uer: Option<f64>,
+    /// Pooled ECR.
+    pub ecr: Option<f64>,
+    /// Pooled RSR.
+    pub rsr: Option<f64>,
+    /// Adjudications per gated issue.
+    pub llm_call_rate: Option<f64>,
+    /// Tokens per adjudication.
+    pub tokens_per_call: Option<f64>,
+    /// Pooled counts behind the rates.
+    pub totals: EpisodeMetrics,
+}
+
+impl GroupMetrics {
+    /// Pools the given episodes.
+    pub fn pool<'a>(episodes: impl IntoIterator<Item = &'a EpisodeMetrics>) -> Self {
+        let mut g = GroupMetrics::default();
+        let t = &mut g.totals;
+        let (mut tsr, mut cs, mut msg, mut complete) = (0.0, 0u64, 0u64, 0u64);
+        for e in episodes {
+            g.episodes += 1;
+            tsr += e.tsr;
+            cs += e.cs;
+            msg += e.msg;
+            complete += u64::from(e.complete);
+            t.issues += e.issues;
+            t.gated += e.gated;
+            t.escalated += e.escalated;
+            t.escalated_unnecessary += e.escalated_unnecessary;
+            t.resolved_local += e.resolved_local;
+            t.resolved_board += e.resolved_board;
+            t.windows_opened += e.windows_opened;
+            t.windows_confirmed += e.windows_confirmed;
+            t.adjudications += e.adjudications;
+            t.tokens += e.tokens;
+            t.fallbacks += e.fallbacks;
+            t.rejected += e.rejected;
+            t.cs += e.cs;
+            t.msg += e.msg;
+            t.latencies_ms.extend_from_slice(&e.latencies_ms);
+        }
+        if g.episodes > 0 {
+            let n = g.episodes as f64;
+            g.tsr = tsr / n;
+            g.cs = cs as f64 / n;
+            g.msg = msg as f64 / n;
+            g.complete_share = complete as f64 / n;
+        }
+        let t = &g.totals;
+        g.lrr = t.lrr();
+        g.uer = t.uer();
+        g.ecr = t.ecr();
+        g.rsr = t.rsr();
+        g.llm_call_rate = ratio(t.adjudications, t.gated);
+        g.tokens_per_call = ratio(t.tokens, t.adjudications);
+        g
+    }
+}

@@ -1,0 +1,19 @@
+//! The JSON Lines trace of DESIGN section 10: one [`Event`] per line, every line with
+//! the schema major version `v`, the episode id `ep`, the tick `t` and a `kind`.
+//!
+//! [`TraceWriter`] writes events; [`TraceReader`] streams them back in constant memory,
+//! refusing an unknown major version, reporting a truncated last line (what a crash
+//! leaves) as [`TraceError::Truncated`] so the caller can skip it, and reporting any
+//! other malformed line with its line number.
+
+mod event;
+mod reader;
+
+pub use event::{
+    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, IssueName, ResolvedBy, Tier,
+    WindowEvent,
+};
+pub use reader::{TraceError, TraceReader, TraceWriter};
+
+/// The schema major version this build writes and reads.
+pub const TRACE_VERSION: u32 = 1;

@@ -1,0 +1,484 @@
+//! Trace event types. Field names and meanings are fixed within a major version: add
+//! fields, never change what one means.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{AgentId, IssueId, WindowId};
+use crate::message::Recipient;
+use crate::pos::Pos;
+
+/// One trace line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Schema major version.
+    pub v: u32,
+    /// Episode id.
+    pub ep: String,
+    /// Tick.
+    pub t: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// The world actions, as the trace names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionName {
+    /// Walk along a path.
+    MoveTo,
+    /// Break a block.
+    Mine,
+    /// Craft a recipe.
+    Craft,
+    /// Smelt in a furnace.
+    Smelt,
+    /// Place a block.
+    Place,
+    /// Hand items to a teammate in reach.
+    Give,
+    /// Drop items on the ground.
+    Drop,
+    /// Pick dropped items up.
+    PickUp,
+    /// Put items into a chest.
+    Deposit,
+    /// Take items out of a chest.
+    Withdraw,
+}
+
+impl ActionName {
+    /// The trace name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionName::MoveTo => "move_to",
+            ActionName::Mine => "mine",
+            ActionName::Craft => "craft",
+            ActionName::Smelt => "smelt",
+            ActionName::Place => "place",
+            ActionName::Give => "give",
+            ActionName::Drop => "drop",
+            ActionName::PickUp => "pick_up",
+            ActionName::Deposit => "deposit",
+            ActionName::Withdraw => "withdraw",
+        }
+    }
+}
+
+/// The issue kinds of DESIGN section 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssueName {
+    /// An item the active node needs is not in the inventory.
+    MissingMaterial,
+    /// The action needs a tool the agent lacks.
+    MissingTool,
+    /// A prerequisite node is not done.
+    DependencyBlocked,
+    /// No path to the target.
+    Unreachable,
+    /// Any other verified failure.
+    ActionFailed,
+}
+
+impl IssueName {
+    /// The trace name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueName::MissingMaterial => "missing_material",
+            IssueName::MissingTool => "missing_tool",
+            IssueName::DependencyBlocked => "dependency_blocked",
+            IssueName::Unreachable => "unreachable",
+            IssueName::ActionFailed => "action_failed",
+        }
+    }
+}
+
+/// Which tier of the gate decided, or `"policy"` for policies without a gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Tier 1, the rules.
+    Rules,
+    /// Tier 2, the score.
+    Score,
+    /// Tier 3, the gray-zone adjudicator.
+    Adjudicator,
+    /// No gate: the policy decided.
+    Policy,
+}
+
+impl Serialize for Tier {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Tier::Rules => s.serialize_u8(1),
+            Tier::Score => s.serialize_u8(2),
+            Tier::Adjudicator => s.serialize_u8(3),
+            Tier::Policy => s.serialize_str("policy"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Tier {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u8),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(1) => Ok(Tier::Rules),
+            Raw::N(2) => Ok(Tier::Score),
+            Raw::N(3) => Ok(Tier::Adjudicator),
+            Raw::S(s) if s == "policy" => Ok(Tier::Policy),
+            Raw::N(n) => Err(serde::de::Error::custom(format!(
+                "tier must be 1, 2, 3 or \"policy\", got {n}"
+            ))),
+            Raw::S(s) => Err(serde::de::Error::custom(format!(
+                "tier must be 1, 2, 3 or \"policy\", got \"{s}\""
+            ))),
+        }
+    }
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Solve it locally.
+    StayLocal,
+    /// Ask through the board.
+    Escalate,
+}
+
+/// What the agent does with the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum GateAction {
+    /// Run the local recovery chain.
+    LocalRecover,
+    /// Set the node aside and do other work.
+    LocalSkip,
+    /// Open a window.
+    RequestMaterial,
+}
+
+/// The five gate features, each 0..=3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FeatureVec {
+    /// Criticality.
+    #[serde(rename = "C")]
+    pub c: u8,
+    /// Coordination advantage.
+    #[serde(rename = "A")]
+    pub a: u8,
+    /// Downstream impact.
+    #[serde(rename = "D")]
+    pub d: u8,
+    /// Local recoverability.
+    #[serde(rename = "R")]
+    pub r: u8,
+    /// History penalty.
+    #[serde(rename = "H")]
+    pub h: u8,
+}
+
+/// How an issue got resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedBy {
+    /// Entirely by the local solver.
+    Local,
+    /// Through a confirmed transfer.
+    Board,
+}
+
+/// A window event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowEvent {
+    /// Opened by a request.
+    Open,
+    /// Closed.
+    Close,
+}
+
+/// The event kinds of DESIGN section 10, plus `unfinished` and `restart`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventKind {
+    /// First line of an episode.
+    EpisodeStart {
+        /// Policy name.
+        policy: String,
+        /// The episode seed.
+        seed: u64,
+        /// Hash of the resolved configuration.
+        config_hash: String,
+        /// The crew.
+        agents: Vec<AgentId>,
+        /// Cells in the blueprint.
+        blueprint_blocks: u32,
+        /// Suite class (A..D).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        /// Suite template.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        template: Option<String>,
+        /// Suite split.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        split: Option<String>,
+        /// Blueprint name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blueprint: Option<String>,
+    },
+    /// An action completed with a verified outcome.
+    Action {
+        /// Who acted.
+        agent: AgentId,
+        /// Which action.
+        action: ActionName,
+        /// Success.
+        ok: bool,
+        /// Failure reason.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The item involved.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<String>,
+        /// How many.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+        /// The target position.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pos: Option<Pos>,
+        /// Ticks the action took.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ticks: Option<u64>,
+    },
+    /// An issue detected.
+    Issue {
+        /// Who detected it.
+        agent: AgentId,
+        /// Its id.
+        issue_id: IssueId,
+        /// Its kind.
+        issue: IssueName,
+        /// The item (material or tool).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<String>,
+        /// How many are missing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+        /// The blocked task node.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<u32>,
+        /// The position involved.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pos: Option<Pos>,
+        /// The failure reason, for `action_failed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// The gate's decision on an issue.
+    Gate {
+        /// Who decided.
+        agent: AgentId,
+        /// The issue.
+        issue_id: IssueId,
+        /// The deciding tier.
+        tier: Tier,
+        /// The tier-1 rule that fired.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        /// The features.
+        features: FeatureVec,
+        /// The normalised score.
+        score: f64,
+        /// The verdict.
+        decision: Decision,
+        /// What the agent does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<GateAction>,
+        /// Whether the world's oracle knew a local recovery within budget.
+        oracle_local_feasible: bool,
+    },
+    /// A tier-3 adjudication.
+    Adjudication {
+        /// Who asked.
+        agent: AgentId,
+        /// The issue.
+        issue_id: IssueId,
+        /// The decision card sent.
+        card: serde_json::Value,
+        /// The raw reply.
+        reply: String,
+        /// The verdict used.
+        decision: Decision,
+        /// The stated confidence.
+        confidence: f64,
+        /// Prompt tokens, from the server's usage.
+        prompt_tokens: u32,
+        /// Completion tokens.
+        completion_tokens: u32,
+        /// Round trip in milliseconds (recorded, never read back into the episode).
+        latency_ms: u64,
+        /// Why the fallback decided instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<String>,
+    },
+    /// An accepted board message.
+    Board {
+        /// Message kind.
+        msg: String,
+        /// Window.
+        window: WindowId,
+        /// Sender.
+        from: AgentId,
+        /// Addressee.
+        to: Recipient,
+        /// Item.
+        item: String,
+        /// Count (absent on `CANNOT_SUPPLY`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+        /// Reason tag.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A rejected board message.
+    BoardReject {
+        /// The caller.
+        from: AgentId,
+        /// Rejection kind.
+        error: String,
+        /// Message kind.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        msg: Option<String>,
+        /// Window.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<WindowId>,
+        /// Addressee.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<Recipient>,
+        /// Item.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<String>,
+        /// Count.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+    },
+    /// A free-chat line (flatcomm baseline).
+    Chat {
+        /// Sender.
+        from: AgentId,
+        /// Addressee.
+        to: Recipient,
+        /// Modelled tokens.
+        tokens: u32,
+    },
+    /// A manager message (central_dag baseline).
+    Manager {
+        /// Sender (the manager is `None` in the agent slot).
+        from: Option<AgentId>,
+        /// Addressee.
+        to: Recipient,
+        /// Modelled tokens.
+        tokens: u32,
+    },
+    /// A window opened or closed.
+    Window {
+        /// The window.
+        window: WindowId,
+        /// Open or close.
+        event: WindowEvent,
+        /// The issue that opened it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issue_id: Option<IssueId>,
+        /// How it closed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+    },
+    /// One step of a local recovery chain.
+    Recovery {
+        /// Who recovers.
+        agent: AgentId,
+        /// The issue.
+        issue_id: IssueId,
+        /// The step.
+        step: String,
+        /// Its verified result.
+        ok: bool,
+    },
+    /// An issue resolved.
+    Resolved {
+        /// Whose issue.
+        agent: AgentId,
+        /// The issue.
+        issue_id: IssueId,
+        /// How.
+        by: ResolvedBy,
+    },
+    /// A task node left unfinished at the end, and why.
+    Unfinished {
+        /// Its owner.
+        agent: AgentId,
+        /// The task node.
+        node: u32,
+        /// Its position.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pos: Option<Pos>,
+        /// Its block.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block: Option<String>,
+        /// Why.
+        why: String,
+    },
+    /// The supervisor restarted an agent from its last verified state.
+    Restart {
+        /// The agent.
+        agent: AgentId,
+        /// The failure that stopped it.
+        cause: String,
+    },
+    /// Last line of an episode.
+    EpisodeEnd {
+        /// Block-level completion.
+        tsr: f64,
+        /// Whether every blueprint block is correct.
+        complete: bool,
+        /// Correct blocks.
+        correct_blocks: u32,
+        /// Blueprint blocks.
+        blueprint_blocks: u32,
+        /// Why it ended: `complete`, `tick_limit` or `stalled`.
+        reason: String,
+    },
+    /// A kind this build does not know (a newer minor version); readers skip it.
+    #[serde(other)]
+    Other,
+}
+
+impl EventKind {
+    /// The `kind` tag.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::EpisodeStart { .. } => "episode_start",
+            EventKind::Action { .. } => "action",
+            EventKind::Issue { .. } => "issue",
+            EventKind::Gate { .. } => "gate",
+            EventKind::Adjudication { .. } => "adjudication",
+            EventKind::Board { .. } => "board",
+            EventKind::BoardReject { .. } => "board_reject",
+            EventKind::Chat { .. } => "chat",
+            EventKind::Manager { .. } => "manager",
+            EventKind::Window { .. } => "window",
+            EventKind::Recovery { .. } => "recovery",
+            EventKind::Resolved { .. } => "resolved",
+            EventKind::Unfinished { .. } => "unfinished",
+            EventKind::Restart { .. } => "restart",
+            EventKind::EpisodeEnd { .. } => "episode_end",
+            EventKind::Other => "other",
+        }
+    }
+}

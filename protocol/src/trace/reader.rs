@@ -1,0 +1,304 @@
+//! Streaming trace reader and writer.
+
+use std::io::{self, BufRead, Write};
+
+use serde::Deserialize;
+
+use super::TRACE_VERSION;
+use super::event::Event;
+
+/// Writes one event per line.
+#[derive(Debug)]
+pub struct TraceWriter<W: Write> {
+    out: W,
+    line: Vec<u8>,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Wraps a writer (buffer it yourself if it is a file).
+    pub fn new(out: W) -> Self {
+        TraceWriter {
+            out,
+            line: Vec::with_capacity(256),
+        }
+    }
+
+    /// Appends one event and a newline.
+    pub fn write(&mut self, event: &Event) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, event).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)
+    }
+
+    /// Flushes the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// A trace that cannot be read as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// Reading failed.
+    #[error("line {line}: read error: {source}")]
+    Io {
+        /// 1-based line number.
+        line: u64,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A line written by another major version.
+    #[error(
+        "line {line}: trace schema version {found} is not supported (this build reads version {TRACE_VERSION})"
+    )]
+    UnsupportedVersion {
+        /// 1-based line number.
+        line: u64,
+        /// The version found.
+        found: u64,
+    },
+    /// A line that is not a valid event.
+    #[error("line {line}: malformed event: {reason}")]
+    Malformed {
+        /// 1-based line number.
+        line: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The last line has no newline and does not parse: the writer stopped mid-line.
+    /// Callers report it and skip it.
+    #[error("line {line}: truncated last line ({bytes} bytes), skipped")]
+    Truncated {
+        /// 1-based line number.
+        line: u64,
+        /// Its length.
+        bytes: usize,
+    },
+}
+
+impl TraceError {
+    /// Whether reading can go on past this error (only a truncated tail qualifies, and
+    /// it is the last line anyway).
+    pub fn is_recoverable(&self) -> bool {
+        matches!(self, TraceError::Truncated { .. })
+    }
+
+    /// The 1-based line number.
+    pub fn line(&self) -> u64 {
+        match self {
+            TraceError::Io { line, .. }
+            | TraceError::UnsupportedVersion { line, .. }
+            | TraceError::Malformed { line, .. }
+            | TraceError::Truncated { line, .. } => *line,
+        }
+    }
+}
+
+/// Reads events one line at a time; memory use does not grow with the trace.
+#[derive(Debug)]
+pub struct TraceReader<R: BufRead> {
+    input: R,
+    buf: String,
+    line: u64,
+    done: bool,
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Wraps a buffered reader.
+    pub fn new(input: R) -> Self {
+        TraceReader {
+            input,
+            buf: String::with_capacity(512),
+            line: 0,
+            done: false,
+        }
+    }
+
+    /// Lines read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    fn parse(&self, text: &str, complete: bool) -> Result<Event, TraceError> {
+        #[derive(Deserialize)]
+        struct Probe {
+            v: Option<serde_json::Value>,
+        }
+        let line = self.line;
+        match serde_json::from_str::<Event>(text) {
+            Ok(ev) if u64::from(ev.v) == u64::from(TRACE_VERSION) => Ok(ev),
+            Ok(ev) => Err(TraceError::UnsupportedVersion {
+                line,
+                found: u64::from(ev.v),
+            }),
+            Err(e) => {
+                if !complete {
+                    return Err(TraceError::Truncated {
+                        line,
+                        bytes: text.len(),
+                    });
+                }
+                // A newer major version may have changed any field: report the version,
+                // not the first field that failed.
+                if let Ok(Probe { v: Some(v) }) = serde_json::from_str::<Probe>(text) {
+                    match v.as_u64() {
+                        Some(found) if found != u64::from(TRACE_VERSION) => {
+                            return Err(TraceError::UnsupportedVersion { line, found });
+                        }
+                        _ => {}
+                    }
+                }
+                Err(TraceError::Malformed {
+                    line,
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<Event, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            self.buf.clear();
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(_) => {}
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(TraceError::Io {
+                        line: self.line + 1,
+                        source,
+                    }));
+                }
+            }
+            self.line += 1;
+            let complete = self.buf.ends_with('\n');
+            let text = self.buf.trim_end_matches(['\n', '\r']);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let result = self.parse(text, complete);
+            if !complete {
+                self.done = true;
+            }
+            return Some(result);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::AgentId;
+    use crate::trace::EventKind;
+
+    fn sample() -> Vec<Event> {
+        vec![
+            Event {
+                v: 1,
+                ep: "e".into(),
+                t: 0,
+                kind: EventKind::EpisodeStart {
+                    policy: "gated".into(),
+                    seed: 7,
+                    config_hash: "abc".into(),
+                    agents: vec![AgentId(0), AgentId(1)],
+                    blueprint_blocks: 4,
+                    class: None,
+                    template: None,
+                    split: None,
+                    blueprint: None,
+                },
+            },
+            Event {
+                v: 1,
+                ep: "e".into(),
+                t: 9,
+                kind: EventKind::EpisodeEnd {
+                    tsr: 0.5,
+                    complete: false,
+                    correct_blocks: 2,
+                    blueprint_blocks: 4,
+                    reason: "tick_limit".into(),
+                },
+            },
+        ]
+    }
+
+    fn written() -> String {
+        let mut w = TraceWriter::new(Vec::new());
+        for e in sample() {
+            w.write(&e).unwrap();
+        }
+        String::from_utf8(w.into_inner()).unwrap()
+    }
+
+    #[test]
+    fn round_trips() {
+        let text = written();
+        let back: Vec<Event> = TraceReader::new(text.as_bytes())
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(back, sample());
+        assert!(text.starts_with(r#"{"v":1,"ep":"e","t":0,"kind":"episode_start","#));
+    }
+
+    #[test]
+    fn truncated_tail_is_reported_and_reading_stops() {
+        let mut text = written();
+        text.push_str(r#"{"v":1,"ep":"e","t":10,"kind":"act"#);
+        let items: Vec<_> = TraceReader::new(text.as_bytes()).collect();
+        assert_eq!(items.len(), 3);
+        let err = items[2].as_ref().unwrap_err();
+        assert!(err.is_recoverable());
+        assert_eq!(err.line(), 3);
+    }
+
+    #[test]
+    fn garbage_line_is_an_error_with_its_number() {
+        let text = written().replacen('\n', "\nnot json\n", 1);
+        let items: Vec<_> = TraceReader::new(text.as_bytes()).collect();
+        let err = items[1].as_ref().unwrap_err();
+        assert!(
+            matches!(err, TraceError::Malformed { line: 2, .. }),
+            "{err}"
+        );
+        assert!(!err.is_recoverable());
+    }
+
+    #[test]
+    fn other_major_version_is_refused_clearly() {
+        let text = "{\"v\":2,\"ep\":\"e\",\"t\":0,\"kind\":\"episode_start\",\"whatever\":1}\n";
+        let err = TraceReader::new(text.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(err, TraceError::UnsupportedVersion { found: 2, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("version 2 is not supported"));
+    }
+
+    #[test]
+    fn unknown_kind_is_skippable() {
+        let text = "{\"v\":1,\"ep\":\"e\",\"t\":0,\"kind\":\"telemetry\",\"x\":1}\n";
+        let ev = TraceReader::new(text.as_bytes()).next().unwrap().unwrap();
+        assert_eq!(ev.kind, EventKind::Other);
+    }
+}
