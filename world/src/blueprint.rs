@@ -1,0 +1,353 @@
+//! Blueprints: the blocks to build, loaded from TOML, with their support order.
+//!
+//! ```toml
+//! name = "small house"
+//! [[fill]]              # boxes first, in file order; later ones overwrite
+//! from = [0, 0, 0]
+//! to = [5, 2, 5]
+//! block = "oak_planks"
+//! shape = "walls"       # "solid" (default) or "walls" (the four vertical sides)
+//! [[block]]             # then single blocks, in file order
+//! at = [2, 0, 0]
+//! block = "oak_door"    # two-block-tall blocks fill the cell above too
+//! ```
+//!
+//! `air` carves a cell out. Every cell must be supported: resting on the ground
+//! (`y = 0`), on the blueprint cell below it, or reachable from the ground through
+//! neighbouring blueprint cells, so that some placement order exists.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+
+use gatecrew_protocol::Pos;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::data::{BlockId, GameData};
+use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
+
+/// Which part of a block a cell holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// An ordinary one-cell block.
+    Whole,
+    /// The bottom of a two-cell block; placing it fills the top too.
+    Lower,
+    /// The top of a two-cell block; never placed on its own.
+    Upper,
+}
+
+/// One blueprint cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    /// Where.
+    pub pos: Pos,
+    /// Which block.
+    pub block: BlockId,
+    /// Which part.
+    pub part: Part,
+    /// The cell that must be placed before this one (`None`: rests on the ground).
+    pub support: Option<usize>,
+    /// Steps from the ground through supports.
+    pub level: u32,
+}
+
+/// A checked blueprint: cells sorted by position, each with a support.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blueprint {
+    /// Display name.
+    pub name: String,
+    cells: Vec<Cell>,
+    index: BTreeMap<Pos, usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlueprint {
+    name: String,
+    #[serde(default)]
+    fill: Vec<RawFill>,
+    #[serde(default)]
+    block: Vec<RawBlock>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFill {
+    from: Pos,
+    to: Pos,
+    block: Spanned<String>,
+    #[serde(default)]
+    shape: FillShape,
+}
+
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum FillShape {
+    #[default]
+    Solid,
+    Walls,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlock {
+    at: Spanned<Pos>,
+    block: Spanned<String>,
+}
+
+impl Blueprint {
+    /// Loads a blueprint file.
+    pub fn load(path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        Self::parse(&text, path, data)
+    }
+
+    /// Parses blueprint text; `path` is only used in errors.
+    pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        let raw: RawBlueprint = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let mut unknown = Vec::new();
+        let mut resolve = |name: &Spanned<String>| -> Option<BlockId> {
+            let found = data.block(name.get_ref());
+            if found.is_none() {
+                let hint = data
+                    .suggest_block(name.get_ref())
+                    .map(|s| format!(" (did you mean \"{s}\"?)"))
+                    .unwrap_or_default();
+                unknown.push((
+                    line_of(text, name.span().start),
+                    format!("unknown block \"{}\"{hint}", name.get_ref()),
+                ));
+            }
+            found
+        };
+        // (block, line of the entry that set it)
+        let mut cells: BTreeMap<Pos, (BlockId, usize)> = BTreeMap::new();
+        for f in &raw.fill {
+            let Some(block) = resolve(&f.block) else {
+                continue;
+            };
+            let line = line_of(text, f.block.span().start);
+            let (lo, hi) = (min_corner(f.from, f.to), max_corner(f.from, f.to));
+            if (hi.x - lo.x + 1) as i64 * (hi.y - lo.y + 1) as i64 * (hi.z - lo.z + 1) as i64
+                > 1_000_000
+            {
+                return Err(LoadError::new(
+                    path,
+                    LoadErrorKind::Invalid("fill larger than a million blocks".into()),
+                )
+                .line(line));
+            }
+            for x in lo.x..=hi.x {
+                for y in lo.y..=hi.y {
+                    for z in lo.z..=hi.z {
+                        let on_side = x == lo.x || x == hi.x || z == lo.z || z == hi.z;
+                        if f.shape == FillShape::Solid || on_side {
+                            cells.insert(Pos::new(x, y, z), (block, line));
+                        }
+                    }
+                }
+            }
+        }
+        for b in &raw.block {
+            let Some(block) = resolve(&b.block) else {
+                continue;
+            };
+            cells.insert(*b.at.get_ref(), (block, line_of(text, b.at.span().start)));
+        }
+        if !unknown.is_empty() {
+            return Err(LoadError::new(path, LoadErrorKind::UnknownBlocks(unknown)));
+        }
+        cells.retain(|_, (b, _)| *b != BlockId::AIR);
+        Self::from_cells(raw.name, cells, path, data)
+    }
+
+    /// Builds a blueprint from `(position, block)` pairs (used by generators).
+    pub fn from_blocks(
+        name: &str,
+        blocks: impl IntoIterator<Item = (Pos, BlockId)>,
+        data: &GameData,
+    ) -> Result<Self, LoadError> {
+        let cells = blocks
+            .into_iter()
+            .filter(|(_, b)| *b != BlockId::AIR)
+            .map(|(p, b)| (p, (b, 0)))
+            .collect();
+        Self::from_cells(name.to_owned(), cells, Path::new("<generated>"), data)
+    }
+
+    fn from_cells(
+        name: String,
+        mut cells: BTreeMap<Pos, (BlockId, usize)>,
+        path: &Path,
+        data: &GameData,
+    ) -> Result<Self, LoadError> {
+        let invalid = |line: usize, msg: String| {
+            let e = LoadError::new(path, LoadErrorKind::Invalid(msg));
+            if line > 0 { e.line(line) } else { e }
+        };
+        // Two-cell blocks claim the cell above.
+        let tall: Vec<(Pos, BlockId, usize)> = cells
+            .iter()
+            .filter(|(_, (b, _))| data.block_info(*b).height == 2)
+            .map(|(p, (b, l))| (*p, *b, *l))
+            .collect();
+        let mut uppers = std::collections::BTreeSet::new();
+        for (p, b, line) in tall {
+            if uppers.contains(&p) {
+                continue;
+            }
+            match cells.get(&p.up()) {
+                Some((other, _)) if *other != b => {
+                    return Err(invalid(
+                        line,
+                        format!(
+                            "{} at {p} needs the cell above free, but it holds {}",
+                            data.block_name(b),
+                            data.block_name(*other)
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            cells.insert(p.up(), (b, line));
+            uppers.insert(p.up());
+        }
+        for (p, (b, line)) in &cells {
+            if p.y < 0 {
+                return Err(invalid(
+                    *line,
+                    format!("block at {p} is below the ground (y < 0)"),
+                ));
+            }
+            let info = data.block_info(*b);
+            if info.item.is_none() && !uppers.contains(p) {
+                return Err(invalid(
+                    *line,
+                    format!(
+                        "block \"{}\" at {p} cannot be placed: no item places it",
+                        info.name
+                    ),
+                ));
+            }
+        }
+        let positions: Vec<Pos> = cells.keys().copied().collect();
+        let index: BTreeMap<Pos, usize> =
+            positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        let mut out: Vec<Cell> = positions
+            .iter()
+            .map(|p| {
+                let block = cells[p].0;
+                let part = if uppers.contains(p) {
+                    Part::Upper
+                } else if data.block_info(block).height == 2 {
+                    Part::Lower
+                } else {
+                    Part::Whole
+                };
+                Cell {
+                    pos: *p,
+                    block,
+                    part,
+                    support: None,
+                    level: u32::MAX,
+                }
+            })
+            .collect();
+        // Breadth-first from the ground: a cell with a blueprint cell below waits for
+        // that one; any other cell takes the first neighbour reached.
+        let mut queue = VecDeque::new();
+        for (i, c) in out.iter_mut().enumerate() {
+            if c.pos.y == 0 {
+                c.level = 0;
+                queue.push_back(i);
+            }
+        }
+        while let Some(i) = queue.pop_front() {
+            let (p, level) = (out[i].pos, out[i].level);
+            for q in p.neighbours() {
+                let Some(&j) = index.get(&q) else { continue };
+                if out[j].level != u32::MAX {
+                    continue;
+                }
+                let below = index.get(&q.down()).copied();
+                if below.is_some() && below != Some(i) {
+                    continue;
+                }
+                out[j].support = Some(i);
+                out[j].level = level + 1;
+                queue.push_back(j);
+            }
+        }
+        if let Some(c) = out.iter().find(|c| c.level == u32::MAX) {
+            let line = cells[&c.pos].1;
+            return Err(invalid(
+                line,
+                format!(
+                    "block at {} has no support: nothing below it connects to the ground",
+                    c.pos
+                ),
+            ));
+        }
+        Ok(Blueprint {
+            name,
+            cells: out,
+            index,
+        })
+    }
+
+    /// All cells, sorted by position.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The cell at a position.
+    pub fn cell_at(&self, p: Pos) -> Option<&Cell> {
+        self.index.get(&p).map(|&i| &self.cells[i])
+    }
+
+    /// Index of the cell at a position.
+    pub fn index_of(&self, p: Pos) -> Option<usize> {
+        self.index.get(&p).copied()
+    }
+
+    /// Number of cells (what TSR divides by).
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether there is nothing to build.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// Items needed to build it: one per placed cell (upper halves come free).
+    pub fn materials(&self, data: &GameData) -> BTreeMap<gatecrew_protocol::ItemId, u32> {
+        let mut m = BTreeMap::new();
+        for c in &self.cells {
+            if c.part != Part::Upper {
+                if let Some(item) = data.block_info(c.block).item {
+                    *m.entry(item).or_insert(0) += 1;
+                }
+            }
+        }
+        m
+    }
+
+    /// The bounding box of the cells.
+    pub fn extent(&self) -> Option<(Pos, Pos)> {
+        let first = self.cells.first()?.pos;
+        Some(self.cells.iter().fold((first, first), |(lo, hi), c| {
+            (min_corner(lo, c.pos), max_corner(hi, c.pos))
+        }))
+    }
+}
+
+fn min_corner(a: Pos, b: Pos) -> Pos {
+    Pos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z))
+}
+
+fn max_corner(a: Pos, b: Pos) -> Pos {
+    Pos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z))
+}

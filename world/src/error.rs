@@ -1,0 +1,163 @@
+//! Errors from loading files: they always name the file, and the line or key at fault.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What went wrong while loading a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadErrorKind {
+    /// The file could not be read.
+    Io(String),
+    /// The text is not valid JSON or TOML, or has a key that does not exist.
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// Item names the game data does not know.
+    UnknownItem(String),
+    /// Block names the game data does not know (all of them, with their lines).
+    UnknownBlocks(Vec<(usize, String)>),
+    /// A value that parsed but makes no sense.
+    Invalid(String),
+}
+
+/// A file that could not be loaded. Nothing was half-loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    file: PathBuf,
+    line: Option<usize>,
+    key: Option<String>,
+    kind: LoadErrorKind,
+}
+
+/// The data file's errors are load errors.
+pub type DataError = LoadError;
+/// The data file's error kinds are load error kinds.
+pub type DataErrorKind = LoadErrorKind;
+
+impl LoadError {
+    /// An error about a file.
+    pub fn new(file: &Path, kind: LoadErrorKind) -> Self {
+        let line = match &kind {
+            LoadErrorKind::Syntax { line, .. } => Some(*line),
+            LoadErrorKind::UnknownBlocks(v) => v.first().map(|(l, _)| *l),
+            _ => None,
+        };
+        LoadError {
+            file: file.to_path_buf(),
+            line,
+            key: None,
+            kind,
+        }
+    }
+
+    /// Names the key (a dotted path) at fault.
+    pub fn at(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// Names the line at fault.
+    pub fn line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &LoadErrorKind {
+        &self.kind
+    }
+
+    /// The file.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The key, if known.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// The 1-based line, if known.
+    pub fn line_number(&self) -> Option<usize> {
+        self.line
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        match (&self.kind, self.line) {
+            // The TOML and JSON parsers already quote the line in their message.
+            (LoadErrorKind::Syntax { message, .. }, Some(line)) => {
+                return write!(f, ":{line}: {}", message.trim_end());
+            }
+            (LoadErrorKind::UnknownBlocks(_), _) => {}
+            (_, Some(line)) => write!(f, ":{line}")?,
+            _ => {}
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        match &self.kind {
+            LoadErrorKind::Io(e) => write!(f, ": cannot read: {e}"),
+            LoadErrorKind::Syntax { message, .. } => write!(f, ": {}", message.trim_end()),
+            LoadErrorKind::UnknownItem(e) => write!(f, ": {e}"),
+            LoadErrorKind::UnknownBlocks(v) => {
+                write!(
+                    f,
+                    ": {} unknown block name{}:",
+                    v.len(),
+                    if v.len() == 1 { "" } else { "s" }
+                )?;
+                for (line, msg) in v {
+                    write!(f, "\n  line {line}: {msg}")?;
+                }
+                Ok(())
+            }
+            LoadErrorKind::Invalid(e) => write!(f, ": {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// The 1-based line of a byte offset in `text`.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Turns a TOML parse error into a load error with its line and column.
+pub fn toml_error(file: &Path, text: &str, e: &toml::de::Error) -> LoadError {
+    let (line, column) = match e.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            let line_start = text[..span.start.min(text.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            (line, span.start - line_start + 1)
+        }
+        None => (0, 0),
+    };
+    let message = e.message().to_owned();
+    let mut err = LoadError::new(
+        file,
+        LoadErrorKind::Syntax {
+            line,
+            column,
+            message,
+        },
+    );
+    if line == 0 {
+        err.line = None;
+    }
+    err
+}
