@@ -1,1 +1,17 @@
-//! placeholder
+//! The pure cores of a gatecrew crew: the AND/OR task graph ([`plan`]), the agent core
+//! with its private state, gate and local solver ([`agent`]), the episode core and
+//! its synchronous stepper ([`episode`]), and config loading ([`setup`]).
+//!
+//! Nothing here is async. The actor runtime (`gatecrew-actors`) drives the very same
+//! cores; the stepper drives them in a plain loop. Both must produce byte-identical
+//! traces for the same episode, which is what makes the stepper a reference and a
+//! fast path for suites and calibration.
+
+pub mod agent;
+pub mod episode;
+pub mod plan;
+pub mod setup;
+
+pub use episode::stepper::{Finished, run};
+pub use episode::{EndReason, Episode, Progress};
+pub use setup::{Overrides, Setup, SetupError};

@@ -124,6 +124,7 @@ impl Blueprint {
         };
         // (block, line of the entry that set it)
         let mut cells: BTreeMap<Pos, (BlockId, usize)> = BTreeMap::new();
+        let mut explicit = std::collections::BTreeSet::new();
         for f in &raw.fill {
             let Some(block) = resolve(&f.block) else {
                 continue;
@@ -155,9 +156,22 @@ impl Blueprint {
                 continue;
             };
             cells.insert(*b.at.get_ref(), (block, line_of(text, b.at.span().start)));
+            explicit.insert(*b.at.get_ref());
         }
         if !unknown.is_empty() {
             return Err(LoadError::new(path, LoadErrorKind::UnknownBlocks(unknown)));
+        }
+        // A two-cell block placed explicitly takes the cell above from a fill.
+        let tall: Vec<(Pos, BlockId)> = explicit
+            .iter()
+            .filter_map(|p| cells.get(p).map(|(b, _)| (*p, *b)))
+            .filter(|(_, b)| data.block_info(*b).height == 2)
+            .collect();
+        for (p, b) in tall {
+            if !explicit.contains(&p.up()) {
+                let line = cells[&p].1;
+                cells.insert(p.up(), (b, line));
+            }
         }
         cells.retain(|_, (b, _)| *b != BlockId::AIR);
         Self::from_cells(raw.name, cells, path, data)

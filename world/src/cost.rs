@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use gatecrew_protocol::{ItemId, Pos};
 
-use crate::data::{BlockId, GameData, ToolNeed};
+use crate::data::{BlockId, GameData, RecipeId, Smelt, ToolNeed};
 use crate::world::TickCosts;
 
 /// What a planner may use.
@@ -132,7 +132,8 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         best
     }
 
-    fn take(&self, item: ItemId, deficit: u32) -> Option<Estimate> {
+    /// Cost of taking `deficit` items from known containers and dropped stacks.
+    pub fn take(&self, item: ItemId, deficit: u32) -> Option<Estimate> {
         let mut stores = self.k.stored(item);
         stores.sort_by_key(|(p, _)| self.travel(*p));
         let (mut got, mut ticks, mut last) = (0u32, 0u64, self.k.here());
@@ -161,43 +162,35 @@ impl<'k, K: Knowledge> Planner<'k, K> {
     }
 
     fn craft(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
-        let data = self.k.data();
-        let mut best: Option<u64> = None;
-        for &rid in data.recipes_for(item) {
-            let r = data.recipe(rid).clone();
-            let times = deficit.div_ceil(r.count);
-            let mut ticks = self.k.ticks().craft;
-            let mut ok = true;
-            for (ing, n) in &r.ingredients {
-                match self.obtain(*ing, n * times) {
-                    Some(e) => ticks += e.ticks,
-                    None => {
-                        ok = false;
-                        break;
-                    }
-                }
-                if ticks > self.budget {
-                    ok = false;
-                    break;
-                }
-            }
-            if ok && r.grid == 3 {
-                match self.station(self.k.table(), self.k.table_item()) {
-                    Some(t) => ticks += t,
-                    None => ok = false,
-                }
-            }
-            if ok {
-                best = Some(best.map_or(ticks, |b| b.min(ticks)));
+        let recipes: Vec<RecipeId> = self.k.data().recipes_for(item).to_vec();
+        recipes
+            .into_iter()
+            .filter_map(|rid| self.craft_with(rid, deficit))
+            .min_by_key(|e| e.ticks)
+    }
+
+    /// Cost of making `deficit` items with one recipe, ingredients and table included.
+    pub fn craft_with(&mut self, rid: RecipeId, deficit: u32) -> Option<Estimate> {
+        let r = self.k.data().recipe(rid).clone();
+        let times = deficit.div_ceil(r.count);
+        let mut ticks = self.k.ticks().craft;
+        for (ing, n) in &r.ingredients {
+            ticks += self.obtain(*ing, n * times)?.ticks;
+            if ticks > self.budget {
+                return None;
             }
         }
-        best.map(|ticks| Estimate {
+        if r.grid == 3 {
+            ticks += self.station(self.k.table(), self.k.table_item())?;
+        }
+        (ticks <= self.budget).then_some(Estimate {
             ticks,
             route: Route::Craft,
         })
     }
 
-    fn tool_cost(&mut self, need: Option<ToolNeed>) -> Option<u64> {
+    /// Cost of holding a tool that meets `need` (0 if one is held or none is needed).
+    pub fn tool_cost(&mut self, need: Option<ToolNeed>) -> Option<u64> {
         let Some(need) = need else { return Some(0) };
         let tools = self.k.data().tools_satisfying(need);
         if tools.iter().any(|t| self.k.held(*t) > 0) {
@@ -210,59 +203,58 @@ impl<'k, K: Knowledge> Planner<'k, K> {
     }
 
     fn mine(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
-        let data = self.k.data();
-        let mut best: Option<u64> = None;
-        for &b in data.blocks_dropping(item) {
-            let Some(at) = self.k.nearest_resource(b) else {
-                continue;
-            };
-            let info = data.block_info(b);
-            let Some(tool) = self.tool_cost(info.needs) else {
-                continue;
-            };
-            let hardness = f64::from(info.hardness.unwrap_or(0.0));
-            // Estimated with the tool it would use: a wooden one when one is needed.
-            let speed = if info.needs.is_some() { 2.0 } else { 1.0 };
-            let t = self.k.ticks();
-            let per =
-                ((hardness * 30.0 / speed).ceil() as u64).max(t.min_mine) + 2 * t.move_per_block;
-            let ticks = tool + self.travel(at) + per * u64::from(deficit);
-            best = Some(best.map_or(ticks, |x| x.min(ticks)));
-        }
-        best.map(|ticks| Estimate {
+        let blocks: Vec<BlockId> = self.k.data().blocks_dropping(item).to_vec();
+        blocks
+            .into_iter()
+            .filter_map(|b| self.mine_from(b, deficit))
+            .min_by_key(|e| e.ticks)
+    }
+
+    /// Cost of mining `deficit` drops from known blocks of one kind, tool included.
+    pub fn mine_from(&mut self, b: BlockId, deficit: u32) -> Option<Estimate> {
+        let at = self.k.nearest_resource(b)?;
+        let info = self.k.data().block_info(b).clone();
+        let tool = self.tool_cost(info.needs)?;
+        let hardness = f64::from(info.hardness.unwrap_or(0.0));
+        // Estimated with the tool it would use: a wooden one when one is needed.
+        let speed = if info.needs.is_some() { 2.0 } else { 1.0 };
+        let t = self.k.ticks();
+        let per = ((hardness * 30.0 / speed).ceil() as u64).max(t.min_mine) + 2 * t.move_per_block;
+        let ticks = tool + self.travel(at) + per * u64::from(deficit);
+        (ticks <= self.budget).then_some(Estimate {
             ticks,
             route: Route::Mine,
         })
     }
 
     fn smelt(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
-        let data = self.k.data();
-        let recipes: Vec<_> = data.smelts_for(item).copied().collect();
-        let fuels: Vec<(ItemId, u32)> = data.fuels();
-        let mut best: Option<u64> = None;
-        for s in recipes {
-            let Some(input) = self.obtain(s.input, deficit) else {
-                continue;
-            };
-            let burn_needed = s.ticks * deficit;
-            let fuel = fuels
-                .iter()
-                .take(6)
-                .filter_map(|(f, burn)| {
-                    self.obtain(*f, burn_needed.div_ceil(*burn))
-                        .map(|e| e.ticks)
-                })
-                .min();
-            let Some(fuel) = fuel else { continue };
-            let Some(furnace) = self.station(self.k.furnace(), self.k.furnace_item()) else {
-                continue;
-            };
-            let ticks = input.ticks + fuel + furnace + u64::from(burn_needed);
-            best = Some(best.map_or(ticks, |x| x.min(ticks)));
-        }
-        best.map(|ticks| Estimate {
-            ticks,
-            route: Route::Smelt,
-        })
+        let recipes: Vec<Smelt> = self.k.data().smelts_for(item).copied().collect();
+        recipes
+            .into_iter()
+            .filter_map(|s| self.smelt_with(s, deficit).map(|(e, _)| e))
+            .min_by_key(|e| e.ticks)
+    }
+
+    /// Cost of smelting `deficit` items with one furnace recipe, and the cheapest fuel.
+    pub fn smelt_with(&mut self, s: Smelt, deficit: u32) -> Option<(Estimate, ItemId)> {
+        let fuels: Vec<(ItemId, u32)> = self.k.data().fuels();
+        let input = self.obtain(s.input, deficit)?;
+        let burn_needed = s.ticks * deficit;
+        let (fuel_ticks, fuel) = fuels
+            .iter()
+            .filter_map(|(f, burn)| {
+                self.obtain(*f, burn_needed.div_ceil(*burn))
+                    .map(|e| (e.ticks, *f))
+            })
+            .min()?;
+        let furnace = self.station(self.k.furnace(), self.k.furnace_item())?;
+        let ticks = input.ticks + fuel_ticks + furnace + u64::from(burn_needed);
+        (ticks <= self.budget).then_some((
+            Estimate {
+                ticks,
+                route: Route::Smelt,
+            },
+            fuel,
+        ))
     }
 }

@@ -48,6 +48,10 @@ pub struct Observation {
     pub resources: Vec<(Pos, BlockId)>,
     /// Dropped stacks within sight.
     pub dropped: Vec<(Pos, ItemId, u32)>,
+    /// Half-size of the box `blocks` covers: every cell in it not listed is air.
+    pub near: i32,
+    /// Sight radius.
+    pub sight: i32,
 }
 
 impl World {
@@ -129,6 +133,8 @@ impl World {
             containers,
             resources,
             dropped,
+            near: n,
+            sight,
         }
     }
 }

@@ -1,0 +1,542 @@
+//! The agent core: one bot's private execution state `S = (I, T, P, B, H)` and the
+//! step function that turns verified inputs into intents (DESIGN section 4).
+//!
+//! * `I`, the inventory, changes only from verified outcomes and receipts;
+//! * `T`, the task graph with the state of every node as this agent believes it;
+//! * `P`, the position (and the memory of what it has seen nearby);
+//! * `B`, the blockers: open issues, the local recovery in progress, windows awaited;
+//! * `H`, the per-key escalation history and the last few verified outcomes.
+//!
+//! [`AgentCore::step`] is pure: the same input on the same state gives the same
+//! output. Nothing here can reach another agent's state or the board: the core returns
+//! board messages for the caller to post and reads the board only through the news it
+//! is handed.
+
+mod board;
+mod build;
+mod gate;
+mod memory;
+mod recover;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use gatecrew_gating::{Gate, History, Issue, IssueKey};
+use gatecrew_protocol::trace::ResolvedBy;
+use gatecrew_protocol::{
+    AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed,
+    WindowId,
+};
+use gatecrew_world::{Action, Blueprint, GameData, Inventory, Observation, Outcome, Receipt};
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{NodeId, TaskGraph};
+
+pub use memory::{Memory, Physics};
+
+/// Tuning of the agents' patience and retries.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentTuning {
+    /// How long to wait before looking again at a blocked dependency.
+    pub poll_ticks: u64,
+    /// How long a set-aside node waits before it is tried again.
+    pub revisit_ticks: u64,
+    /// Tries per node before the agent gives up on it.
+    pub max_attempts: u32,
+    /// Verified outcomes kept in the short history.
+    pub history_len: usize,
+    /// Actions one recovery task may take before it counts as failed.
+    pub max_task_actions: u32,
+    /// Depth of nested `obtain` nodes the local solver expands.
+    pub max_obtain_depth: usize,
+}
+
+impl Default for AgentTuning {
+    fn default() -> Self {
+        AgentTuning {
+            poll_ticks: 20,
+            revisit_ticks: 60,
+            max_attempts: 6,
+            history_len: 8,
+            max_task_actions: 24,
+            max_obtain_depth: 4,
+        }
+    }
+}
+
+/// Board news handed to an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoardNews {
+    /// A message the board accepted (the board is public: everyone sees everything).
+    Posted {
+        /// Its window.
+        window: WindowId,
+        /// The message.
+        msg: BoardMessage,
+    },
+    /// A window closed.
+    Closed(WindowClosed),
+    /// The board rejected one of this agent's own messages.
+    Rejected {
+        /// The message.
+        msg: BoardMessage,
+        /// Why.
+        error: RejectKind,
+    },
+}
+
+/// Everything an agent learns at one wake-up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepInput {
+    /// Now.
+    pub tick: Tick,
+    /// The verified outcome of its action, if one completed.
+    pub outcome: Option<Outcome>,
+    /// Items teammates handed over, verified by the world.
+    pub receipts: Vec<Receipt>,
+    /// Board news since the last wake-up.
+    pub board: Vec<BoardNews>,
+    /// What it sees.
+    pub view: Observation,
+    /// The episode is ending: report unfinished work and stop.
+    pub final_call: bool,
+    /// Fault injection: the step must panic (the supervisor restarts the agent).
+    pub crash: bool,
+}
+
+/// What the agent wants next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Intent {
+    /// An action is in flight; nothing new.
+    Continue,
+    /// Start an action.
+    Act(Action),
+    /// Sleep until the tick, or until news if `None`.
+    Wait(Option<Tick>),
+    /// No work of its own is left (it still answers the board).
+    Done,
+}
+
+/// A gate decision with what the trace needs besides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateNote {
+    /// The issue.
+    pub issue_id: IssueId,
+    /// The decision.
+    pub decision: gatecrew_gating::GateDecision,
+    /// The features.
+    pub features: gatecrew_gating::Features,
+    /// What the oracle should be asked: the item and count a local recovery would need
+    /// (`None`: the issue is not about items).
+    pub oracle: OracleQuery,
+}
+
+/// The question for the world's oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OracleQuery {
+    /// Could the agent get these items alone?
+    Items(ItemId, u32),
+    /// A local retry is always possible.
+    Retry,
+    /// Only a teammate can unblock it.
+    NeedsTeammate,
+}
+
+/// Something for the trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// An issue detected.
+    Issue {
+        /// Its id.
+        id: IssueId,
+        /// What.
+        issue: Issue,
+        /// The blocked node.
+        node: Option<NodeId>,
+    },
+    /// The gate decided.
+    Gate(GateNote),
+    /// A recovery step finished.
+    Recovery {
+        /// The issue.
+        id: IssueId,
+        /// The step's label.
+        step: String,
+        /// Its verified result.
+        ok: bool,
+    },
+    /// An issue resolved.
+    Resolved {
+        /// The issue.
+        id: IssueId,
+        /// How.
+        by: ResolvedBy,
+    },
+    /// A node left unfinished at the end.
+    Unfinished {
+        /// The node.
+        node: NodeId,
+        /// Its position.
+        pos: Option<Pos>,
+        /// Why.
+        why: String,
+    },
+}
+
+/// What one step produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepOutput {
+    /// Trace notes, in order.
+    pub notes: Vec<Note>,
+    /// Board messages to post, in order, with the issue behind each request.
+    pub posts: Vec<(BoardMessage, Option<IssueId>)>,
+    /// What next.
+    pub intent: Intent,
+}
+
+/// What the action in flight is for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Purpose {
+    Build(NodeId),
+    Recover,
+    Handover,
+}
+
+/// What a blocker is about: an item (material or tool) or one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Blocker {
+    Item(ItemId),
+    Node(NodeId),
+}
+
+/// An issue not yet resolved.
+#[derive(Debug, Clone, PartialEq)]
+struct OpenIssue {
+    id: IssueId,
+}
+
+/// A blocker being waited out: retried at `retry_at` (for a set-aside node, only once
+/// the agent has nothing else to do); given up after too many attempts.
+#[derive(Debug, Clone, PartialEq)]
+struct Block {
+    retry_at: Tick,
+    when_idle: bool,
+    attempts: u32,
+    why: String,
+}
+
+/// How a blocker is waited out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// `LOCAL_SKIP`: set aside and revisited when independent work runs out.
+    WhenIdle,
+    /// Poll again with exponential back-off (a teammate's block, a busy cell).
+    Poll,
+}
+
+/// An escalation in flight.
+#[derive(Debug, Clone, PartialEq)]
+struct Awaiting {
+    key: IssueKey,
+    count: u32,
+    window: Option<WindowId>,
+    deadline: Tick,
+    offered_by: Option<(AgentId, u32)>,
+}
+
+/// A transfer this agent committed to.
+#[derive(Debug, Clone, PartialEq)]
+struct Handover {
+    window: WindowId,
+    to: AgentId,
+    item: ItemId,
+    count: u32,
+    attempts: u32,
+}
+
+/// Everything an agent starts with.
+#[derive(Debug, Clone)]
+pub struct AgentSetup {
+    /// Its id.
+    pub id: AgentId,
+    /// The crew roster.
+    pub crew: Vec<AgentId>,
+    /// Game data.
+    pub data: Arc<GameData>,
+    /// The blueprint.
+    pub blueprint: Arc<Blueprint>,
+    /// Its copy of the task graph.
+    pub plan: TaskGraph,
+    /// Its gate.
+    pub gate: Gate,
+    /// Patience and retries.
+    pub tuning: AgentTuning,
+    /// Public physics.
+    pub physics: Physics,
+    /// Public board timing.
+    pub board: BoardConfig,
+    /// Start position (verified at spawn).
+    pub start: Pos,
+    /// Start inventory (verified at spawn).
+    pub inventory: Inventory,
+}
+
+/// One bot's mind. Cloning it is how the supervisor snapshots it.
+#[derive(Debug, Clone)]
+pub struct AgentCore {
+    id: AgentId,
+    crew: Vec<AgentId>,
+    data: Arc<GameData>,
+    blueprint: Arc<Blueprint>,
+    gate: Gate,
+    tuning: AgentTuning,
+    physics: Physics,
+    board_cfg: BoardConfig,
+    now: Tick,
+    // I, P
+    inv: Inventory,
+    pos: Pos,
+    mem: Memory,
+    // T
+    plan: TaskGraph,
+    targets: BTreeMap<NodeId, u32>,
+    // B
+    issues: BTreeMap<Blocker, Vec<OpenIssue>>,
+    blocks: BTreeMap<Blocker, Block>,
+    next_issue: u32,
+    recovery: Option<recover::Recovery>,
+    awaiting: BTreeMap<ItemId, Awaiting>,
+    handovers: VecDeque<Handover>,
+    purpose: Option<Purpose>,
+    in_flight: bool,
+    // H
+    history: History,
+    recent: VecDeque<(Tick, gatecrew_protocol::trace::ActionName, bool)>,
+    // What the board said, by item.
+    offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
+    refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
+}
+
+impl AgentCore {
+    /// A fresh agent.
+    pub fn new(s: AgentSetup) -> Self {
+        AgentCore {
+            id: s.id,
+            crew: s.crew,
+            data: s.data,
+            blueprint: s.blueprint,
+            gate: s.gate,
+            tuning: s.tuning,
+            physics: s.physics,
+            board_cfg: s.board,
+            now: Tick(0),
+            inv: s.inventory,
+            pos: s.start,
+            mem: Memory::default(),
+            plan: s.plan,
+            targets: BTreeMap::new(),
+            issues: BTreeMap::new(),
+            blocks: BTreeMap::new(),
+            next_issue: 0,
+            recovery: None,
+            awaiting: BTreeMap::new(),
+            handovers: VecDeque::new(),
+            purpose: None,
+            in_flight: false,
+            history: History::default(),
+            recent: VecDeque::new(),
+            offered: BTreeMap::new(),
+            refused: BTreeMap::new(),
+        }
+    }
+
+    /// This agent's id.
+    pub fn id(&self) -> AgentId {
+        self.id
+    }
+
+    /// The verified inventory.
+    pub fn inventory(&self) -> &Inventory {
+        &self.inv
+    }
+
+    /// The task graph as this agent sees it.
+    pub fn plan(&self) -> &TaskGraph {
+        &self.plan
+    }
+
+    /// Handles one wake-up.
+    ///
+    /// # Panics
+    /// When `input.crash` is set: that is the injected fault the supervisor recovers
+    /// from.
+    pub fn step(&mut self, input: StepInput) -> StepOutput {
+        assert!(
+            !input.crash,
+            "{}: injected crash at {}",
+            self.id, input.tick
+        );
+        self.now = input.tick;
+        let mut out = StepOutput {
+            notes: Vec::new(),
+            posts: Vec::new(),
+            intent: Intent::Continue,
+        };
+        if let Some(o) = input.outcome {
+            self.in_flight = false;
+            self.absorb(o, &mut out);
+        }
+        for r in input.receipts {
+            self.on_receipt(r, &mut out);
+        }
+        self.observe(&input.view);
+        for news in input.board {
+            self.on_news(news, &mut out);
+        }
+        if input.final_call {
+            self.report_unfinished(&mut out);
+            out.intent = Intent::Done;
+            return out;
+        }
+        out.intent = if self.in_flight {
+            Intent::Continue
+        } else {
+            self.decide(&mut out)
+        };
+        if let Intent::Act(_) = out.intent {
+            self.in_flight = true;
+        }
+        out
+    }
+
+    fn new_issue(
+        &mut self,
+        issue: Issue,
+        blocker: Blocker,
+        node: Option<NodeId>,
+        out: &mut StepOutput,
+    ) -> IssueId {
+        let id = IssueId::new(self.id, self.next_issue);
+        self.next_issue += 1;
+        self.issues
+            .entry(blocker)
+            .or_default()
+            .push(OpenIssue { id });
+        out.notes.push(Note::Issue { id, issue, node });
+        id
+    }
+
+    /// The blocker is gone: every open issue about it is resolved, and it no longer
+    /// holds anything back.
+    fn resolve(&mut self, blocker: Blocker, by: ResolvedBy, out: &mut StepOutput) {
+        self.blocks.remove(&blocker);
+        if let Some(open) = self.issues.remove(&blocker) {
+            for i in open {
+                out.notes.push(Note::Resolved { id: i.id, by });
+            }
+        }
+    }
+
+    fn first_issue(&self, blocker: Blocker) -> Option<IssueId> {
+        self.issues
+            .get(&blocker)
+            .and_then(|v| v.first())
+            .map(|i| i.id)
+    }
+
+    /// Sets a blocker aside; after too many attempts the nodes behind it are given up.
+    fn hold(&mut self, blocker: Blocker, retry: Retry, why: String) {
+        let (poll, revisit) = (self.tuning.poll_ticks, self.tuning.revisit_ticks);
+        let b = self.blocks.entry(blocker).or_insert(Block {
+            retry_at: self.now,
+            when_idle: false,
+            attempts: 0,
+            why: String::new(),
+        });
+        b.attempts += 1;
+        let delay = match retry {
+            Retry::WhenIdle => revisit,
+            // 20, 40, 80, ... ticks: a teammate gets time to finish what this waits for.
+            Retry::Poll => poll.saturating_mul(1 << (b.attempts - 1).min(6)),
+        };
+        b.retry_at = self.now + delay;
+        b.when_idle = retry == Retry::WhenIdle;
+        b.why = why;
+    }
+
+    fn exhausted(&self, blocker: Blocker) -> bool {
+        self.blocks
+            .get(&blocker)
+            .is_some_and(|b| b.attempts > self.tuning.max_attempts)
+    }
+
+    fn remember(&mut self, action: gatecrew_protocol::trace::ActionName, ok: bool) {
+        self.recent.push_back((self.now, action, ok));
+        while self.recent.len() > self.tuning.history_len {
+            self.recent.pop_front();
+        }
+    }
+
+    fn absorb(&mut self, o: Outcome, out: &mut StepOutput) {
+        self.remember(o.action.name(), o.ok());
+        if let Ok(delta) = &o.result {
+            for &(item, d) in &delta.items {
+                if d > 0 {
+                    self.inv.insert_unchecked(item, d as u32);
+                } else {
+                    let _ = self.inv.remove(item, (-d) as u32);
+                }
+            }
+            if let Some(p) = delta.moved_to {
+                self.pos = p;
+            }
+            for &(p, b) in &delta.placed {
+                self.mem.saw_block(p, b);
+            }
+            for &(p, _) in &delta.removed {
+                self.mem.saw_block(p, gatecrew_world::BlockId::AIR);
+            }
+        }
+        match self.purpose.take() {
+            Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
+            Some(Purpose::Recover) => self.recover_outcome(&o, out),
+            Some(Purpose::Handover) => self.handover_outcome(&o, out),
+            None => {}
+        }
+    }
+
+    fn decide(&mut self, out: &mut StepOutput) -> Intent {
+        // A few rounds: an issue decision or a finished recovery can free the way for an
+        // action in the same step.
+        for _ in 0..8 {
+            if let Some(a) = self.next_handover_action(out) {
+                self.purpose = Some(Purpose::Handover);
+                return Intent::Act(a);
+            }
+            if self.recovery.as_ref().is_some_and(|r| !r.paused()) {
+                match self.next_recovery_action(out) {
+                    Some(a) => {
+                        self.purpose = Some(Purpose::Recover);
+                        return Intent::Act(a);
+                    }
+                    None => continue,
+                }
+            }
+            match self.next_build(out) {
+                build::Next::Act(node, a) => {
+                    self.purpose = Some(Purpose::Build(node));
+                    return Intent::Act(a);
+                }
+                build::Next::Again => continue,
+                build::Next::Wait(t) => return Intent::Wait(t),
+                build::Next::Done => return Intent::Done,
+            }
+        }
+        Intent::Wait(Some(self.now + self.tuning.poll_ticks))
+    }
+
+    fn teammates(&self) -> impl Iterator<Item = AgentId> + '_ {
+        self.crew.iter().copied().filter(move |a| *a != self.id)
+    }
+}

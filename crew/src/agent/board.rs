@@ -1,0 +1,244 @@
+//! The agent's side of the protocol: answering requests from its own surplus, handing
+//! items over, confirming what arrived, and falling back to the local solver when a
+//! window closes empty (DESIGN sections 5.6-5.7).
+
+use gatecrew_protocol::trace::ResolvedBy;
+use gatecrew_protocol::{
+    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason,
+    RejectKind,
+};
+use gatecrew_world::cost::Planner;
+use gatecrew_world::{Action, Outcome, Receipt};
+
+use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
+
+impl AgentCore {
+    pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
+        match news {
+            BoardNews::Posted { window, msg } => match msg {
+                BoardMessage::RequestMaterial {
+                    from,
+                    to,
+                    item,
+                    count,
+                    ..
+                } => {
+                    if from == self.id {
+                        if let Some(aw) = self.awaiting.get_mut(&item) {
+                            if aw.window.is_none() {
+                                aw.window = Some(window);
+                            }
+                        }
+                    } else if to == Recipient::All || to == Recipient::Agent(self.id) {
+                        self.answer(window, from, item, count.get(), out);
+                    }
+                }
+                BoardMessage::OfferTransfer {
+                    from,
+                    to,
+                    item,
+                    count,
+                    ..
+                } => {
+                    self.offered.entry(item).or_default().insert(from);
+                    self.refused.remove(&item);
+                    if to == self.id {
+                        if let Some(aw) = self.awaiting.get_mut(&item) {
+                            if aw.window == Some(window) {
+                                aw.offered_by = Some((from, count.get()));
+                                aw.deadline = self.now + self.board_cfg.handover_ticks;
+                            }
+                        }
+                    }
+                }
+                BoardMessage::CannotSupply { from, item, .. } => {
+                    self.refused.entry(item).or_default().insert(from);
+                }
+                BoardMessage::ConfirmTransfer { .. } => {}
+            },
+            BoardNews::Closed(c) => {
+                self.handovers.retain(|h| h.window != c.window);
+                if c.requester == self.id {
+                    let mine = self
+                        .awaiting
+                        .get(&c.item)
+                        .is_some_and(|aw| aw.window == Some(c.window));
+                    if mine {
+                        let aw = self.awaiting.remove(&c.item).expect("checked above");
+                        match c.outcome {
+                            CloseOutcome::Confirmed => {}
+                            CloseOutcome::CannotSupply => {
+                                let cooldown = self.gate.params().spec().cooldown_ticks;
+                                self.history.cannot_supply(aw.key, self.now, cooldown);
+                                self.fall_back(c.item, aw.count, out);
+                            }
+                            CloseOutcome::Timeout => {
+                                self.history.timed_out(aw.key);
+                                self.fall_back(c.item, aw.count, out);
+                            }
+                        }
+                    }
+                }
+            }
+            BoardNews::Rejected { msg, error } => match msg {
+                BoardMessage::OfferTransfer { window, .. } => {
+                    self.handovers.retain(|h| h.window != window)
+                }
+                BoardMessage::RequestMaterial { item, count, .. } => {
+                    tracing::warn!(agent = %self.id, ?error, "request rejected");
+                    if self.awaiting.remove(&item).is_some() {
+                        self.fall_back(item, count.get(), out);
+                    }
+                }
+                BoardMessage::ConfirmTransfer { .. } | BoardMessage::CannotSupply { .. } => {
+                    if error != RejectKind::WindowClosed {
+                        tracing::warn!(agent = %self.id, ?error, "board rejected a message");
+                    }
+                }
+            },
+        }
+    }
+
+    /// Answers a request from private state only: offer true surplus, or say no.
+    fn answer(
+        &mut self,
+        window: gatecrew_protocol::WindowId,
+        from: AgentId,
+        item: ItemId,
+        count: u32,
+        out: &mut StepOutput,
+    ) {
+        let surplus = self.surplus(item);
+        let msg = if surplus > 0 {
+            let give = surplus.min(count);
+            self.handovers.push_back(Handover {
+                window,
+                to: from,
+                item,
+                count: give,
+                attempts: 0,
+            });
+            let count = Count::new(i64::from(give)).expect("1..=requested is a valid count");
+            BoardMessage::OfferTransfer {
+                window,
+                from: self.id,
+                to: from,
+                item,
+                count,
+                handover: Way::Give,
+            }
+        } else {
+            BoardMessage::CannotSupply {
+                window,
+                from: self.id,
+                to: from,
+                item,
+                reason: RefusalReason::NoSurplus,
+            }
+        };
+        out.posts.push((msg, None));
+    }
+
+    /// A window closed without the items: control returns to the local solver at once.
+    fn fall_back(&mut self, item: ItemId, count: u32, out: &mut StepOutput) {
+        if let Some(rec) = &mut self.recovery {
+            if rec.paused_for() == Some(item) {
+                // The recovery that needed this tool goes on with its local alternatives.
+                rec.unpause(item);
+                return;
+            }
+        }
+        let Some(id) = self.first_issue(Blocker::Item(item)) else {
+            return;
+        };
+        let want = self.inv.count(item) + count;
+        let k = self.known();
+        let local = Planner::new(&k, self.gate.params().spec().search_ticks)
+            .obtain(item, want)
+            .is_some();
+        if local {
+            self.start_recovery(item, want, None, id, out);
+        } else {
+            let why = format!(
+                "no local source of {} and no teammate supplied it",
+                self.data.item_name(item)
+            );
+            self.hold(Blocker::Item(item), Retry::WhenIdle, why);
+        }
+    }
+
+    /// Items from a teammate, verified by the world: confirm on the board.
+    pub(super) fn on_receipt(&mut self, r: Receipt, out: &mut StepOutput) {
+        self.inv.insert_unchecked(r.item, r.count);
+        let Some(aw) = self.awaiting.get(&r.item) else {
+            return;
+        };
+        let (Some(window), Some((giver, offered))) = (aw.window, aw.offered_by) else {
+            return;
+        };
+        if giver != r.from {
+            return;
+        }
+        let key = aw.key;
+        let count = Count::new(i64::from(r.count.min(offered)))
+            .expect("a receipt carries at least one item");
+        out.posts.push((
+            BoardMessage::ConfirmTransfer {
+                window,
+                from: self.id,
+                to: giver,
+                item: r.item,
+                count,
+            },
+            None,
+        ));
+        self.awaiting.remove(&r.item);
+        self.history.confirmed(key);
+        self.resolve(Blocker::Item(r.item), ResolvedBy::Board, out);
+        if let Some(rec) = &mut self.recovery {
+            rec.unpause(r.item);
+        }
+    }
+
+    pub(super) fn next_handover_action(&mut self, _out: &mut StepOutput) -> Option<Action> {
+        loop {
+            let h = self.handovers.front()?.clone();
+            if self.inv.count(h.item) < h.count || h.attempts > 12 {
+                self.handovers.pop_front();
+                continue;
+            }
+            let target = self
+                .mem
+                .visible()
+                .iter()
+                .find(|(a, _)| *a == h.to)
+                .map(|(_, p)| *p)
+                .or_else(|| self.mem.last_seen(h.to))?;
+            if self.pos.dist(target) <= self.physics.reach - 0.5 {
+                return Some(Action::Give {
+                    to: h.to,
+                    item: h.item,
+                    count: h.count,
+                });
+            }
+            if let Some(front) = self.handovers.front_mut() {
+                front.attempts += 1;
+            }
+            return Some(Action::MoveTo { target, range: 2.0 });
+        }
+    }
+
+    pub(super) fn handover_outcome(&mut self, o: &Outcome, _out: &mut StepOutput) {
+        if let (Action::Give { to, item, .. }, Ok(_)) = (&o.action, &o.result) {
+            if let Some(i) = self
+                .handovers
+                .iter()
+                .position(|h| h.to == *to && h.item == *item)
+            {
+                self.handovers.remove(i);
+            }
+        } else if let Some(front) = self.handovers.front_mut() {
+            front.attempts += 1;
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! Working through the agent's share: pick the next placeable node, detect issues on
+//! the way, and keep track of what is done.
+
+use gatecrew_gating::Issue;
+use gatecrew_protocol::trace::{ActionName, ResolvedBy};
+use gatecrew_protocol::{ItemId, Pos, Tick};
+use gatecrew_world::{Action, Failure, Observation, Outcome, reach_distance};
+
+use super::{AgentCore, Blocker, Note, Retry, StepOutput};
+use crate::plan::{NodeId, NodeKind, NodeState, Task};
+
+/// What the build logic wants.
+pub(super) enum Next {
+    /// An action for a node.
+    Act(NodeId, Action),
+    /// Something changed (an issue was decided): look again.
+    Again,
+    /// Nothing to do until then (`None`: until news).
+    Wait(Option<Tick>),
+    /// The share is finished or given up.
+    Done,
+}
+
+/// A place node's task.
+pub(super) fn place_of(kind: &NodeKind) -> Option<(Pos, gatecrew_world::BlockId, ItemId)> {
+    match kind {
+        NodeKind::Task(Task::Place {
+            pos, block, item, ..
+        }) => Some((*pos, *block, *item)),
+        _ => None,
+    }
+}
+
+impl AgentCore {
+    /// Own place nodes in build order.
+    pub(super) fn own_places(&self) -> Vec<NodeId> {
+        self.plan
+            .agent_root(self.id)
+            .map(|r| self.plan.children(r))
+            .unwrap_or_default()
+    }
+
+    /// Items the agent still needs for its own share.
+    pub(super) fn own_need(&self, item: ItemId) -> u32 {
+        self.own_places()
+            .into_iter()
+            .filter(|n| {
+                matches!(
+                    self.plan.node(*n).state,
+                    NodeState::Pending | NodeState::SetAside
+                )
+            })
+            .filter(|n| place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item))
+            .count() as u32
+    }
+
+    /// Items held beyond the agent's own remaining needs and commitments: what it may
+    /// offer. Raw materials count as needed when a held recipe would turn them into a
+    /// missing block item.
+    pub(super) fn surplus(&self, item: ItemId) -> u32 {
+        let committed: u32 = self
+            .handovers
+            .iter()
+            .filter(|h| h.item == item)
+            .map(|h| h.count)
+            .sum();
+        let mut reserved = self.own_need(item) + committed;
+        let mut needed_items: Vec<ItemId> = self
+            .own_places()
+            .into_iter()
+            .filter(|n| self.plan.node(*n).state != NodeState::Done)
+            .filter_map(|n| place_of(&self.plan.node(n).kind).map(|(_, _, i)| i))
+            .collect();
+        needed_items.sort();
+        needed_items.dedup();
+        for want in needed_items {
+            let deficit = self.own_need(want).saturating_sub(self.inv.count(want));
+            if deficit == 0 {
+                continue;
+            }
+            for &rid in self.data.recipes_for(want) {
+                let r = self.data.recipe(rid);
+                if let Some((_, per)) = r.ingredients.iter().find(|(i, _)| *i == item) {
+                    reserved += per * deficit.div_ceil(r.count);
+                    break;
+                }
+            }
+        }
+        self.inv.count(item).saturating_sub(reserved)
+    }
+
+    /// Folds an observation into memory and marks nodes whose block is seen in place.
+    pub(super) fn observe(&mut self, view: &Observation) {
+        self.mem.update(view, self.now);
+        for &(p, b) in &view.blocks {
+            if let Some(i) = self.blueprint.index_of(p) {
+                if self.blueprint.cells()[i].block == b {
+                    if let Some(n) = self.plan.cell_node(i) {
+                        if self.plan.node(n).state != NodeState::Done {
+                            self.plan.set_state(n, NodeState::Done);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn support_missing(&self, n: NodeId) -> Option<(NodeId, Pos)> {
+        self.plan.requires(n).into_iter().find_map(|s| {
+            let node = self.plan.node(s);
+            let (pos, _, _) = place_of(&node.kind)?;
+            (node.state != NodeState::Done).then_some((s, pos))
+        })
+    }
+
+    pub(super) fn next_build(&mut self, out: &mut StepOutput) -> Next {
+        let mut wake: Option<Tick> = None;
+        let earliest =
+            |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
+        let mut remaining = false;
+        let mut idle_ready = false;
+        for n in self.own_places() {
+            let node = self.plan.node(n).clone();
+            let Some((pos, block, item)) = place_of(&node.kind) else {
+                continue;
+            };
+            match node.state {
+                NodeState::Done | NodeState::Failed => continue,
+                NodeState::SetAside | NodeState::Pending => {}
+            }
+            if self.mem.block(pos) == Some(block) {
+                self.plan.set_state(n, NodeState::Done);
+                continue;
+            }
+            // Given up?
+            for b in [Blocker::Node(n), Blocker::Item(item)] {
+                if self.exhausted(b) {
+                    self.plan.set_state(n, NodeState::Failed);
+                }
+            }
+            if self.plan.node(n).state == NodeState::Failed {
+                continue;
+            }
+            remaining = true;
+            if let Some(aw) = self.awaiting.get(&item) {
+                earliest(aw.deadline, &mut wake);
+                continue;
+            }
+            if self.recovery.as_ref().is_some_and(|r| r.item == item) {
+                continue;
+            }
+            let mut held = false;
+            for b in [Blocker::Node(n), Blocker::Item(item)]
+                .into_iter()
+                .filter_map(|b| self.blocks.get(&b))
+            {
+                if b.retry_at > self.now {
+                    held = true;
+                    earliest(b.retry_at, &mut wake);
+                } else if b.when_idle {
+                    held = true;
+                    idle_ready = true;
+                }
+            }
+            if held {
+                self.plan.set_state(n, NodeState::SetAside);
+                continue;
+            }
+            if self.plan.node(n).state == NodeState::SetAside {
+                self.plan.set_state(n, NodeState::Pending);
+            }
+            if let Some((s, spos)) = self.support_missing(n) {
+                if self.plan.node(s).owner == self.id {
+                    // Own supports come earlier in build order; this one waits for it.
+                    continue;
+                }
+                // A teammate's block: look before deciding it is missing.
+                let near = self.mem_near(spos);
+                if !near {
+                    return Next::Act(
+                        n,
+                        Action::MoveTo {
+                            target: spos,
+                            range: self.physics.reach - 0.5,
+                        },
+                    );
+                }
+                if self.first_issue(Blocker::Node(n)).is_none() {
+                    let issue = Issue::DependencyBlocked {
+                        node: n.index() as u32,
+                        pos: spos,
+                    };
+                    let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
+                    self.run_gate(id, issue, Some(n), out);
+                }
+                let why = format!("waiting for {}'s block at {spos}", self.plan.node(s).owner);
+                self.hold(Blocker::Node(n), Retry::Poll, why);
+                return Next::Again;
+            }
+            if self.inv.count(item) == 0 {
+                let deficit = self
+                    .own_need(item)
+                    .saturating_sub(self.inv.count(item))
+                    .max(1);
+                let issue = Issue::MissingMaterial {
+                    item,
+                    count: deficit,
+                };
+                let id = self.new_issue(issue, Blocker::Item(item), Some(n), out);
+                self.run_gate(id, issue, Some(n), out);
+                return Next::Again;
+            }
+            if reach_distance(self.pos, pos) <= self.physics.reach {
+                return Next::Act(n, Action::Place { pos, item });
+            }
+            return Next::Act(
+                n,
+                Action::MoveTo {
+                    target: pos,
+                    range: self.physics.reach - 0.5,
+                },
+            );
+        }
+        if !remaining && self.awaiting.is_empty() {
+            return Next::Done;
+        }
+        if idle_ready {
+            // Independent work ran out: revisit what was set aside.
+            for b in self.blocks.values_mut() {
+                if b.when_idle && b.retry_at <= self.now {
+                    b.when_idle = false;
+                }
+            }
+            return Next::Again;
+        }
+        for aw in self.awaiting.values() {
+            earliest(aw.deadline, &mut wake);
+        }
+        Next::Wait(wake)
+    }
+
+    fn mem_near(&self, p: Pos) -> bool {
+        // The observation box is `near` blocks around the agent; stay a block inside it.
+        let d = (self.pos.x - p.x)
+            .abs()
+            .max((self.pos.y - p.y).abs())
+            .max((self.pos.z - p.z).abs());
+        d < 5
+    }
+
+    pub(super) fn build_outcome(&mut self, n: NodeId, o: &Outcome, out: &mut StepOutput) {
+        let Some((pos, block, _)) = place_of(&self.plan.node(n).kind) else {
+            return;
+        };
+        match (&o.action, &o.result) {
+            (Action::Place { .. }, Ok(_)) => {
+                self.plan.set_state(n, NodeState::Done);
+                self.resolve(Blocker::Node(n), ResolvedBy::Local, out);
+            }
+            (Action::MoveTo { .. }, Ok(_)) => {
+                if self.first_issue(Blocker::Node(n)).is_some()
+                    && self
+                        .blocks
+                        .get(&Blocker::Node(n))
+                        .is_none_or(|b| b.why.starts_with("cannot reach"))
+                {
+                    self.blocks.remove(&Blocker::Node(n));
+                }
+            }
+            (Action::Place { .. }, Err(Failure::Occupied { pos: at }))
+                if self.mem.block(*at) == Some(block) && *at == pos =>
+            {
+                self.plan.set_state(n, NodeState::Done);
+            }
+            (action, Err(f)) => {
+                let issue = match (action.name(), f) {
+                    (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {
+                        Issue::Unreachable { pos: *target }
+                    }
+                    (ActionName::Place, Failure::NoSupport { pos }) => Issue::DependencyBlocked {
+                        node: n.index() as u32,
+                        pos: pos.down(),
+                    },
+                    (name, f) => Issue::ActionFailed {
+                        action: name,
+                        reason: f.tag(),
+                    },
+                };
+                if self.first_issue(Blocker::Node(n)).is_none() {
+                    let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
+                    self.run_gate(id, issue, Some(n), out);
+                }
+                let why = match issue {
+                    Issue::Unreachable { pos } => format!("cannot reach {pos}"),
+                    _ => format!("{} failed: {}", action.name().as_str(), f.tag()),
+                };
+                self.hold(Blocker::Node(n), Retry::Poll, why);
+            }
+            _ => {}
+        }
+    }
+
+    /// At the end: every own node not done, with the reason.
+    pub(super) fn report_unfinished(&mut self, out: &mut StepOutput) {
+        for n in self.own_places() {
+            let node = self.plan.node(n);
+            if node.state == NodeState::Done {
+                continue;
+            }
+            let Some((pos, _, item)) = place_of(&node.kind) else {
+                continue;
+            };
+            let why = if let Some(aw) = self.awaiting.get(&item) {
+                format!(
+                    "waiting for {} from the board (window {})",
+                    self.data.item_name(item),
+                    aw.window.map_or("pending".into(), |w| w.to_string())
+                )
+            } else if let Some(b) = self
+                .blocks
+                .get(&Blocker::Node(n))
+                .or_else(|| self.blocks.get(&Blocker::Item(item)))
+            {
+                let gave_up = if b.attempts > self.tuning.max_attempts {
+                    "gave up after repeated attempts: "
+                } else {
+                    ""
+                };
+                format!("{gave_up}{}", b.why)
+            } else if self.inv.count(item) == 0 {
+                format!("no {} in inventory", self.data.item_name(item))
+            } else {
+                "not reached before the end".into()
+            };
+            out.notes.push(Note::Unfinished {
+                node: n,
+                pos: Some(pos),
+                why,
+            });
+        }
+    }
+}

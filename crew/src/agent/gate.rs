@@ -1,0 +1,308 @@
+//! Running the gate on a detected issue: gather the facts behind the five features
+//! from the agent's own state, decide, and act on the decision.
+
+use std::collections::BTreeSet;
+
+use gatecrew_gating::features::{
+    AdvantageFacts, CriticalityFacts, ImpactFacts, RecoverabilityFacts, advantage, criticality,
+    impact, recoverability,
+};
+use gatecrew_gating::{Features, GateQuery, Issue, RuleContext, Stage};
+use gatecrew_protocol::trace::{Decision, GateAction};
+use gatecrew_protocol::{BoardMessage, Count, IssueId, ItemId, Recipient, RequestReason};
+use gatecrew_world::cost::{Knowledge, Planner};
+use gatecrew_world::reach_distance;
+
+use super::build::place_of;
+use super::memory::Known;
+use super::{AgentCore, Awaiting, Blocker, GateNote, Note, OracleQuery, Retry, StepOutput};
+use crate::plan::{NodeId, NodeState};
+
+impl AgentCore {
+    pub(super) fn known(&self) -> Known<'_> {
+        Known {
+            data: &self.data,
+            mem: &self.mem,
+            inv: &self.inv,
+            pos: self.pos,
+            physics: &self.physics,
+        }
+    }
+
+    /// Whether the agent could start another node right now: its own, pending, not
+    /// waiting behind a blocker, with its supports in place and its item held, and not
+    /// depending on `n`.
+    fn other_work(&self, n: Option<NodeId>, item: Option<ItemId>) -> bool {
+        let desc: BTreeSet<NodeId> = n
+            .map(|n| self.plan.descendants(n).into_iter().collect())
+            .unwrap_or_default();
+        self.own_places().into_iter().any(|m| {
+            let node = self.plan.node(m);
+            let Some((_, _, i)) = place_of(&node.kind) else {
+                return false;
+            };
+            Some(m) != n
+                && node.state == NodeState::Pending
+                && !desc.contains(&m)
+                && Some(i) != item
+                && self.inv.count(i) > 0
+                && !self.awaiting.contains_key(&i)
+                && ![Blocker::Node(m), Blocker::Item(i)]
+                    .iter()
+                    .any(|b| self.blocks.contains_key(b))
+                && self.plan.requires(m).into_iter().all(|s| {
+                    !matches!(place_of(&self.plan.node(s).kind), Some(_))
+                        || self.plan.node(s).state == NodeState::Done
+                })
+        })
+    }
+
+    fn criticality_facts(&self, n: Option<NodeId>) -> CriticalityFacts {
+        let Some(n) = n else {
+            return CriticalityFacts::default();
+        };
+        let reach = self.plan.reach_of(n);
+        let desc: BTreeSet<NodeId> = self.plan.descendants(n).into_iter().collect();
+        let own_left: Vec<NodeId> = self
+            .own_places()
+            .into_iter()
+            .filter(|m| {
+                *m != n
+                    && self.plan.node(*m).state != NodeState::Done
+                    && self.plan.node(*m).state != NodeState::Failed
+            })
+            .collect();
+        CriticalityFacts {
+            dependents: reach.dependents as usize,
+            depth: reach.depth as usize,
+            teammate_dependents: reach.teammate_dependents,
+            blocks_all_own_work: own_left.iter().all(|m| desc.contains(m)),
+        }
+    }
+
+    fn impact_facts(
+        &self,
+        n: Option<NodeId>,
+        item: Option<ItemId>,
+        recovery_ticks: Option<u64>,
+    ) -> ImpactFacts {
+        let desc: BTreeSet<NodeId> = n
+            .map(|n| self.plan.descendants(n).into_iter().collect())
+            .unwrap_or_default();
+        let mut mates_left = 0usize;
+        let mut mates_waiting = 0usize;
+        for m in self.plan.node_ids() {
+            let node = self.plan.node(m);
+            if node.owner == self.id
+                || node.state == NodeState::Done
+                || place_of(&node.kind).is_none()
+            {
+                continue;
+            }
+            mates_left += 1;
+            if desc.contains(&m) {
+                mates_waiting += 1;
+            }
+        }
+        ImpactFacts {
+            every_agent_waits: mates_left > 0 && mates_waiting == mates_left,
+            teammate_waits: mates_waiting > 0,
+            other_work: self.other_work(n, item),
+            recovery_ticks,
+        }
+    }
+
+    fn advantage_facts(&self, item: Option<ItemId>) -> AdvantageFacts {
+        let dist = |p: gatecrew_protocol::Pos| self.pos.dist(p);
+        let visible = self.mem.visible();
+        let nearest_teammate = visible.iter().map(|(_, p)| dist(*p)).min_by(f64::total_cmp);
+        let (all_refused, nearest_offerer) = match item {
+            None => (false, None),
+            Some(item) => {
+                let refused = self.refused.get(&item);
+                let all = refused.is_some_and(|r| self.teammates().all(|a| r.contains(&a)));
+                let offerers = self.offered.get(&item);
+                let near = visible
+                    .iter()
+                    .filter(|(a, _)| offerers.is_some_and(|o| o.contains(a)))
+                    .map(|(_, p)| dist(*p))
+                    .min_by(f64::total_cmp);
+                (all, near)
+            }
+        };
+        AdvantageFacts {
+            nearest_teammate,
+            all_refused,
+            nearest_offerer,
+        }
+    }
+
+    fn recoverability_facts(&self, item: ItemId, want: u32) -> RecoverabilityFacts {
+        let k = self.known();
+        let deficit = want.saturating_sub(self.inv.count(item));
+        let in_reach = k.stored(item).iter().any(|(p, n)| {
+            *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach
+        });
+        let table_near = k
+            .table()
+            .is_some_and(|t| reach_distance(self.pos, t) <= self.physics.reach);
+        let one_craft = self.data.recipes_for(item).iter().any(|&rid| {
+            let r = self.data.recipe(rid);
+            let times = deficit.max(1).div_ceil(r.count);
+            (r.grid == 2 || table_near)
+                && r.ingredients
+                    .iter()
+                    .all(|(i, n)| self.inv.count(*i) >= n * times)
+        });
+        let chain_ticks = Planner::new(&k, self.gate.params().spec().search_ticks)
+            .obtain(item, want)
+            .map(|e| e.ticks);
+        RecoverabilityFacts {
+            in_reach,
+            one_craft,
+            chain_ticks,
+        }
+    }
+
+    /// Runs the gate on an issue just detected, records the decision and acts on it.
+    pub(super) fn run_gate(
+        &mut self,
+        id: IssueId,
+        issue: Issue,
+        node: Option<NodeId>,
+        out: &mut StepOutput,
+    ) {
+        let (decision, action) = self.assess(id, issue, node, out);
+        self.act_on(id, issue, node, decision, action, out);
+    }
+
+    /// Computes the features and the gate's decision, and records them.
+    pub(super) fn assess(
+        &mut self,
+        id: IssueId,
+        issue: Issue,
+        node: Option<NodeId>,
+        out: &mut StepOutput,
+    ) -> (Decision, GateAction) {
+        let requested = issue.requestable();
+        let item = requested.map(|(i, _)| i);
+        let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
+            (_, Some((item, n))) => {
+                let want = self.inv.count(item) + n;
+                let facts = self.recoverability_facts(item, want);
+                (facts, facts.chain_ticks, OracleQuery::Items(item, want))
+            }
+            (Issue::ActionFailed { .. }, None) => (
+                RecoverabilityFacts {
+                    chain_ticks: Some(self.tuning.poll_ticks),
+                    ..Default::default()
+                },
+                Some(self.tuning.poll_ticks),
+                OracleQuery::Retry,
+            ),
+            _ => (
+                RecoverabilityFacts::default(),
+                None,
+                OracleQuery::NeedsTeammate,
+            ),
+        };
+        let detour = self.gate.params().spec().detour_ticks;
+        let features = Features {
+            c: criticality(self.criticality_facts(node)),
+            a: advantage(self.advantage_facts(item)),
+            d: impact(self.impact_facts(node, item, recovery_ticks), detour),
+            r: recoverability(r_facts),
+            h: self.history.level(issue.key(), self.now),
+        };
+        let ctx = RuleContext {
+            requestable: requested.is_some() && self.crew.len() > 1,
+            teammate_reachable: !self.mem.visible().is_empty(),
+            other_work: self.other_work(node, item),
+        };
+        let q = GateQuery { features, ctx };
+        let decision = match self.gate.assess(q) {
+            Stage::Decided(d) => d,
+            Stage::Gray { score } => {
+                let v = self.gate.deterministic().verdict(features.r.get(), score);
+                self.gate.settle(q, score, v.decision)
+            }
+        };
+        tracing::debug!(agent = %self.id, issue = %id, tier = ?decision.tier, decision = ?decision.decision, "gate");
+        out.notes.push(Note::Gate(GateNote {
+            issue_id: id,
+            decision,
+            features,
+            oracle,
+        }));
+        (decision.decision, decision.action)
+    }
+
+    /// Opens a window for the issue's item.
+    pub(super) fn escalate(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
+        let Some((item, n)) = issue.requestable() else {
+            return;
+        };
+        let reason = match issue {
+            Issue::MissingTool { .. } => RequestReason::MissingTool,
+            _ => RequestReason::MissingMaterial,
+        };
+        let Ok(count) = Count::new(i64::from(n)) else {
+            return;
+        };
+        let msg = BoardMessage::RequestMaterial {
+            from: self.id,
+            to: Recipient::All,
+            item,
+            count,
+            reason,
+        };
+        out.posts.push((msg, Some(id)));
+        let deadline = self.now + self.board_cfg.window_ticks + 1;
+        self.awaiting.insert(
+            item,
+            Awaiting {
+                key: issue.key(),
+                count: n,
+                window: None,
+                deadline,
+                offered_by: None,
+            },
+        );
+    }
+
+    fn act_on(
+        &mut self,
+        id: IssueId,
+        issue: Issue,
+        node: Option<NodeId>,
+        decision: Decision,
+        action: GateAction,
+        out: &mut StepOutput,
+    ) {
+        let blocker = match issue.requestable() {
+            Some((item, _)) => Blocker::Item(item),
+            None => Blocker::Node(node.unwrap_or_default()),
+        };
+        match (decision, action, issue.requestable()) {
+            (Decision::Escalate, _, Some(_)) => self.escalate(id, issue, out),
+            (_, GateAction::LocalRecover, Some((item, n))) => {
+                self.start_recovery(item, self.inv.count(item) + n, node, id, out);
+            }
+            (_, GateAction::LocalSkip, Some(_))
+            | (Decision::Escalate, _, None)
+            | (_, GateAction::RequestMaterial, _) => {
+                let why = match issue.requestable() {
+                    Some((item, _)) => {
+                        format!("no local source of {} known", self.data.item_name(item))
+                    }
+                    None => "set aside".into(),
+                };
+                self.hold(blocker, Retry::WhenIdle, why);
+            }
+            (_, _, None) => {
+                // Node issues wait a short while and are tried again (a teammate may move,
+                // a support may appear); `build` records why.
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! What an agent remembers of the world: only what it has seen itself.
+
+use std::collections::BTreeMap;
+
+use gatecrew_protocol::{AgentId, ItemId, Pos, Tick};
+use gatecrew_world::cost::Knowledge;
+use gatecrew_world::data::GameData;
+use gatecrew_world::{BlockId, ContainerKind, Inventory, Observation, Rules, TickCosts};
+
+/// Public physics every bot knows: reach, tick costs, which blocks are stations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Physics {
+    /// Reach distance.
+    pub reach: f64,
+    /// Tick costs.
+    pub ticks: TickCosts,
+    /// The crafting table block and item.
+    pub table: (BlockId, Option<ItemId>),
+    /// The furnace block and item.
+    pub furnace: (BlockId, Option<ItemId>),
+}
+
+impl Physics {
+    /// From the world's rules.
+    pub fn new(rules: &Rules, data: &GameData) -> Self {
+        let station = |name: &str| {
+            let b = data.block(name).unwrap_or(BlockId::AIR);
+            (b, data.block_info(b).item)
+        };
+        Physics {
+            reach: rules.reach,
+            ticks: rules.ticks,
+            table: station(&rules.table_block),
+            furnace: station(&rules.furnace_block),
+        }
+    }
+}
+
+/// A container as last seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenContainer {
+    /// Chest, furnace or table.
+    pub kind: ContainerKind,
+    /// Contents when last in reach.
+    pub contents: Option<Vec<(ItemId, u32)>>,
+}
+
+/// The agent's memory of the world.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Memory {
+    blocks: BTreeMap<Pos, BlockId>,
+    containers: BTreeMap<Pos, SeenContainer>,
+    resources: BTreeMap<Pos, BlockId>,
+    dropped: BTreeMap<Pos, Vec<(ItemId, u32)>>,
+    teammates: BTreeMap<AgentId, (Pos, Tick)>,
+    visible: Vec<(AgentId, Pos)>,
+}
+
+impl Memory {
+    /// Folds an observation in.
+    pub fn update(&mut self, obs: &Observation, now: Tick) {
+        let n = obs.near;
+        let (lo, hi) = (obs.pos.offset(-n, -n, -n), obs.pos.offset(n, n, n));
+        let inside = |p: &Pos| {
+            (lo.x..=hi.x).contains(&p.x)
+                && (lo.y..=hi.y).contains(&p.y)
+                && (lo.z..=hi.z).contains(&p.z)
+        };
+        // Everything in the near box is seen: forget what is gone.
+        self.blocks.retain(|p, _| !inside(p));
+        self.resources.retain(|p, _| !inside(p));
+        for &(p, b) in &obs.blocks {
+            self.blocks.insert(p, b);
+        }
+        for &(p, b) in &obs.resources {
+            self.resources.insert(p, b);
+        }
+        let sight_sq = i64::from(obs.sight) * i64::from(obs.sight);
+        self.dropped.retain(|p, _| p.dist_sq(obs.pos) > sight_sq);
+        for &(p, i, c) in &obs.dropped {
+            self.dropped.entry(p).or_default().push((i, c));
+        }
+        self.containers.retain(|p, _| p.dist_sq(obs.pos) > sight_sq);
+        for c in &obs.containers {
+            let prev = self.containers.get(&c.pos).and_then(|s| s.contents.clone());
+            self.containers.insert(
+                c.pos,
+                SeenContainer {
+                    kind: c.kind,
+                    contents: c.contents.clone().or(prev),
+                },
+            );
+        }
+        self.visible = obs.teammates.clone();
+        for &(a, p) in &obs.teammates {
+            self.teammates.insert(a, (p, now));
+        }
+    }
+
+    /// Records a block change the agent caused and verified.
+    pub fn saw_block(&mut self, p: Pos, b: BlockId) {
+        if b == BlockId::AIR {
+            self.blocks.remove(&p);
+            self.resources.remove(&p);
+        } else {
+            self.blocks.insert(p, b);
+        }
+    }
+
+    /// The block last seen at `p` (`None`: never seen, or seen as air).
+    pub fn block(&self, p: Pos) -> Option<BlockId> {
+        self.blocks.get(&p).copied()
+    }
+
+    /// Teammates visible now.
+    pub fn visible(&self) -> &[(AgentId, Pos)] {
+        &self.visible
+    }
+
+    /// Where a teammate was last seen.
+    pub fn last_seen(&self, a: AgentId) -> Option<Pos> {
+        self.teammates.get(&a).map(|(p, _)| *p)
+    }
+
+    /// Containers as last seen.
+    pub fn containers(&self) -> &BTreeMap<Pos, SeenContainer> {
+        &self.containers
+    }
+
+    /// Dropped stacks as last seen.
+    pub fn dropped(&self) -> &BTreeMap<Pos, Vec<(ItemId, u32)>> {
+        &self.dropped
+    }
+
+    /// Resource blocks as last seen.
+    pub fn resources(&self) -> &BTreeMap<Pos, BlockId> {
+        &self.resources
+    }
+
+    /// Marks a container's contents as changed by the agent's own action.
+    pub fn adjust_container(&mut self, p: Pos, item: ItemId, delta: i64) {
+        if let Some(SeenContainer {
+            contents: Some(c), ..
+        }) = self.containers.get_mut(&p)
+        {
+            match c.iter_mut().find(|(i, _)| *i == item) {
+                Some(e) => e.1 = (i64::from(e.1) + delta).max(0) as u32,
+                None if delta > 0 => c.push((item, delta as u32)),
+                None => {}
+            }
+            c.retain(|(_, n)| *n > 0);
+        }
+    }
+
+    /// Records a station the agent placed itself.
+    pub fn add_station(&mut self, p: Pos, kind: ContainerKind) {
+        self.containers.insert(
+            p,
+            SeenContainer {
+                kind,
+                contents: None,
+            },
+        );
+    }
+
+    /// Forgets a dropped stack the agent picked up.
+    pub fn forget_dropped(&mut self, p: Pos) {
+        self.dropped.remove(&p);
+    }
+}
+
+/// The planner's view for this agent: its inventory, its memory, the public physics.
+pub struct Known<'a> {
+    /// Game data.
+    pub data: &'a GameData,
+    /// Memory.
+    pub mem: &'a Memory,
+    /// Inventory.
+    pub inv: &'a Inventory,
+    /// Position.
+    pub pos: Pos,
+    /// Physics.
+    pub physics: &'a Physics,
+}
+
+impl Known<'_> {
+    fn nearest_station(&self, kind: ContainerKind) -> Option<Pos> {
+        self.mem
+            .containers
+            .iter()
+            .filter(|(_, c)| c.kind == kind)
+            .map(|(p, _)| *p)
+            .min_by_key(|p| (p.dist_sq(self.pos), *p))
+    }
+}
+
+impl Knowledge for Known<'_> {
+    fn data(&self) -> &GameData {
+        self.data
+    }
+    fn here(&self) -> Pos {
+        self.pos
+    }
+    fn held(&self, item: ItemId) -> u32 {
+        self.inv.count(item)
+    }
+    fn stored(&self, item: ItemId) -> Vec<(Pos, u32)> {
+        let chests = self.mem.containers.iter().filter_map(|(p, c)| {
+            let n = c.contents.as_ref()?.iter().find(|(i, _)| *i == item)?.1;
+            Some((*p, n))
+        });
+        let dropped = self
+            .mem
+            .dropped
+            .iter()
+            .filter_map(|(p, v)| v.iter().find(|(i, _)| *i == item).map(|(_, n)| (*p, *n)));
+        chests.chain(dropped).filter(|(_, n)| *n > 0).collect()
+    }
+    fn nearest_resource(&self, block: BlockId) -> Option<Pos> {
+        self.mem
+            .resources
+            .iter()
+            .filter(|(_, b)| **b == block)
+            .map(|(p, _)| *p)
+            .min_by_key(|p| (p.dist_sq(self.pos), *p))
+    }
+    fn table(&self) -> Option<Pos> {
+        self.nearest_station(ContainerKind::Table)
+    }
+    fn furnace(&self) -> Option<Pos> {
+        self.nearest_station(ContainerKind::Furnace)
+    }
+    fn table_item(&self) -> Option<ItemId> {
+        self.physics.table.1
+    }
+    fn furnace_item(&self) -> Option<ItemId> {
+        self.physics.furnace.1
+    }
+    fn reach(&self) -> f64 {
+        self.physics.reach
+    }
+    fn ticks(&self) -> TickCosts {
+        self.physics.ticks
+    }
+}

@@ -1,0 +1,643 @@
+//! The local solver (DESIGN section 5.5): `LOCAL_RECOVER` runs the ordered
+//! alternatives of an `obtain` OR node, cheapest first by the agent's own estimate
+//! (take from reach, craft from the inventory, collect and craft, smelt). Each step is
+//! an action with a verified outcome; a failed step backtracks to the nearest valid
+//! branching point of the task graph.
+
+use gatecrew_gating::Issue;
+use gatecrew_protocol::trace::{Decision, ResolvedBy};
+use gatecrew_protocol::{IssueId, ItemId, Pos};
+use gatecrew_world::cost::{Knowledge, Planner};
+use gatecrew_world::{Action, BlockId, ContainerKind, Outcome, reach_distance};
+
+use super::{AgentCore, Blocker, Note, Retry, StepOutput};
+use crate::plan::{AndKind, Backtrack, NodeId, NodeKind, NodeState, Task};
+
+/// Alternatives kept per `obtain` node.
+const MAX_ALTERNATIVES: usize = 4;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Frame {
+    Obtain {
+        node: NodeId,
+        item: ItemId,
+        target: u32,
+        depth: usize,
+    },
+    AllOf {
+        node: NodeId,
+        next: usize,
+        depth: usize,
+    },
+    Task {
+        node: NodeId,
+        target: u32,
+        actions: u32,
+    },
+}
+
+/// A local recovery in progress.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Recovery {
+    /// The item the recovery is for.
+    pub item: ItemId,
+    issue: IssueId,
+    stack: Vec<Frame>,
+    paused_for: Option<ItemId>,
+    asked: Vec<ItemId>,
+}
+
+impl Recovery {
+    /// Items arrived (or the wait ended): go on.
+    pub fn unpause(&mut self, item: ItemId) {
+        if self.paused_for == Some(item) {
+            self.paused_for = None;
+        }
+    }
+
+    /// Whether it waits for the board.
+    pub fn paused(&self) -> bool {
+        self.paused_for.is_some()
+    }
+
+    /// The item it waits for.
+    pub fn paused_for(&self) -> Option<ItemId> {
+        self.paused_for
+    }
+}
+
+enum TaskStep {
+    Act(Action),
+    Done,
+    Fail,
+}
+
+impl AgentCore {
+    /// Starts `LOCAL_RECOVER` for holding `want` of `item`.
+    pub(super) fn start_recovery(
+        &mut self,
+        item: ItemId,
+        want: u32,
+        _origin: Option<NodeId>,
+        issue: IssueId,
+        _out: &mut StepOutput,
+    ) {
+        let top = self.plan.obtain_node_or_add(self.id, item);
+        self.plan.clear_below(top);
+        self.recovery = Some(Recovery {
+            item,
+            issue,
+            stack: vec![Frame::Obtain {
+                node: top,
+                item,
+                target: want,
+                depth: 0,
+            }],
+            paused_for: None,
+            asked: Vec::new(),
+        });
+    }
+
+    fn step_label(&self, task: &Task) -> String {
+        let n = |i: ItemId| self.data.item_name(i).to_owned();
+        match *task {
+            Task::Fetch { item } => format!("fetch {}", n(item)),
+            Task::Craft { recipe } => format!("craft {}", n(self.data.recipe(recipe).result)),
+            Task::Collect { item, .. } => format!("collect {}", n(item)),
+            Task::Smelt { input, output } => format!("smelt {} -> {}", n(input), n(output)),
+            Task::Station { item } => format!("station {}", n(item)),
+            Task::Place { item, .. } => format!("place {}", n(item)),
+        }
+    }
+
+    /// Generates the alternatives of an `obtain` node in cost order.
+    fn expand(&mut self, or: NodeId, item: ItemId, target: u32) {
+        let deficit = target.saturating_sub(self.inv.count(item)).max(1);
+        let budget = self.gate.params().spec().search_ticks;
+        enum Alt {
+            Fetch,
+            Craft(gatecrew_world::RecipeId),
+            Mine(BlockId),
+            Smelt(gatecrew_world::data::Smelt, ItemId),
+        }
+        let mut alts: Vec<(u64, u8, usize, Alt)> = Vec::new();
+        {
+            let k = self.known();
+            let mut p = Planner::new(&k, budget);
+            if let Some(e) = p.take(item, deficit) {
+                alts.push((e.ticks, 0, 0, Alt::Fetch));
+            }
+            for (i, &rid) in self.data.recipes_for(item).iter().enumerate() {
+                if let Some(e) = p.craft_with(rid, deficit) {
+                    alts.push((e.ticks, 1, i, Alt::Craft(rid)));
+                }
+            }
+            for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
+                if let Some(e) = p.mine_from(b, deficit) {
+                    alts.push((e.ticks, 2, i, Alt::Mine(b)));
+                }
+            }
+            let smelts: Vec<_> = self.data.smelts_for(item).copied().collect();
+            for (i, s) in smelts.into_iter().enumerate() {
+                if let Some((e, fuel)) = p.smelt_with(s, deficit) {
+                    alts.push((e.ticks, 3, i, Alt::Smelt(s, fuel)));
+                }
+            }
+        }
+        alts.sort_by_key(|(t, c, i, _)| (*t, *c, *i));
+        alts.truncate(MAX_ALTERNATIVES);
+        for (_, _, _, alt) in alts {
+            match alt {
+                Alt::Fetch => {
+                    let n = self
+                        .plan
+                        .add_child(or, NodeKind::Task(Task::Fetch { item }));
+                    self.targets.insert(n, target);
+                }
+                Alt::Craft(rid) => {
+                    let r = self.data.recipe(rid).clone();
+                    let times = deficit.div_ceil(r.count);
+                    let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
+                    for (ing, per) in &r.ingredients {
+                        let o = self.plan.add_child(and, NodeKind::Obtain { item: *ing });
+                        self.targets.insert(o, per * times);
+                    }
+                    if r.grid == 3 {
+                        if let Some(table) = self.physics.table.1 {
+                            self.plan
+                                .add_child(and, NodeKind::Task(Task::Station { item: table }));
+                        }
+                    }
+                    let c = self
+                        .plan
+                        .add_child(and, NodeKind::Task(Task::Craft { recipe: rid }));
+                    self.targets.insert(c, target);
+                }
+                Alt::Mine(block) => {
+                    let needs = self.data.block_info(block).needs;
+                    let tool = needs.and_then(|need| {
+                        let tools = self.data.tools_satisfying(need);
+                        (!tools.iter().any(|t| self.inv.count(*t) > 0))
+                            .then(|| tools.first().copied())
+                            .flatten()
+                    });
+                    let parent = if let Some(tool) = tool {
+                        let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
+                        let o = self.plan.add_child(and, NodeKind::Obtain { item: tool });
+                        self.targets.insert(o, 1);
+                        and
+                    } else {
+                        or
+                    };
+                    let c = self
+                        .plan
+                        .add_child(parent, NodeKind::Task(Task::Collect { item, block }));
+                    self.targets.insert(c, target);
+                }
+                Alt::Smelt(s, fuel) => {
+                    let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
+                    let o = self.plan.add_child(and, NodeKind::Obtain { item: s.input });
+                    self.targets.insert(o, deficit);
+                    let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
+                    let f = self.plan.add_child(and, NodeKind::Obtain { item: fuel });
+                    self.targets.insert(f, (s.ticks * deficit).div_ceil(burn));
+                    if let Some(furnace) = self.physics.furnace.1 {
+                        self.plan
+                            .add_child(and, NodeKind::Task(Task::Station { item: furnace }));
+                    }
+                    let c = self.plan.add_child(
+                        and,
+                        NodeKind::Task(Task::Smelt {
+                            input: s.input,
+                            output: item,
+                        }),
+                    );
+                    self.targets.insert(c, target);
+                }
+            }
+        }
+        self.plan.mark_expanded(or);
+    }
+
+    fn frame_for(&self, node: NodeId, depth: usize) -> Frame {
+        let target = self.targets.get(&node).copied().unwrap_or(1);
+        match self.plan.node(node).kind {
+            NodeKind::Obtain { item } => Frame::Obtain {
+                node,
+                item,
+                target,
+                depth: depth + 1,
+            },
+            NodeKind::And(_) => Frame::AllOf {
+                node,
+                next: 0,
+                depth,
+            },
+            NodeKind::Task(_) => Frame::Task {
+                node,
+                target,
+                actions: 0,
+            },
+        }
+    }
+
+    /// Marks a node failed and unwinds the stack to the nearest valid branching point.
+    fn fail_node(&mut self, node: NodeId) -> bool {
+        self.plan.set_state(node, NodeState::Failed);
+        let Some(rec) = &mut self.recovery else {
+            return false;
+        };
+        match self.plan.backtrack(node) {
+            Backtrack::Alternative { or, .. } => {
+                while let Some(top) = rec.stack.last() {
+                    if matches!(top, Frame::Obtain { node, .. } if *node == or) {
+                        return true;
+                    }
+                    rec.stack.pop();
+                }
+                false
+            }
+            Backtrack::Continue { .. } | Backtrack::Exhausted => {
+                rec.stack.clear();
+                false
+            }
+        }
+    }
+
+    fn finish_recovery(&mut self, ok: bool, out: &mut StepOutput) {
+        let Some(rec) = self.recovery.take() else {
+            return;
+        };
+        if ok {
+            self.resolve(Blocker::Item(rec.item), ResolvedBy::Local, out);
+        } else {
+            let why = format!("local recovery of {} failed", self.data.item_name(rec.item));
+            self.hold(Blocker::Item(rec.item), Retry::WhenIdle, why);
+        }
+    }
+
+    /// The next action of the recovery, or `None` when it ended or paused.
+    pub(super) fn next_recovery_action(&mut self, out: &mut StepOutput) -> Option<Action> {
+        for _ in 0..256 {
+            let rec = self.recovery.as_ref()?;
+            if rec.paused() {
+                return None;
+            }
+            let Some(top) = rec.stack.last().cloned() else {
+                let ok = self.inv.count(rec.item) > 0;
+                self.finish_recovery(ok, out);
+                return None;
+            };
+            match top {
+                Frame::Obtain {
+                    node,
+                    item,
+                    target,
+                    depth,
+                } => {
+                    if self.inv.count(item) >= target {
+                        self.plan.set_state(node, NodeState::Done);
+                        self.pop_frame();
+                        if self.first_issue(Blocker::Item(item)).is_some()
+                            && Some(item) != self.recovery.as_ref().map(|r| r.item)
+                        {
+                            self.resolve(Blocker::Item(item), ResolvedBy::Local, out);
+                        }
+                        continue;
+                    }
+                    if depth > self.tuning.max_obtain_depth {
+                        if !self.fail_node(node) {
+                            self.finish_recovery(false, out);
+                            return None;
+                        }
+                        continue;
+                    }
+                    if self.data.tool(item).is_some() && self.ask_for_tool(item, out) {
+                        return None;
+                    }
+                    if !self.plan.node(node).expanded {
+                        self.expand(node, item, target);
+                    }
+                    let next = self
+                        .plan
+                        .children(node)
+                        .into_iter()
+                        .find(|c| self.plan.node(*c).state == NodeState::Pending);
+                    match next {
+                        Some(c) => {
+                            let f = self.frame_for(c, depth);
+                            self.push_frame(f);
+                        }
+                        None => {
+                            if !self.fail_node(node) {
+                                self.finish_recovery(false, out);
+                                return None;
+                            }
+                        }
+                    }
+                }
+                Frame::AllOf { node, next, depth } => {
+                    let children = self.plan.children(node);
+                    match children.get(next) {
+                        None => {
+                            self.plan.set_state(node, NodeState::Done);
+                            self.pop_frame();
+                        }
+                        Some(&c) => {
+                            if let Some(Frame::AllOf { next, .. }) =
+                                self.recovery.as_mut().and_then(|r| r.stack.last_mut())
+                            {
+                                *next += 1;
+                            }
+                            let f = self.frame_for(c, depth);
+                            self.push_frame(f);
+                        }
+                    }
+                }
+                Frame::Task {
+                    node,
+                    target,
+                    actions,
+                } => {
+                    let NodeKind::Task(task) = self.plan.node(node).kind else {
+                        unreachable!("task frames hold tasks")
+                    };
+                    let step = if actions > self.tuning.max_task_actions {
+                        TaskStep::Fail
+                    } else {
+                        self.task_step(task, target)
+                    };
+                    match step {
+                        TaskStep::Act(a) => {
+                            if let Some(Frame::Task { actions, .. }) =
+                                self.recovery.as_mut().and_then(|r| r.stack.last_mut())
+                            {
+                                *actions += 1;
+                            }
+                            return Some(a);
+                        }
+                        TaskStep::Done => {
+                            let id = self
+                                .recovery
+                                .as_ref()
+                                .map(|r| r.issue)
+                                .expect("recovery is active");
+                            out.notes.push(Note::Recovery {
+                                id,
+                                step: self.step_label(&task),
+                                ok: true,
+                            });
+                            self.plan.set_state(node, NodeState::Done);
+                            self.pop_frame();
+                        }
+                        TaskStep::Fail => {
+                            let id = self
+                                .recovery
+                                .as_ref()
+                                .map(|r| r.issue)
+                                .expect("recovery is active");
+                            out.notes.push(Note::Recovery {
+                                id,
+                                step: self.step_label(&task),
+                                ok: false,
+                            });
+                            if !self.fail_node(node) {
+                                self.finish_recovery(false, out);
+                                return None;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.finish_recovery(false, out);
+        None
+    }
+
+    fn push_frame(&mut self, f: Frame) {
+        if let Some(r) = &mut self.recovery {
+            r.stack.push(f);
+        }
+    }
+
+    fn pop_frame(&mut self) {
+        if let Some(r) = &mut self.recovery {
+            r.stack.pop();
+        }
+    }
+
+    /// A tool the recovery needs is missing: that is an issue of its own, gated like any
+    /// other. Returns whether the recovery now waits for the board.
+    fn ask_for_tool(&mut self, tool: ItemId, out: &mut StepOutput) -> bool {
+        if self.inv.count(tool) > 0
+            || self
+                .recovery
+                .as_ref()
+                .is_some_and(|r| r.asked.contains(&tool))
+        {
+            return false;
+        }
+        if let Some(r) = &mut self.recovery {
+            r.asked.push(tool);
+        }
+        let issue = Issue::MissingTool { tool };
+        let id = self.new_issue(issue, Blocker::Item(tool), None, out);
+        let (decision, _) = self.assess(id, issue, None, out);
+        if decision == Decision::Escalate {
+            self.escalate(id, issue, out);
+            if let Some(r) = &mut self.recovery {
+                r.paused_for = Some(tool);
+            }
+            return true;
+        }
+        false
+    }
+
+    fn task_step(&mut self, task: Task, target: u32) -> TaskStep {
+        let reach = self.physics.reach;
+        let in_reach = |me: Pos, p: Pos| reach_distance(me, p) <= reach;
+        let approach = |p: Pos| {
+            TaskStep::Act(Action::MoveTo {
+                target: p,
+                range: reach - 0.5,
+            })
+        };
+        match task {
+            Task::Fetch { item } => {
+                let have = self.inv.count(item);
+                if have >= target {
+                    return TaskStep::Done;
+                }
+                let k = self.known();
+                let mut stores = k.stored(item);
+                stores.sort_by_key(|(p, _)| (p.dist_sq(self.pos), *p));
+                let Some(&(p, n)) = stores.first() else {
+                    return TaskStep::Fail;
+                };
+                if !in_reach(self.pos, p) {
+                    return approach(p);
+                }
+                if self.mem.dropped().contains_key(&p) {
+                    TaskStep::Act(Action::PickUp { pos: p })
+                } else {
+                    TaskStep::Act(Action::Withdraw {
+                        chest: p,
+                        item,
+                        count: n.min(target - have),
+                    })
+                }
+            }
+            Task::Craft { recipe } => {
+                let r = self.data.recipe(recipe).clone();
+                let have = self.inv.count(r.result);
+                if have >= target {
+                    return TaskStep::Done;
+                }
+                let times = (target - have).div_ceil(r.count);
+                if r.ingredients
+                    .iter()
+                    .any(|(i, n)| self.inv.count(*i) < n * times)
+                {
+                    return TaskStep::Fail;
+                }
+                TaskStep::Act(Action::Craft { recipe, times })
+            }
+            Task::Collect { item, block } => {
+                if self.inv.count(item) >= target {
+                    return TaskStep::Done;
+                }
+                let k = self.known();
+                let Some(p) = k.nearest_resource(block) else {
+                    return TaskStep::Fail;
+                };
+                if in_reach(self.pos, p) {
+                    TaskStep::Act(Action::Mine { pos: p })
+                } else {
+                    approach(p)
+                }
+            }
+            Task::Smelt { input, output } => {
+                let have = self.inv.count(output);
+                if have >= target {
+                    return TaskStep::Done;
+                }
+                let k = self.known();
+                let Some(f) = k.furnace() else {
+                    return TaskStep::Fail;
+                };
+                if !in_reach(self.pos, f) {
+                    return approach(f);
+                }
+                let count = self.inv.count(input).min(target - have);
+                let fuel = self
+                    .data
+                    .fuels()
+                    .into_iter()
+                    .find(|(i, _)| self.inv.count(*i) > 0)
+                    .map(|(i, _)| i);
+                match (count, fuel) {
+                    (0, _) | (_, None) => TaskStep::Fail,
+                    (count, Some(fuel)) => TaskStep::Act(Action::Smelt {
+                        furnace: f,
+                        input,
+                        count,
+                        fuel,
+                    }),
+                }
+            }
+            Task::Station { item } => {
+                let kind = if Some(item) == self.physics.table.1 {
+                    ContainerKind::Table
+                } else {
+                    ContainerKind::Furnace
+                };
+                let k = self.known();
+                let known = if kind == ContainerKind::Table {
+                    k.table()
+                } else {
+                    k.furnace()
+                };
+                if let Some(p) = known {
+                    if in_reach(self.pos, p) {
+                        return TaskStep::Done;
+                    }
+                    if p.dist(self.pos) <= 24.0 {
+                        return approach(p);
+                    }
+                }
+                if self.inv.count(item) == 0 {
+                    return TaskStep::Fail;
+                }
+                match self.free_spot_near() {
+                    Some(spot) => TaskStep::Act(Action::Place { pos: spot, item }),
+                    None => TaskStep::Fail,
+                }
+            }
+            Task::Place { .. } => TaskStep::Fail,
+        }
+    }
+
+    /// A free cell next to the agent, on the ground or on a block, not in the blueprint.
+    fn free_spot_near(&self) -> Option<Pos> {
+        let here = self.pos;
+        [
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (1, 1),
+            (-1, -1),
+            (1, -1),
+            (-1, 1),
+        ]
+        .into_iter()
+        .map(|(dx, dz)| here.offset(dx, 0, dz))
+        .find(|p| {
+            self.mem.block(*p).is_none()
+                && self.mem.block(p.up()).is_none()
+                && (p.y == 0 || self.mem.block(p.down()).is_some())
+                && self.blueprint.index_of(*p).is_none()
+        })
+    }
+
+    pub(super) fn recover_outcome(&mut self, o: &Outcome, out: &mut StepOutput) {
+        match (&o.action, &o.result) {
+            (Action::Withdraw { chest, item, count }, Ok(_)) => {
+                self.mem.adjust_container(*chest, *item, -i64::from(*count))
+            }
+            (Action::PickUp { pos }, Ok(_)) => self.mem.forget_dropped(*pos),
+            (Action::Place { pos, item }, Ok(_)) => {
+                if Some(*item) == self.physics.table.1 {
+                    self.mem.add_station(*pos, ContainerKind::Table);
+                } else if Some(*item) == self.physics.furnace.1 {
+                    self.mem.add_station(*pos, ContainerKind::Furnace);
+                }
+            }
+            (_, Ok(_)) => {}
+            (_, Err(_)) => {
+                // The task failed: record it and backtrack.
+                let Some(Frame::Task { node, .. }) =
+                    self.recovery.as_ref().and_then(|r| r.stack.last().cloned())
+                else {
+                    return;
+                };
+                let NodeKind::Task(task) = self.plan.node(node).kind else {
+                    return;
+                };
+                let id = self
+                    .recovery
+                    .as_ref()
+                    .map(|r| r.issue)
+                    .expect("recovery is active");
+                out.notes.push(Note::Recovery {
+                    id,
+                    step: self.step_label(&task),
+                    ok: false,
+                });
+                if !self.fail_node(node) {
+                    self.finish_recovery(false, out);
+                }
+            }
+        }
+    }
+}

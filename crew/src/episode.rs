@@ -1,0 +1,453 @@
+//! The episode core: the world, the clock and every agent's schedule, advanced in
+//! lockstep (DESIGN section 2). It knows nothing of how agents and the board are
+//! reached: a driver (the synchronous [`stepper`] or the actor runtime) calls
+//!
+//! 1. [`Episode::advance`] to jump to the next tick at which something happens
+//!    (an action completes, a wait ends, news arrives, a window's deadline passes)
+//!    and apply the actions completing then, in agent-id order;
+//! 2. [`Episode::board_closed`] with the windows the board expired at that tick;
+//! 3. [`Episode::wakes`] for the inputs of the agents to step;
+//! 4. [`Episode::apply`] with each agent's output, in agent-id order, and
+//!    [`Episode::posted`] with the board's answer to each message it returns.
+//!
+//! Time jumps: a 40-tick walk costs one step, not forty. Board news is delivered one
+//! tick after posting. Trace events accumulate in order and are drained with
+//! [`Episode::drain`].
+
+mod record;
+pub mod stepper;
+
+use std::sync::Arc;
+
+use gatecrew_protocol::trace::{Event, EventKind, TRACE_VERSION};
+use gatecrew_protocol::{
+    AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed,
+    WindowId,
+};
+use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
+
+use crate::agent::{BoardNews, Intent, StepInput, StepOutput};
+use crate::setup::Setup;
+
+/// Why an episode ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// Every blueprint block is in place.
+    Complete,
+    /// The tick limit was reached.
+    TickLimit,
+    /// Nothing was left that anyone could do.
+    Stalled,
+}
+
+impl EndReason {
+    /// The trace name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Complete => "complete",
+            EndReason::TickLimit => "tick_limit",
+            EndReason::Stalled => "stalled",
+        }
+    }
+}
+
+/// Blocks in place so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Correct blocks at correct positions.
+    pub correct: u32,
+    /// Blueprint blocks.
+    pub total: u32,
+    /// Now.
+    pub tick: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    pending: Option<(Tick, Pending)>,
+    wait_until: Option<Tick>,
+    wake: bool,
+    news: Vec<BoardNews>,
+    news_due: Option<Tick>,
+    receipts: Vec<Receipt>,
+    outcome: Option<Outcome>,
+    done: bool,
+    crash_at: Option<Tick>,
+}
+
+/// The episode core. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Episode {
+    id: String,
+    policy: String,
+    seed: u64,
+    config_hash: String,
+    labels: crate::setup::Labels,
+    data: Arc<GameData>,
+    blueprint: Arc<Blueprint>,
+    world: World,
+    tick: Tick,
+    tick_limit: u64,
+    oracle_ticks: u64,
+    slots: Vec<Slot>,
+    events: Vec<Event>,
+    window_issue: std::collections::BTreeMap<WindowId, IssueId>,
+    ended: Option<EndReason>,
+    started: bool,
+}
+
+impl Episode {
+    /// A new episode from a setup; nothing happened yet.
+    pub fn new(setup: &Setup) -> Self {
+        let n = setup.world.agent_count();
+        let mut slots = vec![Slot::default(); n];
+        for c in &setup.faults.crash {
+            if let Some(s) = slots.get_mut(c.agent as usize) {
+                s.crash_at = Some(Tick(c.tick));
+            }
+        }
+        Episode {
+            id: setup.name.clone(),
+            policy: setup.policy.as_str().to_owned(),
+            seed: setup.seed,
+            config_hash: setup.config_hash.clone(),
+            labels: setup.labels.clone(),
+            data: setup.data.clone(),
+            blueprint: setup.blueprint.clone(),
+            world: setup.world.clone(),
+            tick: Tick(0),
+            tick_limit: setup.tick_limit,
+            oracle_ticks: setup.oracle_ticks,
+            slots,
+            events: Vec::new(),
+            window_issue: Default::default(),
+            ended: None,
+            started: false,
+        }
+    }
+
+    /// Now.
+    pub fn tick(&self) -> Tick {
+        self.tick
+    }
+
+    /// The world as it is now.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Why it ended, once it has.
+    pub fn ended(&self) -> Option<EndReason> {
+        self.ended
+    }
+
+    fn push(&mut self, kind: EventKind) {
+        self.events.push(Event {
+            v: TRACE_VERSION,
+            ep: self.id.clone(),
+            t: self.tick.0,
+            kind,
+        });
+    }
+
+    /// Trace events so far, in order; the buffer is emptied.
+    pub fn drain(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Blocks in place.
+    pub fn progress(&self) -> Progress {
+        let correct = self
+            .blueprint
+            .cells()
+            .iter()
+            .filter(|c| self.world.block_at(c.pos) == c.block)
+            .count() as u32;
+        Progress {
+            correct,
+            total: self.blueprint.len() as u32,
+            tick: self.tick.0,
+        }
+    }
+
+    /// Advances to the next tick at which something happens and applies the actions
+    /// completing then. Returns `false` once the episode is over (call
+    /// [`Self::final_inputs`] and [`Self::end`]).
+    pub fn advance(&mut self, board_deadline: Option<Tick>) -> bool {
+        if self.ended.is_some() {
+            return false;
+        }
+        if !self.started {
+            self.started = true;
+            self.start();
+            return true;
+        }
+        let all_done = self.slots.iter().all(|s| s.done && s.pending.is_none());
+        if all_done
+            || self.progress().correct == self.blueprint.len() as u32
+                && self.slots.iter().all(|s| s.pending.is_none())
+        {
+            self.ended = Some(self.judge(EndReason::Stalled));
+            return false;
+        }
+        let mut next: Option<Tick> = board_deadline;
+        let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
+        for s in &self.slots {
+            if let Some((t, _)) = &s.pending {
+                consider(*t);
+            }
+            if let Some(t) = s.wait_until {
+                consider(t);
+            }
+            if let Some(t) = s.news_due {
+                consider(t);
+            }
+        }
+        let Some(next) = next else {
+            self.ended = Some(self.judge(EndReason::Stalled));
+            return false;
+        };
+        if next.0 > self.tick_limit {
+            self.tick = Tick(self.tick_limit);
+            self.ended = Some(self.judge(EndReason::TickLimit));
+            return false;
+        }
+        self.tick = next.max(self.tick);
+        let now = self.tick;
+        for i in 0..self.slots.len() {
+            let due = matches!(&self.slots[i].pending, Some((t, _)) if *t <= now);
+            if due {
+                let (_, pending) = self.slots[i].pending.take().expect("checked above");
+                let agent = AgentId(i as u32);
+                let (outcome, receipt) = self.world.complete(agent, pending);
+                self.record_action(agent, &outcome);
+                self.slots[i].outcome = Some(outcome);
+                self.slots[i].wake = true;
+                if let Some((to, r)) = receipt {
+                    if let Some(s) = self.slots.get_mut(to.index()) {
+                        s.receipts.push(r);
+                        s.wake = true;
+                    }
+                }
+            }
+        }
+        for s in &mut self.slots {
+            if s.wait_until.is_some_and(|t| t <= now) {
+                s.wait_until = None;
+                s.wake = true;
+            }
+            if s.news_due.is_some_and(|t| t <= now) {
+                s.news_due = None;
+                s.wake = true;
+            }
+        }
+        true
+    }
+
+    /// A complete blueprint is a complete episode, whatever else was going on.
+    fn judge(&self, otherwise: EndReason) -> EndReason {
+        if self.progress().correct == self.blueprint.len() as u32 {
+            EndReason::Complete
+        } else {
+            otherwise
+        }
+    }
+
+    fn start(&mut self) {
+        let agents = (0..self.slots.len() as u32).map(AgentId).collect();
+        self.push(EventKind::EpisodeStart {
+            policy: self.policy.clone(),
+            seed: self.seed,
+            config_hash: self.config_hash.clone(),
+            agents,
+            blueprint_blocks: self.blueprint.len() as u32,
+            class: self.labels.class.clone(),
+            template: self.labels.template.clone(),
+            split: self.labels.split.clone(),
+            blueprint: Some(self.blueprint.name.clone()),
+        });
+        for s in &mut self.slots {
+            s.wake = true;
+        }
+    }
+
+    /// Windows the board closed at this tick: recorded, and news for everyone.
+    pub fn board_closed(&mut self, closed: Vec<WindowClosed>) {
+        for c in closed {
+            self.record_close(&c);
+            self.broadcast(BoardNews::Closed(c));
+        }
+    }
+
+    fn broadcast(&mut self, news: BoardNews) {
+        let due = self.tick + 1;
+        for s in &mut self.slots {
+            s.news.push(news.clone());
+            s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
+        }
+    }
+
+    /// The inputs of every agent to wake now, in id order.
+    pub fn wakes(&mut self) -> Vec<(AgentId, StepInput)> {
+        let now = self.tick;
+        let mut out = Vec::new();
+        for i in 0..self.slots.len() {
+            if !self.slots[i].wake {
+                continue;
+            }
+            let agent = AgentId(i as u32);
+            let view = self.world.observe(agent);
+            let s = &mut self.slots[i];
+            s.wake = false;
+            let crash = s.crash_at.is_some_and(|t| t <= now);
+            if crash {
+                s.crash_at = None;
+            }
+            out.push((
+                agent,
+                StepInput {
+                    tick: now,
+                    outcome: s.outcome.take(),
+                    receipts: std::mem::take(&mut s.receipts),
+                    board: std::mem::take(&mut s.news),
+                    view,
+                    final_call: false,
+                    crash,
+                },
+            ));
+        }
+        out
+    }
+
+    /// The last inputs, asking every agent for its unfinished work.
+    pub fn final_inputs(&mut self) -> Vec<(AgentId, StepInput)> {
+        let now = self.tick;
+        (0..self.slots.len())
+            .map(|i| {
+                let agent = AgentId(i as u32);
+                let view = self.world.observe(agent);
+                let s = &mut self.slots[i];
+                let input = StepInput {
+                    tick: now,
+                    outcome: s.outcome.take(),
+                    receipts: std::mem::take(&mut s.receipts),
+                    board: std::mem::take(&mut s.news),
+                    view,
+                    final_call: true,
+                    crash: false,
+                };
+                (agent, input)
+            })
+            .collect()
+    }
+
+    /// The supervisor restarted an agent from its snapshot.
+    pub fn agent_restarted(&mut self, agent: AgentId, cause: &str) {
+        self.push(EventKind::Restart {
+            agent,
+            cause: cause.to_owned(),
+        });
+    }
+
+    /// Takes one agent's output: records its notes, schedules its intent, and returns
+    /// its board messages for the driver to post, in order.
+    pub fn apply(
+        &mut self,
+        agent: AgentId,
+        out: StepOutput,
+    ) -> Vec<(BoardMessage, Option<IssueId>)> {
+        for note in out.notes {
+            self.record_note(agent, note);
+        }
+        let now = self.tick;
+        let Some(slot) = self.slots.get(agent.index()) else {
+            return Vec::new();
+        };
+        let _ = slot;
+        match out.intent {
+            Intent::Continue => {}
+            Intent::Act(action) => {
+                let pending = self.world.begin(agent, action);
+                let s = &mut self.slots[agent.index()];
+                s.pending = Some((now + pending.ticks, pending));
+                s.wait_until = None;
+                s.done = false;
+            }
+            Intent::Wait(until) => {
+                let s = &mut self.slots[agent.index()];
+                s.wait_until = until.map(|t| t.max(now + 1));
+                s.done = false;
+            }
+            Intent::Done => {
+                let s = &mut self.slots[agent.index()];
+                s.wait_until = None;
+                s.done = true;
+            }
+        }
+        out.posts
+    }
+
+    /// The board's answer to a message `agent` posted.
+    pub fn posted(
+        &mut self,
+        agent: AgentId,
+        msg: BoardMessage,
+        issue: Option<IssueId>,
+        result: Result<BoardReceipt, BoardError>,
+    ) {
+        match result {
+            Ok(receipt) => {
+                let window = receipt.posted.window;
+                self.record_board(&receipt.posted.msg, window);
+                if matches!(msg, BoardMessage::RequestMaterial { .. }) {
+                    if let Some(id) = issue {
+                        self.window_issue.insert(window, id);
+                    }
+                    self.push(EventKind::Window {
+                        window,
+                        event: gatecrew_protocol::trace::WindowEvent::Open,
+                        issue_id: issue,
+                        outcome: None,
+                    });
+                }
+                self.broadcast(BoardNews::Posted {
+                    window,
+                    msg: receipt.posted.msg.clone(),
+                });
+                if let Some(c) = receipt.closed {
+                    self.board_closed(vec![c]);
+                }
+            }
+            Err(e) => {
+                self.record_reject(agent, &msg, &e);
+                let due = self.tick + 1;
+                if let Some(s) = self.slots.get_mut(agent.index()) {
+                    s.news.push(BoardNews::Rejected {
+                        msg,
+                        error: e.kind(),
+                    });
+                    s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
+                }
+            }
+        }
+    }
+
+    /// Writes `episode_end`; returns the final progress.
+    pub fn end(&mut self) -> Progress {
+        let reason = self.ended.unwrap_or(EndReason::Stalled);
+        let p = self.progress();
+        let tsr = if p.total == 0 {
+            1.0
+        } else {
+            f64::from(p.correct) / f64::from(p.total)
+        };
+        self.push(EventKind::EpisodeEnd {
+            tsr,
+            complete: p.correct == p.total,
+            correct_blocks: p.correct,
+            blueprint_blocks: p.total,
+            reason: reason.as_str().to_owned(),
+        });
+        p
+    }
+}

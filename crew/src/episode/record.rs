@@ -1,0 +1,157 @@
+//! Turning verified outcomes, agent notes and board results into trace events.
+
+use gatecrew_gating::Issue;
+use gatecrew_protocol::trace::{EventKind, WindowEvent};
+use gatecrew_protocol::{
+    AgentId, BoardError, BoardMessage, RefusalReason, RequestReason, WindowClosed, WindowId,
+};
+use gatecrew_world::{Action, Outcome};
+
+use super::Episode;
+use crate::agent::{Note, OracleQuery};
+
+impl Episode {
+    pub(super) fn record_action(&mut self, agent: AgentId, o: &Outcome) {
+        let name = |i| Some(self.data.item_name(i).to_owned());
+        let (item, count) = match o.action {
+            Action::Place { item, .. } => (name(item), Some(1)),
+            Action::Craft { recipe, times } => {
+                let r = self.data.recipe(recipe);
+                (name(r.result), Some(r.count * times))
+            }
+            Action::Smelt { input, count, .. } => (name(input), Some(count)),
+            Action::Give { item, count, .. }
+            | Action::Drop { item, count }
+            | Action::Deposit { item, count, .. }
+            | Action::Withdraw { item, count, .. } => (name(item), Some(count)),
+            Action::MoveTo { .. } | Action::Mine { .. } | Action::PickUp { .. } => (None, None),
+        };
+        self.push(EventKind::Action {
+            agent,
+            action: o.action.name(),
+            ok: o.ok(),
+            reason: o.result.as_ref().err().map(|f| f.tag().to_owned()),
+            item,
+            count,
+            pos: o.action.pos(),
+            ticks: Some(o.ticks),
+        });
+    }
+
+    pub(super) fn record_note(&mut self, agent: AgentId, note: Note) {
+        let kind = match note {
+            Note::Issue { id, issue, node } => {
+                let (item, count, pos, reason) = match issue {
+                    Issue::MissingMaterial { item, count } => (Some(item), Some(count), None, None),
+                    Issue::MissingTool { tool } => (Some(tool), Some(1), None, None),
+                    Issue::DependencyBlocked { pos, .. } | Issue::Unreachable { pos } => {
+                        (None, None, Some(pos), None)
+                    }
+                    Issue::ActionFailed { reason, .. } => {
+                        (None, None, None, Some(reason.to_owned()))
+                    }
+                };
+                EventKind::Issue {
+                    agent,
+                    issue_id: id,
+                    issue: issue.name(),
+                    item: item.map(|i| self.data.item_name(i).to_owned()),
+                    count,
+                    node: node.map(|n| n.index() as u32),
+                    pos,
+                    reason,
+                }
+            }
+            Note::Gate(g) => {
+                // The oracle sees the whole world; the agent never sees its answer.
+                let oracle_local_feasible = match g.oracle {
+                    OracleQuery::Items(item, want) => self
+                        .world
+                        .oracle(agent, item, want, self.oracle_ticks)
+                        .is_some(),
+                    OracleQuery::Retry => true,
+                    OracleQuery::NeedsTeammate => false,
+                };
+                EventKind::Gate {
+                    agent,
+                    issue_id: g.issue_id,
+                    tier: g.decision.tier,
+                    rule: g.decision.rule.map(|r| r.as_str().to_owned()),
+                    features: g.features.to_vec(),
+                    score: (g.decision.score * 1e6).round() / 1e6,
+                    decision: g.decision.decision,
+                    action: Some(g.decision.action),
+                    oracle_local_feasible,
+                }
+            }
+            Note::Recovery { id, step, ok } => EventKind::Recovery {
+                agent,
+                issue_id: id,
+                step,
+                ok,
+            },
+            Note::Resolved { id, by } => EventKind::Resolved {
+                agent,
+                issue_id: id,
+                by,
+            },
+            Note::Unfinished { node, pos, why } => {
+                let block = pos
+                    .and_then(|p| self.blueprint.cell_at(p))
+                    .map(|c| self.data.block_name(c.block).to_owned());
+                EventKind::Unfinished {
+                    agent,
+                    node: node.index() as u32,
+                    pos,
+                    block,
+                    why,
+                }
+            }
+        };
+        self.push(kind);
+    }
+
+    pub(super) fn record_board(&mut self, msg: &BoardMessage, window: WindowId) {
+        let reason = match msg {
+            BoardMessage::RequestMaterial { reason, .. } => Some(match reason {
+                RequestReason::MissingMaterial => "missing_material",
+                RequestReason::MissingTool => "missing_tool",
+            }),
+            BoardMessage::CannotSupply { reason, .. } => Some(match reason {
+                RefusalReason::NoSurplus => "no_surplus",
+                RefusalReason::Busy => "busy",
+            }),
+            _ => None,
+        };
+        self.push(EventKind::Board {
+            msg: msg.kind().as_str().to_owned(),
+            window,
+            from: msg.from(),
+            to: msg.to(),
+            item: self.data.items().display(msg.item()).to_string(),
+            count: msg.count().map(|c| c.get()),
+            reason: reason.map(str::to_owned),
+        });
+    }
+
+    pub(super) fn record_close(&mut self, c: &WindowClosed) {
+        self.push(EventKind::Window {
+            window: c.window,
+            event: WindowEvent::Close,
+            issue_id: None,
+            outcome: Some(c.outcome.as_str().to_owned()),
+        });
+    }
+
+    pub(super) fn record_reject(&mut self, agent: AgentId, msg: &BoardMessage, e: &BoardError) {
+        self.push(EventKind::BoardReject {
+            from: agent,
+            error: e.kind().as_str().to_owned(),
+            msg: Some(msg.kind().as_str().to_owned()),
+            window: msg.window(),
+            to: Some(msg.to()),
+            item: Some(self.data.items().display(msg.item()).to_string()),
+            count: msg.count().map(|c| c.get()),
+        });
+    }
+}

@@ -1,0 +1,93 @@
+//! The synchronous stepper: the episode core, the board core and the agent cores in a
+//! plain loop, no actors, no tokio. It is the reference the actor runtime must match
+//! byte for byte, and the fast path for suites and calibration.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use gatecrew_protocol::trace::Event;
+use gatecrew_protocol::{AgentId, Board};
+
+use super::{EndReason, Episode, Progress};
+use crate::agent::{AgentCore, StepInput, StepOutput};
+use crate::setup::Setup;
+
+/// What a finished episode reports besides its trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// Blocks in place at the end.
+    pub progress: Progress,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// Runs one episode, handing every trace event to `sink` in order.
+pub fn run(setup: &Setup, sink: &mut dyn FnMut(&Event)) -> Finished {
+    let mut episode = Episode::new(setup);
+    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let mut agents = setup.agents();
+    while episode.advance(board.next_deadline()) {
+        let closed = board.expire(episode.tick());
+        episode.board_closed(closed);
+        let inputs = episode.wakes();
+        let outputs: Vec<(AgentId, StepOutput)> = inputs
+            .into_iter()
+            .map(|(id, input)| {
+                let out = step_supervised(&mut agents[id.index()], input, &mut episode);
+                (id, out)
+            })
+            .collect();
+        for (id, out) in outputs {
+            for (msg, issue) in episode.apply(id, out) {
+                let result = board.post(id, msg.clone(), episode.tick());
+                episode.posted(id, msg, issue, result);
+            }
+        }
+        for ev in episode.drain() {
+            sink(&ev);
+        }
+    }
+    for (id, input) in episode.final_inputs() {
+        let out = agents[id.index()].step(input);
+        episode.apply(id, out);
+    }
+    let progress = episode.end();
+    for ev in episode.drain() {
+        sink(&ev);
+    }
+    Finished {
+        progress,
+        reason: episode.ended().unwrap_or(EndReason::Stalled),
+    }
+}
+
+/// Steps an agent; if it panics, restores the snapshot taken before the step (its
+/// last verified state) and replays the input without the fault, as the actor
+/// supervisor does.
+fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
+    if !input.crash {
+        return agent.step(input);
+    }
+    let snapshot = agent.clone();
+    let id = agent.id();
+    let replay = StepInput {
+        crash: false,
+        ..input.clone()
+    };
+    match catch_unwind(AssertUnwindSafe(|| agent.step(input))) {
+        Ok(out) => out,
+        Err(panic) => {
+            let cause = panic_message(&panic);
+            *agent = snapshot;
+            episode.agent_restarted(id, &cause);
+            agent.step(replay)
+        }
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "panic".into())
+}

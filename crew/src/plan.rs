@@ -1,0 +1,442 @@
+//! The AND/OR task graph (DESIGN section 4, paper 000).
+//!
+//! One graph describes the crew's whole job: a root AND over one AND per agent, whose
+//! children are that agent's `place` nodes in build order. `requires` edges say which
+//! node must be done first (a block's support, possibly a teammate's). Material comes
+//! from `obtain` OR nodes, one per agent and item, whose alternatives are added in cost
+//! order when the local solver first needs them: take it from a container in reach,
+//! craft it (an ALL-OF of obtaining the ingredients, then the craft), mine it, smelt
+//! it. The local solver's `LOCAL_RECOVER` chain is exactly that ordered list.
+//!
+//! Every agent holds its own copy; the state of each node (pending, done, failed, set
+//! aside) is private. [`TaskGraph::backtrack`] finds the nearest valid branching point
+//! above a failed node: an OR with untried alternatives, or a task AND with other
+//! pending children.
+
+mod build;
+mod split;
+
+use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_world::BlockId;
+use gatecrew_world::data::RecipeId;
+use petgraph::Direction;
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use petgraph::visit::EdgeRef;
+
+pub use build::build;
+pub use split::split_work;
+
+/// A node of the task graph.
+pub type NodeId = NodeIndex<u32>;
+
+/// The two kinds of AND.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AndKind {
+    /// Independent goals (an agent's share): a failed child can be set aside while the
+    /// others go on.
+    Tasks,
+    /// Every child is needed for the parent's purpose (ingredients, then the craft).
+    AllOf,
+}
+
+/// A leaf task: one world action, or a short fixed sequence of them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Task {
+    /// Place a blueprint cell.
+    Place {
+        /// Blueprint cell index.
+        cell: u32,
+        /// Where.
+        pos: Pos,
+        /// The block.
+        block: BlockId,
+        /// The item that places it.
+        item: ItemId,
+    },
+    /// Take an item from a known container or dropped stack.
+    Fetch {
+        /// The item.
+        item: ItemId,
+    },
+    /// Craft a recipe.
+    Craft {
+        /// The recipe.
+        recipe: RecipeId,
+    },
+    /// Mine blocks for their drops.
+    Collect {
+        /// The item wanted.
+        item: ItemId,
+        /// The block that drops it.
+        block: BlockId,
+    },
+    /// Smelt in a furnace.
+    Smelt {
+        /// Input.
+        input: ItemId,
+        /// Output.
+        output: ItemId,
+    },
+    /// Make sure a crafting station (table or furnace) is in reach: go to a known one
+    /// or place one from the inventory.
+    Station {
+        /// The station's item.
+        item: ItemId,
+    },
+}
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeKind {
+    /// All children.
+    And(AndKind),
+    /// One of the children, tried in order; `item` is what it obtains.
+    Obtain {
+        /// The item.
+        item: ItemId,
+    },
+    /// A leaf.
+    Task(Task),
+}
+
+/// Where a node stands, privately for the agent holding this copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeState {
+    /// Not done.
+    Pending,
+    /// Done (seen or verified).
+    Done,
+    /// Tried and failed (an alternative that did not work).
+    Failed,
+    /// Set aside by `LOCAL_SKIP`, to be revisited.
+    SetAside,
+}
+
+/// A node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What it is.
+    pub kind: NodeKind,
+    /// Whose it is.
+    pub owner: AgentId,
+    /// Its state.
+    pub state: NodeState,
+    /// Whether an `Obtain` node's alternatives were generated.
+    pub expanded: bool,
+}
+
+/// Edge kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// Parent to child, with the child's rank among its siblings.
+    Child(u32),
+    /// Prerequisite to dependent.
+    Requires,
+}
+
+/// Static facts about a place node, computed once when the graph is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Reach {
+    /// Place nodes that depend on it, transitively.
+    pub dependents: u32,
+    /// Longest chain of dependents.
+    pub depth: u32,
+    /// Whether a teammate owns one of them.
+    pub teammate_dependents: bool,
+}
+
+/// The task graph. See the module docs.
+#[derive(Debug, Clone)]
+pub struct TaskGraph {
+    g: StableDiGraph<Node, Edge, u32>,
+    root: NodeId,
+    agent_roots: Vec<NodeId>,
+    /// Place node of each blueprint cell (`None` for the upper halves of tall blocks).
+    cell_nodes: Vec<Option<NodeId>>,
+    reach: Vec<Reach>,
+    obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
+}
+
+/// Where backtracking lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backtrack {
+    /// An OR with untried alternatives: try this one next.
+    Alternative {
+        /// The OR.
+        or: NodeId,
+        /// Its next alternative.
+        next: NodeId,
+    },
+    /// A task AND with other pending children: set the failed branch aside, go on.
+    Continue {
+        /// The AND.
+        and: NodeId,
+        /// The child under it whose branch failed.
+        set_aside: NodeId,
+    },
+    /// Nothing above can recover.
+    Exhausted,
+}
+
+impl TaskGraph {
+    pub(crate) fn from_parts(
+        g: StableDiGraph<Node, Edge, u32>,
+        root: NodeId,
+        agent_roots: Vec<NodeId>,
+        cell_nodes: Vec<Option<NodeId>>,
+        obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
+    ) -> Self {
+        let mut t = TaskGraph {
+            g,
+            root,
+            agent_roots,
+            cell_nodes,
+            reach: Vec::new(),
+            obtain,
+        };
+        t.reach = t.compute_reach();
+        t
+    }
+
+    /// The crew root.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// An agent's share (a task AND).
+    pub fn agent_root(&self, a: AgentId) -> Option<NodeId> {
+        self.agent_roots.get(a.index()).copied()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.g.node_count()
+    }
+
+    /// Whether the graph is empty.
+    pub fn is_empty(&self) -> bool {
+        self.g.node_count() == 0
+    }
+
+    /// A node.
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.g[n]
+    }
+
+    /// Sets a node's state.
+    pub fn set_state(&mut self, n: NodeId, s: NodeState) {
+        self.g[n].state = s;
+    }
+
+    /// The place node of a blueprint cell.
+    pub fn cell_node(&self, cell: usize) -> Option<NodeId> {
+        self.cell_nodes.get(cell).copied().flatten()
+    }
+
+    /// Static facts of a place node.
+    pub fn reach_of(&self, n: NodeId) -> Reach {
+        self.reach.get(n.index()).copied().unwrap_or_default()
+    }
+
+    /// Children in rank order.
+    pub fn children(&self, n: NodeId) -> Vec<NodeId> {
+        let mut c: Vec<(u32, NodeId)> = self
+            .g
+            .edges_directed(n, Direction::Outgoing)
+            .filter_map(|e| match e.weight() {
+                Edge::Child(rank) => Some((*rank, e.target())),
+                Edge::Requires => None,
+            })
+            .collect();
+        c.sort();
+        c.into_iter().map(|(_, n)| n).collect()
+    }
+
+    /// The parent (a node has at most one).
+    pub fn parent(&self, n: NodeId) -> Option<NodeId> {
+        self.g
+            .edges_directed(n, Direction::Incoming)
+            .find(|e| matches!(e.weight(), Edge::Child(_)))
+            .map(|e| e.source())
+    }
+
+    /// Direct prerequisites, in id order.
+    pub fn requires(&self, n: NodeId) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self
+            .g
+            .edges_directed(n, Direction::Incoming)
+            .filter(|e| *e.weight() == Edge::Requires)
+            .map(|e| e.source())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Direct dependents, in id order.
+    pub fn dependents(&self, n: NodeId) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self
+            .g
+            .edges_directed(n, Direction::Outgoing)
+            .filter(|e| *e.weight() == Edge::Requires)
+            .map(|e| e.target())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// All transitive dependents.
+    pub fn descendants(&self, n: NodeId) -> Vec<NodeId> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            for d in self.dependents(x) {
+                if seen.insert(d) {
+                    stack.push(d);
+                }
+            }
+        }
+        seen.into_iter().collect()
+    }
+
+    /// Adds a child at the end of `parent`'s list.
+    pub fn add_child(&mut self, parent: NodeId, kind: NodeKind) -> NodeId {
+        let owner = self.g[parent].owner;
+        let rank = self.children(parent).len() as u32;
+        let n = self.g.add_node(Node {
+            kind,
+            owner,
+            state: NodeState::Pending,
+            expanded: false,
+        });
+        self.g.add_edge(parent, n, Edge::Child(rank));
+        n
+    }
+
+    /// Adds a node with no parent (a top-level `obtain` for an item no place node uses).
+    pub fn add_detached(&mut self, kind: NodeKind, owner: AgentId) -> NodeId {
+        self.g.add_node(Node {
+            kind,
+            owner,
+            state: NodeState::Pending,
+            expanded: false,
+        })
+    }
+
+    /// The top-level `obtain` node of an agent for an item, if the graph has one.
+    pub fn obtain_node(&self, owner: AgentId, item: ItemId) -> Option<NodeId> {
+        self.obtain.get(&(owner, item)).copied()
+    }
+
+    /// The top-level `obtain` node of an agent for an item, created if missing.
+    pub fn obtain_node_or_add(&mut self, owner: AgentId, item: ItemId) -> NodeId {
+        if let Some(n) = self.obtain_node(owner, item) {
+            return n;
+        }
+        let n = self.add_detached(NodeKind::Obtain { item }, owner);
+        self.obtain.insert((owner, item), n);
+        n
+    }
+
+    /// Removes everything below `n` (its alternatives, before a fresh expansion) and
+    /// resets it to pending.
+    pub fn clear_below(&mut self, n: NodeId) {
+        let mut stack = self.children(n);
+        while let Some(c) = stack.pop() {
+            stack.extend(self.children(c));
+            self.g.remove_node(c);
+        }
+        self.g[n].expanded = false;
+        self.g[n].state = NodeState::Pending;
+    }
+
+    /// Adds a prerequisite edge.
+    pub fn add_requires(&mut self, before: NodeId, after: NodeId) {
+        self.g.add_edge(before, after, Edge::Requires);
+    }
+
+    /// Marks an `Obtain` node as expanded.
+    pub fn mark_expanded(&mut self, n: NodeId) {
+        self.g[n].expanded = true;
+    }
+
+    /// Every node id, in index order.
+    pub fn node_ids(&self) -> Vec<NodeId> {
+        self.g.node_indices().collect()
+    }
+
+    /// The nearest valid branching point above `failed` (DESIGN section 4): walking up,
+    /// an `Obtain` OR with a pending alternative after the failed branch, or a task AND
+    /// with another pending child. An ALL-OF AND fails with its child.
+    pub fn backtrack(&self, failed: NodeId) -> Backtrack {
+        let mut child = failed;
+        while let Some(p) = self.parent(child) {
+            match self.g[p].kind {
+                NodeKind::Obtain { .. } => {
+                    let alts = self.children(p);
+                    let pos = alts.iter().position(|c| *c == child).unwrap_or(0);
+                    if let Some(next) = alts[pos + 1..]
+                        .iter()
+                        .copied()
+                        .find(|c| self.g[*c].state == NodeState::Pending)
+                    {
+                        return Backtrack::Alternative { or: p, next };
+                    }
+                }
+                NodeKind::And(AndKind::Tasks) => {
+                    let others = self
+                        .children(p)
+                        .into_iter()
+                        .any(|c| c != child && self.g[c].state == NodeState::Pending);
+                    if others {
+                        return Backtrack::Continue {
+                            and: p,
+                            set_aside: child,
+                        };
+                    }
+                }
+                NodeKind::And(AndKind::AllOf) | NodeKind::Task(_) => {}
+            }
+            child = p;
+        }
+        Backtrack::Exhausted
+    }
+
+    fn compute_reach(&self) -> Vec<Reach> {
+        let bound = self
+            .g
+            .node_indices()
+            .map(|n| n.index() + 1)
+            .max()
+            .unwrap_or(0);
+        let mut out = vec![Reach::default(); bound];
+        // Depth by memoised DFS over `requires` edges (the place graph is a DAG: it
+        // follows the blueprint's support forest).
+        let mut depth: Vec<Option<u32>> = vec![None; bound];
+        fn depth_of(t: &TaskGraph, n: NodeId, memo: &mut Vec<Option<u32>>) -> u32 {
+            if let Some(d) = memo[n.index()] {
+                return d;
+            }
+            let d = t
+                .dependents(n)
+                .into_iter()
+                .map(|c| 1 + depth_of(t, c, memo))
+                .max()
+                .unwrap_or(0);
+            memo[n.index()] = Some(d);
+            d
+        }
+        for n in self.g.node_indices() {
+            if !matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+                continue;
+            }
+            let desc = self.descendants(n);
+            let owner = self.g[n].owner;
+            out[n.index()] = Reach {
+                dependents: desc.len() as u32,
+                depth: depth_of(self, n, &mut depth),
+                teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
+            };
+        }
+        out
+    }
+}

@@ -1,0 +1,447 @@
+//! Loading a crew config (TOML) into a ready-to-run episode [`Setup`].
+//!
+//! ```toml
+//! blueprint = "blueprints/house.toml"     # relative to this file
+//! data = "data/minecraft-1.20.4.json"     # default
+//! [episode]
+//! seed = 7
+//! policy = "gated"
+//! [gate]        # weights and thresholds, checked against the hierarchy
+//! [board]       # window_ticks, handover_ticks
+//! [agent]       # patience and retries
+//! [faults]      # action_failure_rate, crash = [{ agent = 1, tick = 300 }]
+//! [world]       # bounds, rules, terrain, chests (see gatecrew_world::scenario)
+//! [[agents]]    # start and inventory, one per bot
+//! ```
+//!
+//! Every error names the file and the line or key at fault.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gatecrew_gating::{Gate, GateParams, GatePolicy, GateSpec};
+use gatecrew_protocol::{AgentId, BoardConfig, ItemId, Pos};
+use gatecrew_world::scenario::{AgentSpec, ItemCounts, Source, WorldSpec};
+use gatecrew_world::{Blueprint, GameData, LoadError, LoadErrorKind, World};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use toml::Spanned;
+
+use crate::agent::{AgentCore, AgentSetup, AgentTuning, Physics};
+use crate::plan::{TaskGraph, build, split_work};
+
+/// The `[episode]` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EpisodeSpec {
+    /// Episode id in the trace.
+    pub name: String,
+    /// The seed of the world's RNG.
+    pub seed: u64,
+    /// The episode ends at this tick at the latest.
+    pub tick_limit: u64,
+    /// The coordination policy.
+    pub policy: GatePolicy,
+    /// Budget of the local-recovery oracle recorded for UER, in ticks.
+    pub oracle_ticks: u64,
+}
+
+impl Default for EpisodeSpec {
+    fn default() -> Self {
+        EpisodeSpec {
+            name: "episode".into(),
+            seed: 7,
+            tick_limit: 24_000,
+            policy: GatePolicy::Gated,
+            oracle_ticks: 600,
+        }
+    }
+}
+
+/// A scheduled agent crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashSpec {
+    /// Which agent.
+    pub agent: u32,
+    /// At its first wake-up at or after this tick.
+    pub tick: u64,
+}
+
+/// The `[faults]` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultSpec {
+    /// Probability that an action fails with an injected fault.
+    pub action_failure_rate: f64,
+    /// Agent actor crashes.
+    pub crash: Vec<CrashSpec>,
+}
+
+fn default_data() -> PathBuf {
+    PathBuf::from("data/minecraft-1.20.4.json")
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CrewFile {
+    #[serde(default)]
+    episode: EpisodeSpec,
+    #[serde(default = "default_data")]
+    data: PathBuf,
+    blueprint: PathBuf,
+    #[serde(default)]
+    gate: GateSpec,
+    #[serde(default)]
+    board: BoardConfig,
+    #[serde(default)]
+    agent: AgentTuning,
+    #[serde(default)]
+    faults: FaultSpec,
+    world: WorldSpec,
+    agents: Vec<AgentSpec>,
+}
+
+/// Command-line overrides of a config.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    /// Another blueprint file.
+    pub blueprint: Option<PathBuf>,
+    /// Another seed.
+    pub seed: Option<u64>,
+    /// Another crew size.
+    pub agents: Option<usize>,
+    /// Another policy.
+    pub policy: Option<GatePolicy>,
+}
+
+/// A config that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SetupError {
+    /// A file could not be loaded (names the file and the line or key).
+    #[error("{0}")]
+    Load(#[from] LoadError),
+}
+
+/// Everything an episode needs, checked.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Episode id.
+    pub name: String,
+    /// Seed.
+    pub seed: u64,
+    /// Tick limit.
+    pub tick_limit: u64,
+    /// Policy.
+    pub policy: GatePolicy,
+    /// Oracle budget.
+    pub oracle_ticks: u64,
+    /// Game data.
+    pub data: Arc<GameData>,
+    /// Blueprint.
+    pub blueprint: Arc<Blueprint>,
+    /// The world at tick 0, with the bots.
+    pub world: World,
+    /// Gate parameters.
+    pub gate: GateParams,
+    /// Board timing.
+    pub board: BoardConfig,
+    /// Agent tuning.
+    pub tuning: AgentTuning,
+    /// Faults.
+    pub faults: FaultSpec,
+    /// The crew's task graph (each agent gets a copy).
+    pub plan: TaskGraph,
+    /// Hash of the resolved configuration.
+    pub config_hash: String,
+    /// Suite labels, when the episode comes from a suite.
+    pub labels: Labels,
+}
+
+/// Suite labels written into `episode_start`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Labels {
+    /// Class A..D.
+    pub class: Option<String>,
+    /// Template name.
+    pub template: Option<String>,
+    /// Split name.
+    pub split: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Resolved<'a> {
+    data_version: &'a str,
+    episode: &'a EpisodeSpec,
+    gate: &'a GateSpec,
+    board: &'a BoardConfig,
+    agent: &'a AgentTuning,
+    faults: &'a FaultSpec,
+    world: &'a WorldSpec,
+    agents: &'a [AgentSpec],
+    blueprint: Vec<(Pos, &'a str)>,
+}
+
+impl Setup {
+    /// Loads a crew config, applying overrides.
+    pub fn load(path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        Self::parse(&text, path, ov)
+    }
+
+    /// Parses a crew config's text; relative paths resolve against `path`'s folder.
+    pub fn parse(text: &str, path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
+        let mut file: CrewFile =
+            toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let data = Arc::new(GameData::load(&base.join(&file.data))?);
+        let bp_path = ov
+            .blueprint
+            .clone()
+            .unwrap_or_else(|| base.join(&file.blueprint));
+        let blueprint = Arc::new(Blueprint::load(&bp_path, &data)?);
+        if let Some(seed) = ov.seed {
+            file.episode.seed = seed;
+        }
+        if let Some(policy) = ov.policy {
+            file.episode.policy = policy;
+        }
+        let gate = GateParams::new(file.gate).map_err(|e| {
+            let key = e.key();
+            let err = LoadError::new(path, LoadErrorKind::Invalid(e.to_string())).at(key);
+            match line_of_key(text, key.rsplit('.').next().unwrap_or(key)) {
+                Some(l) => err.line(l),
+                None => err,
+            }
+        })?;
+        if !(0.0..=1.0).contains(&file.faults.action_failure_rate) {
+            return Err(
+                LoadError::new(path, LoadErrorKind::Invalid("must be in [0, 1]".into()))
+                    .at("faults.action_failure_rate")
+                    .into(),
+            );
+        }
+        if file.agents.is_empty() {
+            return Err(LoadError::new(
+                path,
+                LoadErrorKind::Invalid("at least one [[agents]] entry is needed".into()),
+            )
+            .at("agents")
+            .into());
+        }
+        let src = Source::new(path, text);
+        let mut agents = file.agents.clone();
+        if let Some(n) = ov.agents {
+            if n == 0 || n > 16 {
+                return Err(LoadError::new(
+                    path,
+                    LoadErrorKind::Invalid(format!("--agents {n}: a crew has 1 to 16 bots")),
+                )
+                .into());
+            }
+            if n != agents.len() {
+                agents = resize_crew(&agents, n, &blueprint, &data, &file.world, &src)?;
+            }
+        }
+        let world = file.world.build(&data, &agents, file.episode.seed, &src)?;
+        check_blueprint_fits(&blueprint, &world, &bp_path)?;
+        let mut world = world;
+        world.set_failure_rate(file.faults.action_failure_rate);
+        world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
+        for c in &file.faults.crash {
+            if c.agent as usize >= agents.len() {
+                return Err(LoadError::new(
+                    path,
+                    LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)),
+                )
+                .at("faults.crash")
+                .into());
+            }
+        }
+        let owners = split_work(&blueprint, agents.len());
+        let plan = build(&blueprint, &owners, agents.len(), &data);
+        let cells: Vec<(Pos, &str)> = blueprint
+            .cells()
+            .iter()
+            .map(|c| (c.pos, data.block_name(c.block)))
+            .collect();
+        let resolved = Resolved {
+            data_version: &data.version,
+            episode: &file.episode,
+            gate: &file.gate,
+            board: &file.board,
+            agent: &file.agent,
+            faults: &file.faults,
+            world: &file.world,
+            agents: &agents,
+            blueprint: cells,
+        };
+        let canonical = serde_json::to_vec(&resolved).unwrap_or_default();
+        let digest = Sha256::digest(&canonical);
+        let config_hash = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        Ok(Setup {
+            name: file.episode.name.clone(),
+            seed: file.episode.seed,
+            tick_limit: file.episode.tick_limit,
+            policy: file.episode.policy,
+            oracle_ticks: file.episode.oracle_ticks,
+            data,
+            blueprint,
+            world,
+            gate,
+            board: file.board,
+            tuning: file.agent,
+            faults: file.faults,
+            plan,
+            config_hash,
+            labels: Labels::default(),
+        })
+    }
+
+    /// The crew roster.
+    pub fn roster(&self) -> Vec<AgentId> {
+        (0..self.world.agent_count() as u32).map(AgentId).collect()
+    }
+
+    /// Fresh agent cores, each with its own copy of the plan and its starting state.
+    pub fn agents(&self) -> Vec<AgentCore> {
+        let roster = self.roster();
+        let physics = Physics::new(self.world.rules(), &self.data);
+        roster
+            .iter()
+            .map(|&id| {
+                let body = self.world.body(id).expect("roster comes from the world");
+                AgentCore::new(AgentSetup {
+                    id,
+                    crew: roster.clone(),
+                    data: self.data.clone(),
+                    blueprint: self.blueprint.clone(),
+                    plan: self.plan.clone(),
+                    gate: Gate::new(self.gate, self.policy),
+                    tuning: self.tuning,
+                    physics: physics.clone(),
+                    board: self.board,
+                    start: body.pos,
+                    inventory: body.inventory.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map(|i| i + 1)
+}
+
+fn check_blueprint_fits(bp: &Blueprint, world: &World, path: &Path) -> Result<(), LoadError> {
+    let b = world.grid().bounds();
+    if let Some(c) = bp.cells().iter().find(|c| !b.contains(c.pos)) {
+        return Err(LoadError::new(
+            path,
+            LoadErrorKind::Invalid(format!("block at {} lies outside world.bounds", c.pos)),
+        ));
+    }
+    if let Some(c) = bp
+        .cells()
+        .iter()
+        .find(|c| world.block_at(c.pos) != gatecrew_world::BlockId::AIR)
+    {
+        return Err(LoadError::new(
+            path,
+            LoadErrorKind::Invalid(format!(
+                "the world already has a block at {}, where the blueprint builds",
+                c.pos
+            )),
+        ));
+    }
+    Ok(())
+}
+
+/// A crew of another size than the config lists: the listed bots keep their starts,
+/// extra bots start on a ring around the site, and the listed inventories are pooled
+/// and dealt out by each bot's share of the blueprint (leftovers round-robin), so that
+/// no item is created or lost.
+fn resize_crew(
+    listed: &[AgentSpec],
+    n: usize,
+    bp: &Blueprint,
+    data: &GameData,
+    world: &WorldSpec,
+    src: &Source,
+) -> Result<Vec<AgentSpec>, LoadError> {
+    let mut pool: BTreeMap<ItemId, u32> = BTreeMap::new();
+    for (i, a) in listed.iter().enumerate() {
+        for (item, c) in gatecrew_world::scenario::resolve_counts(
+            &a.inventory,
+            data,
+            src,
+            &format!("agents[{i}].inventory"),
+        )? {
+            *pool.entry(item).or_insert(0) += c;
+        }
+    }
+    let owners = split_work(bp, n);
+    let mut needs = vec![BTreeMap::<ItemId, u32>::new(); n];
+    for (i, c) in bp.cells().iter().enumerate() {
+        if c.part == gatecrew_world::Part::Upper {
+            continue;
+        }
+        if let Some(item) = data.block_info(c.block).item {
+            *needs[owners[i].index()].entry(item).or_insert(0) += 1;
+        }
+    }
+    let mut invs = vec![BTreeMap::<ItemId, u32>::new(); n];
+    for (a, need) in needs.iter().enumerate() {
+        for (item, want) in need {
+            let have = pool.entry(*item).or_insert(0);
+            let take = (*want).min(*have);
+            *have -= take;
+            if take > 0 {
+                *invs[a].entry(*item).or_insert(0) += take;
+            }
+        }
+    }
+    for (k, (item, left)) in pool.into_iter().enumerate() {
+        if left > 0 {
+            *invs[k % n].entry(item).or_insert(0) += left;
+        }
+    }
+    let (lo, hi) = bp
+        .extent()
+        .unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
+    let ring = |k: usize| {
+        let side = [
+            (lo.x - 2, lo.z - 2 + 2 * k as i32),
+            (hi.x + 2, hi.z + 2 - 2 * k as i32),
+            (lo.x - 2 + 2 * k as i32, hi.z + 2),
+            (hi.x + 2 - 2 * k as i32, lo.z - 2),
+        ];
+        let (x, z) = side[k % 4];
+        Pos::new(
+            x.clamp(world.bounds.min.x, world.bounds.max.x),
+            0,
+            z.clamp(world.bounds.min.z, world.bounds.max.z),
+        )
+    };
+    Ok((0..n)
+        .map(|a| {
+            let start = listed
+                .get(a)
+                .map_or_else(|| Spanned::new(0..0, ring(a)), |s| s.start.clone());
+            let inventory: ItemCounts = invs[a]
+                .iter()
+                .map(|(i, c)| {
+                    (
+                        Spanned::new(0..0, data.item_name(*i).to_owned()),
+                        Spanned::new(0..0, i64::from(*c)),
+                    )
+                })
+                .collect();
+            AgentSpec { start, inventory }
+        })
+        .collect())
+}
