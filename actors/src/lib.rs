@@ -1,1 +1,29 @@
-//! placeholder
+//! The actor runtime of gatecrew: thin [ractor] shells around the pure cores.
+//!
+//! * [`AgentActor`] owns one [`AgentCore`](gatecrew_crew::agent::AgentCore): a bot's
+//!   private state, reachable by no one else;
+//! * [`BoardActor`] owns the [`Board`](gatecrew_protocol::Board) core: the only channel
+//!   between bots;
+//! * [`WorldActor`] owns the [`Episode`](gatecrew_crew::Episode) core and drives the
+//!   lockstep: each step it asks every awake agent for its intent concurrently, then
+//!   applies the answers in agent-id order, so the trace does not depend on scheduling;
+//! * [`CrewActor`] supervises the agents and restarts a failed one from the snapshot of
+//!   its state after its last verified step;
+//! * [`RecorderActor`] writes the trace.
+//!
+//! The actors hold no logic of their own: the same episode through [`run_episode`] and
+//! through the synchronous stepper gives byte-identical traces.
+
+mod agent;
+mod board;
+mod crew;
+mod recorder;
+mod run;
+mod world;
+
+pub use agent::{AgentActor, AgentMsg};
+pub use board::{BoardActor, BoardMsg};
+pub use crew::{CrewActor, CrewMsg};
+pub use recorder::{RecorderActor, RecorderMsg};
+pub use run::{RunError, Tap, run_episode};
+pub use world::{WorldActor, WorldMsg};

@@ -1,36 +1,74 @@
-//! Temporary runner.
-#![allow(clippy::print_stdout, missing_docs)]
-fn main() {
-    let path = std::path::Path::new("configs/crew.toml");
-    let setup =
-        gatecrew_crew::Setup::load(path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
-    let roster = setup.roster();
-    for a in &roster {
-        let mut need = std::collections::BTreeMap::new();
-        for n in setup.plan.children(setup.plan.agent_root(*a).unwrap()) {
-            if let gatecrew_crew::plan::NodeKind::Task(gatecrew_crew::plan::Task::Place {
-                item,
-                pos,
-                ..
-            }) = setup.plan.node(n).kind
-            {
-                *need
-                    .entry(setup.data.item_name(item).to_string())
-                    .or_insert(0) += 1;
-                if setup.data.item_name(item) == "glass" || setup.data.item_name(item) == "oak_door"
-                {
-                    println!("{a} {} at {pos}", setup.data.item_name(item));
-                }
-            }
+//! `gatecrew`: run crews of Minecraft construction bots that coordinate through a gated
+//! public board; calibrate the gate; analyse protocol traces.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod paths;
+mod report;
+mod run;
+
+/// Crews of Minecraft construction bots that coordinate through a gated public board.
+#[derive(Debug, Parser)]
+#[command(name = "gatecrew", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one construction episode and report its coordination metrics.
+    Run(run::RunArgs),
+}
+
+/// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+fn main() -> ExitCode {
+    init_logging();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let bad_input = e.downcast_ref::<BadInput>().is_some();
+            eprintln!("error: {e:#}");
+            ExitCode::from(if bad_input { 2 } else { 1 })
         }
-        println!("{a}: {need:?}");
     }
-    let mut n = 0;
-    let f = gatecrew_crew::run(&setup, &mut |e| {
-        n += 1;
-        if std::env::var("SHOW").is_ok() {
-            println!("{}", serde_json::to_string(e).unwrap());
-        }
-    });
-    println!("{n} events, {f:?}");
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("GATECREW_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    // Injected agent crashes are panics that the supervisor recovers from: log them as
+    // one line instead of the default multi-line report.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| {
+                info.payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+            })
+            .unwrap_or_else(|| "panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        tracing::warn!("panic{at}: {msg}");
+    }));
 }

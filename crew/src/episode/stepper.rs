@@ -20,8 +20,22 @@ pub struct Finished {
     pub reason: EndReason,
 }
 
+/// Watches an episode as it runs.
+pub trait Observer {
+    /// A trace event, in trace order.
+    fn event(&mut self, event: &Event);
+    /// Blocks in place after a step.
+    fn progress(&mut self, _progress: Progress) {}
+}
+
+impl<F: FnMut(&Event)> Observer for F {
+    fn event(&mut self, event: &Event) {
+        self(event)
+    }
+}
+
 /// Runs one episode, handing every trace event to `sink` in order.
-pub fn run(setup: &Setup, sink: &mut dyn FnMut(&Event)) -> Finished {
+pub fn run(setup: &Setup, sink: &mut dyn Observer) -> Finished {
     let mut episode = Episode::new(setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
@@ -43,8 +57,9 @@ pub fn run(setup: &Setup, sink: &mut dyn FnMut(&Event)) -> Finished {
             }
         }
         for ev in episode.drain() {
-            sink(&ev);
+            sink.event(&ev);
         }
+        sink.progress(episode.progress());
     }
     for (id, input) in episode.final_inputs() {
         let out = agents[id.index()].step(input);
@@ -52,8 +67,9 @@ pub fn run(setup: &Setup, sink: &mut dyn FnMut(&Event)) -> Finished {
     }
     let progress = episode.end();
     for ev in episode.drain() {
-        sink(&ev);
+        sink.event(&ev);
     }
+    sink.progress(progress);
     Finished {
         progress,
         reason: episode.ended().unwrap_or(EndReason::Stalled),

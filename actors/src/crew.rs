@@ -1,0 +1,161 @@
+//! The crew supervisor: spawns the agent actors, keeps each one's last verified
+//! snapshot, and restarts a failed agent from it.
+
+use std::collections::BTreeMap;
+
+use gatecrew_crew::agent::AgentCore;
+use gatecrew_protocol::AgentId;
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor_cluster_derive::RactorMessage;
+
+use crate::agent::{AgentActor, AgentMsg};
+
+/// The crew supervisor.
+pub struct CrewActor;
+
+/// A live agent as the supervisor knows it.
+#[derive(Debug, Clone)]
+pub struct AgentHandle {
+    /// The agent.
+    pub agent: AgentId,
+    /// Its actor.
+    pub actor: ActorRef<AgentMsg>,
+    /// How many times it was started (0 for the first).
+    pub generation: u64,
+    /// Why it was last restarted.
+    pub cause: Option<String>,
+}
+
+/// Messages to the supervisor.
+#[derive(RactorMessage)]
+pub enum CrewMsg {
+    /// An agent's state after a verified step; acknowledged once stored.
+    Snapshot(Box<AgentCore>, RpcReplyPort<()>),
+    /// The agent's actor, once its generation is above `newer_than` (used after a
+    /// failure, to wait for the restart).
+    Agent {
+        /// Which agent.
+        id: AgentId,
+        /// Only answer with a generation above this.
+        newer_than: Option<u64>,
+        /// The handle.
+        reply: RpcReplyPort<AgentHandle>,
+    },
+}
+
+/// The supervisor's state.
+pub struct CrewState {
+    agents: Vec<AgentHandle>,
+    by_actor: BTreeMap<ActorId, AgentId>,
+    snapshots: Vec<AgentCore>,
+    waiting: Vec<(AgentId, u64, RpcReplyPort<AgentHandle>)>,
+}
+
+impl CrewActor {
+    async fn start(
+        myself: &ActorRef<CrewMsg>,
+        core: AgentCore,
+    ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
+        let (actor, _) =
+            Actor::spawn_linked(None, AgentActor, (core, myself.clone()), myself.get_cell())
+                .await?;
+        Ok(actor)
+    }
+}
+
+impl Actor for CrewActor {
+    type Msg = CrewMsg;
+    type State = CrewState;
+    type Arguments = Vec<AgentCore>;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        cores: Vec<AgentCore>,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        let mut state = CrewState {
+            agents: Vec::new(),
+            by_actor: BTreeMap::new(),
+            snapshots: cores.clone(),
+            waiting: Vec::new(),
+        };
+        for core in cores {
+            let id = core.id();
+            let actor = Self::start(&myself, core).await?;
+            state.by_actor.insert(actor.get_id(), id);
+            state.agents.push(AgentHandle {
+                agent: id,
+                actor,
+                generation: 0,
+                cause: None,
+            });
+        }
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            CrewMsg::Snapshot(core, reply) => {
+                let id = core.id();
+                if let Some(slot) = state.snapshots.get_mut(id.index()) {
+                    *slot = *core;
+                }
+                let _ = reply.send(());
+            }
+            CrewMsg::Agent {
+                id,
+                newer_than,
+                reply,
+            } => {
+                let Some(h) = state.agents.get(id.index()) else {
+                    return Ok(());
+                };
+                match newer_than {
+                    Some(g) if h.generation <= g => state.waiting.push((id, g, reply)),
+                    _ => {
+                        let _ = reply.send(h.clone());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        evt: SupervisionEvent,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        let SupervisionEvent::ActorFailed(cell, err) = evt else {
+            return Ok(());
+        };
+        let Some(id) = state.by_actor.remove(&cell.get_id()) else {
+            return Ok(());
+        };
+        let cause = err.to_string();
+        tracing::warn!(agent = %id, %cause, "agent failed; restarting from its last verified state");
+        metrics::counter!("gatecrew_agent_restarts_total").increment(1);
+        let snapshot = state.snapshots[id.index()].clone();
+        let actor = Self::start(&myself, snapshot).await?;
+        state.by_actor.insert(actor.get_id(), id);
+        let h = &mut state.agents[id.index()];
+        h.actor = actor;
+        h.generation += 1;
+        h.cause = Some(cause);
+        let handle = h.clone();
+        let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(&mut state.waiting)
+            .into_iter()
+            .partition(|(a, g, _)| *a == id && handle.generation > *g);
+        state.waiting = still;
+        for (_, _, reply) in ready {
+            let _ = reply.send(handle.clone());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,78 @@
+//! The recorder actor: writes trace events as JSON Lines.
+
+use std::io::Write;
+
+use gatecrew_protocol::trace::{Event, TraceWriter};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor_cluster_derive::RactorMessage;
+
+/// The recorder actor.
+pub struct RecorderActor;
+
+/// Messages to the recorder.
+#[derive(RactorMessage)]
+pub enum RecorderMsg {
+    /// Events to append, in order.
+    Record(Vec<Event>),
+    /// Flush everything written so far; replies with the number of events, or the
+    /// first write error.
+    Flush(RpcReplyPort<Result<u64, String>>),
+}
+
+/// The recorder's state.
+pub struct RecorderState {
+    out: TraceWriter<Box<dyn Write + Send>>,
+    written: u64,
+    error: Option<String>,
+}
+
+impl Actor for RecorderActor {
+    type Msg = RecorderMsg;
+    type State = RecorderState;
+    type Arguments = Box<dyn Write + Send>;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        out: Self::Arguments,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        Ok(RecorderState {
+            out: TraceWriter::new(out),
+            written: 0,
+            error: None,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            RecorderMsg::Record(events) => {
+                for e in &events {
+                    if state.error.is_some() {
+                        break;
+                    }
+                    match state.out.write(e) {
+                        Ok(()) => state.written += 1,
+                        Err(err) => state.error = Some(err.to_string()),
+                    }
+                }
+            }
+            RecorderMsg::Flush(reply) => {
+                if state.error.is_none() {
+                    if let Err(e) = state.out.flush() {
+                        state.error = Some(e.to_string());
+                    }
+                }
+                let _ = reply.send(match &state.error {
+                    Some(e) => Err(e.clone()),
+                    None => Ok(state.written),
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,94 @@
+//! Running one episode on the actor runtime.
+
+use std::io::Write;
+
+use gatecrew_crew::{Episode, Finished, Progress, Setup};
+use gatecrew_protocol::Board;
+use gatecrew_protocol::trace::Event;
+use ractor::Actor;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::board::BoardActor;
+use crate::crew::CrewActor;
+use crate::recorder::{RecorderActor, RecorderMsg};
+use crate::world::{WorldActor, WorldArgs, WorldMsg};
+
+/// What a running episode reports to an observer (a progress bar, a test).
+#[derive(Debug, Clone)]
+pub enum Tap {
+    /// Trace events, in order.
+    Events(Vec<Event>),
+    /// Blocks in place after a step.
+    Progress(Progress),
+}
+
+/// A run that could not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// An actor could not be started.
+    #[error("could not start the {actor} actor: {reason}")]
+    Spawn {
+        /// Which.
+        actor: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The world actor failed while running.
+    #[error("the episode failed: {0}")]
+    Episode(String),
+    /// The trace could not be written.
+    #[error("could not write the trace: {0}")]
+    Trace(String),
+}
+
+fn spawn_err(actor: &'static str) -> impl Fn(ractor::SpawnErr) -> RunError {
+    move |e| RunError::Spawn {
+        actor,
+        reason: e.to_string(),
+    }
+}
+
+/// Runs an episode on actors, writing its trace to `out` and reporting to `tap`.
+/// Every actor is stopped before this returns.
+pub async fn run_episode(
+    setup: &Setup,
+    out: Box<dyn Write + Send>,
+    tap: Option<UnboundedSender<Tap>>,
+) -> Result<Finished, RunError> {
+    let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out)
+        .await
+        .map_err(spawn_err("recorder"))?;
+    let board_core = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let (board, board_h) = Actor::spawn(None, BoardActor, board_core)
+        .await
+        .map_err(spawn_err("board"))?;
+    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agents())
+        .await
+        .map_err(spawn_err("crew"))?;
+    let args = WorldArgs {
+        episode: Episode::new(setup),
+        board: board.clone(),
+        crew: crew.clone(),
+        recorder: recorder.clone(),
+        tap,
+    };
+    let (world, world_h) = Actor::spawn(None, WorldActor, args)
+        .await
+        .map_err(spawn_err("world"))?;
+    let result = ractor::call!(world, WorldMsg::Run)
+        .map_err(|e| RunError::Episode(e.to_string()))
+        .and_then(|r| r.map_err(RunError::Episode));
+    let flushed = ractor::call!(recorder, RecorderMsg::Flush)
+        .map_err(|e| RunError::Trace(e.to_string()))
+        .and_then(|r| r.map_err(RunError::Trace));
+    world.stop(None);
+    crew.stop(None);
+    board.stop(None);
+    recorder.stop(None);
+    for h in [world_h, crew_h, board_h, recorder_h] {
+        let _ = h.await;
+    }
+    let finished = result?;
+    flushed?;
+    Ok(finished)
+}

@@ -1,0 +1,196 @@
+//! The world actor: owns the episode core and drives the lockstep.
+
+use gatecrew_crew::agent::{StepInput, StepOutput};
+use gatecrew_crew::{EndReason, Episode, Finished};
+use gatecrew_protocol::AgentId;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor_cluster_derive::RactorMessage;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::board::BoardMsg;
+use crate::crew::{AgentHandle, CrewMsg};
+use crate::recorder::RecorderMsg;
+use crate::run::Tap;
+
+/// The world actor.
+pub struct WorldActor;
+
+/// Messages to the world.
+#[derive(RactorMessage)]
+pub enum WorldMsg {
+    /// Run the episode to its end; replies when the trace is complete.
+    Run(RpcReplyPort<Result<Finished, String>>),
+}
+
+/// What the world actor works with.
+pub struct WorldState {
+    episode: Option<Episode>,
+    board: ActorRef<BoardMsg>,
+    crew: ActorRef<CrewMsg>,
+    recorder: ActorRef<RecorderMsg>,
+    tap: Option<UnboundedSender<Tap>>,
+}
+
+/// Arguments: the episode and the actors it talks to.
+pub struct WorldArgs {
+    /// The episode core.
+    pub episode: Episode,
+    /// The board.
+    pub board: ActorRef<BoardMsg>,
+    /// The crew supervisor.
+    pub crew: ActorRef<CrewMsg>,
+    /// The recorder.
+    pub recorder: ActorRef<RecorderMsg>,
+    /// Where to report progress.
+    pub tap: Option<UnboundedSender<Tap>>,
+}
+
+type Err = Box<dyn std::error::Error + Send + Sync>;
+
+impl WorldState {
+    async fn agents(&self, n: usize) -> Result<Vec<AgentHandle>, Err> {
+        let mut v = Vec::with_capacity(n);
+        for i in 0..n {
+            v.push(ractor::call!(self.crew, |reply| CrewMsg::Agent {
+                id: AgentId(i as u32),
+                newer_than: None,
+                reply
+            })?);
+        }
+        Ok(v)
+    }
+
+    /// Steps one agent; if its actor fails, waits for the supervisor's restart and
+    /// replays the input without the fault. Returns the output and the cause of the
+    /// restart, if there was one.
+    async fn step(
+        crew: ActorRef<CrewMsg>,
+        handle: AgentHandle,
+        input: StepInput,
+    ) -> Result<(StepOutput, Option<AgentHandle>), Err> {
+        let replay = StepInput {
+            crash: false,
+            ..input.clone()
+        };
+        let first = handle
+            .actor
+            .call(
+                |reply| crate::agent::AgentMsg::Step(Box::new(input), reply),
+                None,
+            )
+            .await;
+        if let Ok(ractor::rpc::CallResult::Success(out)) = first {
+            return Ok((out, None));
+        }
+        let fresh = ractor::call!(crew, |reply| CrewMsg::Agent {
+            id: handle.agent,
+            newer_than: Some(handle.generation),
+            reply
+        })?;
+        let out = ractor::call!(fresh.actor, crate::agent::AgentMsg::Step, Box::new(replay))?;
+        Ok((out, Some(fresh)))
+    }
+
+    async fn run(&mut self) -> Result<Finished, Err> {
+        let mut episode = self.episode.take().ok_or("the episode already ran")?;
+        let n = episode.world().agent_count();
+        let mut agents = self.agents(n).await?;
+        loop {
+            let deadline = ractor::call!(self.board, BoardMsg::NextDeadline)?;
+            if !episode.advance(deadline) {
+                break;
+            }
+            let closed = ractor::call!(self.board, BoardMsg::Expire, episode.tick())?;
+            episode.board_closed(closed);
+            let inputs = episode.wakes();
+            // Every awake agent thinks at once; the answers are applied in id order.
+            let steps = inputs.into_iter().map(|(id, input)| {
+                let crew = self.crew.clone();
+                let handle = agents[id.index()].clone();
+                async move { (id, Self::step(crew, handle, input).await) }
+            });
+            let results = futures::future::join_all(steps).await;
+            let mut outputs = Vec::with_capacity(results.len());
+            for (id, r) in results {
+                let (out, restarted) = r?;
+                if let Some(h) = restarted {
+                    episode.agent_restarted(id, h.cause.as_deref().unwrap_or("failure"));
+                    agents[id.index()] = h;
+                }
+                outputs.push((id, out));
+            }
+            for (id, out) in outputs {
+                for (msg, issue) in episode.apply(id, out) {
+                    let now = episode.tick();
+                    let result = ractor::call!(self.board, |reply| BoardMsg::Post {
+                        caller: id,
+                        msg: msg.clone(),
+                        now,
+                        reply
+                    })?;
+                    episode.posted(id, msg, issue, result);
+                }
+            }
+            self.emit(&mut episode)?;
+        }
+        for (id, input) in episode.final_inputs() {
+            let (out, _) = Self::step(self.crew.clone(), agents[id.index()].clone(), input).await?;
+            episode.apply(id, out);
+        }
+        let progress = episode.end();
+        self.emit(&mut episode)?;
+        Ok(Finished {
+            progress,
+            reason: episode.ended().unwrap_or(EndReason::Stalled),
+        })
+    }
+
+    fn emit(&self, episode: &mut Episode) -> Result<(), Err> {
+        let events = episode.drain();
+        if let Some(tap) = &self.tap {
+            if !events.is_empty() {
+                let _ = tap.send(Tap::Events(events.clone()));
+            }
+            let _ = tap.send(Tap::Progress(episode.progress()));
+        }
+        if !events.is_empty() {
+            self.recorder.cast(RecorderMsg::Record(events))?;
+        }
+        Ok(())
+    }
+}
+
+impl Actor for WorldActor {
+    type Msg = WorldMsg;
+    type State = WorldState;
+    type Arguments = WorldArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        a: WorldArgs,
+    ) -> Result<Self::State, ActorProcessingErr> {
+        Ok(WorldState {
+            episode: Some(a.episode),
+            board: a.board,
+            crew: a.crew,
+            recorder: a.recorder,
+            tap: a.tap,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+        state: &mut Self::State,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            WorldMsg::Run(reply) => {
+                let result = state.run().await.map_err(|e| e.to_string());
+                let _ = reply.send(result);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! The end-of-run report: a table for people, one JSON object for scripts.
+
+use std::path::Path;
+
+use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
+use gatecrew_crew::{Finished, Setup};
+use gatecrew_protocol::metrics::EpisodeMetrics;
+use serde::Serialize;
+
+/// The figures of one run.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// Episode id.
+    pub episode: String,
+    /// Policy.
+    pub policy: String,
+    /// Seed.
+    pub seed: u64,
+    /// Crew size.
+    pub agents: usize,
+    /// Runtime used.
+    pub runtime: &'static str,
+    /// Block-level completion.
+    pub tsr: f64,
+    /// Fully built.
+    pub complete: bool,
+    /// Correct blocks.
+    pub correct_blocks: u32,
+    /// Blueprint blocks.
+    pub blueprint_blocks: u32,
+    /// Why it ended.
+    pub end_reason: String,
+    /// Ticks simulated.
+    pub ticks: u64,
+    /// Environment actions.
+    pub cs: u64,
+    /// Public messages.
+    pub msg: u64,
+    /// Issues detected.
+    pub issues: u64,
+    /// Gate decisions to stay local.
+    pub stayed_local: u64,
+    /// Gate decisions to escalate.
+    pub escalated: u64,
+    /// Issues resolved.
+    pub resolved: u64,
+    /// Resolved by the local solver.
+    pub resolved_local: u64,
+    /// Resolved through the board.
+    pub resolved_board: u64,
+    /// Windows opened.
+    pub windows: u64,
+    /// Confirmed transfers.
+    pub confirmed_transfers: u64,
+    /// Local resolution rate.
+    pub lrr: Option<f64>,
+    /// Unnecessary escalation rate.
+    pub uer: Option<f64>,
+    /// Effective coordination rate.
+    pub ecr: Option<f64>,
+    /// Resolution success rate.
+    pub rsr: Option<f64>,
+    /// Where the trace is.
+    pub trace: String,
+}
+
+impl Report {
+    /// Gathers the figures.
+    pub fn new(
+        setup: &Setup,
+        m: &EpisodeMetrics,
+        f: Finished,
+        trace: &Path,
+        runtime: &'static str,
+    ) -> Self {
+        let p = f.progress;
+        Report {
+            episode: setup.name.clone(),
+            policy: setup.policy.as_str().to_owned(),
+            seed: setup.seed,
+            agents: setup.world.agent_count(),
+            runtime,
+            tsr: if p.total == 0 {
+                1.0
+            } else {
+                f64::from(p.correct) / f64::from(p.total)
+            },
+            complete: p.correct == p.total,
+            correct_blocks: p.correct,
+            blueprint_blocks: p.total,
+            end_reason: f.reason.as_str().to_owned(),
+            ticks: p.tick,
+            cs: m.cs,
+            msg: m.msg,
+            issues: m.issues,
+            stayed_local: m.stayed_local(),
+            escalated: m.escalated,
+            resolved: m.resolved(),
+            resolved_local: m.resolved_local,
+            resolved_board: m.resolved_board,
+            windows: m.windows_opened,
+            confirmed_transfers: m.windows_confirmed,
+            lrr: m.lrr(),
+            uer: m.uer(),
+            ecr: m.ecr(),
+            rsr: m.rsr(),
+            trace: trace.display().to_string(),
+        }
+    }
+}
+
+fn rate(r: Option<f64>) -> String {
+    r.map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// Prints the table to stdout.
+#[allow(clippy::print_stdout)]
+pub fn print_table(r: &Report) {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![Cell::new("metric"), Cell::new("value")]);
+    let rows: Vec<(&str, String)> = vec![
+        (
+            "TSR",
+            format!(
+                "{:.3} ({}/{} blocks{})",
+                r.tsr,
+                r.correct_blocks,
+                r.blueprint_blocks,
+                if r.complete { ", complete" } else { "" }
+            ),
+        ),
+        ("CS (actions)", r.cs.to_string()),
+        ("Msg (board)", r.msg.to_string()),
+        (
+            "issues",
+            format!(
+                "{} detected: {} stayed local, {} escalated",
+                r.issues, r.stayed_local, r.escalated
+            ),
+        ),
+        (
+            "resolved",
+            format!(
+                "{} ({} local, {} through the board)",
+                r.resolved, r.resolved_local, r.resolved_board
+            ),
+        ),
+        (
+            "windows",
+            format!(
+                "{} opened, {} confirmed transfers",
+                r.windows, r.confirmed_transfers
+            ),
+        ),
+        ("LRR", rate(r.lrr)),
+        ("UER", rate(r.uer)),
+        ("ECR", rate(r.ecr)),
+        ("RSR", rate(r.rsr)),
+        ("ticks", format!("{} (ended: {})", r.ticks, r.end_reason)),
+        ("trace", r.trace.clone()),
+    ];
+    for (k, v) in rows {
+        t.add_row(vec![Cell::new(k), Cell::new(v)]);
+    }
+    println!(
+        "{} — policy {}, seed {}, {} bots, {}",
+        r.episode, r.policy, r.seed, r.agents, r.runtime
+    );
+    println!("{t}");
+}

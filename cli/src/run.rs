@@ -1,0 +1,291 @@
+//! `gatecrew run`: one episode, on the actor runtime (default) or the stepper.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use gatecrew_crew::{Finished, Observer, Overrides, Progress, Setup};
+use gatecrew_gating::GatePolicy;
+use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::{Event, EventKind, TraceWriter};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::BadInput;
+use crate::paths;
+use crate::report::{Report, print_table};
+
+/// Coordination policies selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    /// All three gate tiers.
+    #[value(name = "gated")]
+    Gated,
+    /// Rules and score; the gray zone goes to the deterministic adjudicator.
+    #[value(name = "rule_score")]
+    RuleScore,
+    /// Rules only; everything else stays local.
+    #[value(name = "rule_only")]
+    RuleOnly,
+    /// Every issue the protocol can carry is escalated.
+    #[value(name = "no_gate")]
+    NoGate,
+}
+
+impl From<PolicyArg> for GatePolicy {
+    fn from(p: PolicyArg) -> Self {
+        match p {
+            PolicyArg::Gated => GatePolicy::Gated,
+            PolicyArg::RuleScore => GatePolicy::RuleScore,
+            PolicyArg::RuleOnly => GatePolicy::RuleOnly,
+            PolicyArg::NoGate => GatePolicy::NoGate,
+        }
+    }
+}
+
+/// Arguments of `gatecrew run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Crew config (TOML) [default: configs/crew.toml]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Build this blueprint instead of the config's
+    #[arg(long, value_name = "FILE")]
+    blueprint: Option<PathBuf>,
+    /// Episode seed (the world's RNG)
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Crew size; inventories are pooled and dealt out by share when it differs from the config
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=16))]
+    agents: Option<u16>,
+    /// Coordination policy
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Where to write the JSON Lines trace [default: runs/<episode>-<policy>-s<seed>.jsonl]
+    #[arg(long, value_name = "PATH")]
+    trace: Option<PathBuf>,
+    /// Print one JSON object with the figures instead of the table
+    #[arg(long)]
+    json: bool,
+    /// Run on the synchronous stepper instead of the actor runtime (same trace)
+    #[arg(long)]
+    stepper: bool,
+    /// No progress bar and no board messages
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Watches the run: progress bar, board lines, metrics.
+struct Watch {
+    bar: Option<ProgressBar>,
+    board_lines: bool,
+    metrics: EpisodeMetrics,
+}
+
+impl Watch {
+    fn line(&self, text: String) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{text}");
+            }
+        }
+    }
+}
+
+impl Observer for Watch {
+    fn event(&mut self, ev: &Event) {
+        self.metrics.observe(ev);
+        if !self.board_lines {
+            return;
+        }
+        match &ev.kind {
+            EventKind::Board {
+                msg,
+                window,
+                from,
+                to,
+                item,
+                count,
+                ..
+            } => {
+                let to = match to {
+                    gatecrew_protocol::Recipient::All => "all".to_owned(),
+                    gatecrew_protocol::Recipient::Agent(a) => a.to_string(),
+                };
+                let count = count.map(|c| format!(" x{c}")).unwrap_or_default();
+                self.line(format!(
+                    "  t={:<6} {window:<4} {msg:<17} {from} -> {to:<5} {item}{count}",
+                    ev.t
+                ));
+            }
+            EventKind::Window {
+                window,
+                outcome: Some(outcome),
+                ..
+            } => {
+                self.line(format!(
+                    "  t={:<6} {window:<4} window closed: {outcome}",
+                    ev.t
+                ));
+            }
+            EventKind::Restart { agent, cause } => {
+                self.line(format!("  t={:<6} {agent} restarted after: {cause}", ev.t))
+            }
+            _ => {}
+        }
+    }
+
+    fn progress(&mut self, p: Progress) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(u64::from(p.total));
+            bar.set_position(u64::from(p.correct));
+            bar.set_message(format!("tick {}", p.tick));
+        }
+    }
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let config = match &args.config {
+        Some(c) => c.clone(),
+        None => paths::default_config()
+            .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+    };
+    let overrides = Overrides {
+        blueprint: args.blueprint.clone(),
+        seed: args.seed,
+        agents: args.agents.map(usize::from),
+        policy: args.policy.map(GatePolicy::from),
+    };
+    let setup = Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?;
+    let trace = args
+        .trace
+        .clone()
+        .unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
+    if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let file = File::create(&trace)
+        .with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    let interactive = !args.json && !args.quiet && std::io::stderr().is_terminal();
+    let bar = interactive.then(|| {
+        let bar = ProgressBar::new(setup.blueprint.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{bar:40.cyan/blue}] {pos}/{len} blocks  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    let mut watch = Watch {
+        bar,
+        board_lines: !args.json && !args.quiet,
+        metrics: EpisodeMetrics::default(),
+    };
+    if watch.board_lines {
+        watch.line(format!(
+            "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
+            setup.world.agent_count(),
+            setup.blueprint.name,
+            setup.blueprint.len(),
+            setup.policy.as_str(),
+            setup.seed
+        ));
+    }
+    let finished = if args.stepper {
+        run_stepper(&setup, file, &mut watch)?
+    } else {
+        run_actors(&setup, file, &mut watch)?
+    };
+    if let Some(bar) = &watch.bar {
+        bar.finish_and_clear();
+    }
+    let report = Report::new(
+        &setup,
+        &watch.metrics,
+        finished,
+        &trace,
+        if args.stepper { "stepper" } else { "actors" },
+    );
+    if args.json {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn run_stepper(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<Finished> {
+    let mut writer = TraceWriter::new(BufWriter::new(file));
+    let mut error: Option<std::io::Error> = None;
+    let finished = {
+        let mut observer = Tee {
+            watch,
+            writer: &mut writer,
+            error: &mut error,
+        };
+        gatecrew_crew::run(setup, &mut observer)
+    };
+    if let Some(e) = error {
+        return Err(e).context("writing the trace");
+    }
+    writer.flush().context("writing the trace")?;
+    Ok(finished)
+}
+
+/// Writes each event to the trace and shows it.
+struct Tee<'a> {
+    watch: &'a mut Watch,
+    writer: &'a mut TraceWriter<BufWriter<File>>,
+    error: &'a mut Option<std::io::Error>,
+}
+
+impl Observer for Tee<'_> {
+    fn event(&mut self, ev: &Event) {
+        if self.error.is_none() {
+            if let Err(e) = self.writer.write(ev) {
+                *self.error = Some(e);
+            }
+        }
+        self.watch.event(ev);
+    }
+    fn progress(&mut self, p: Progress) {
+        self.watch.progress(p);
+    }
+}
+
+fn run_actors(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<Finished> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    rt.block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
+        let run = gatecrew_actors::run_episode(setup, out, Some(tx));
+        tokio::pin!(run);
+        let finished = loop {
+            tokio::select! {
+                biased;
+                Some(tap) = rx.recv() => handle_tap(watch, tap),
+                r = &mut run => break r,
+            }
+        };
+        while let Ok(tap) = rx.try_recv() {
+            handle_tap(watch, tap);
+        }
+        Ok(finished?)
+    })
+}
+
+fn handle_tap(watch: &mut Watch, tap: gatecrew_actors::Tap) {
+    match tap {
+        gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
+        gatecrew_actors::Tap::Progress(p) => watch.progress(p),
+    }
+}
