@@ -32,11 +32,7 @@ impl Actor for BoardActor {
     type State = Board;
     type Arguments = Board;
 
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<Self::Msg>,
-        board: Board,
-    ) -> Result<Self::State, ActorProcessingErr> {
+    async fn pre_start(&self, _myself: ActorRef<Self::Msg>, board: Board) -> Result<Self::State, ActorProcessingErr> {
         Ok(board)
     }
 
@@ -47,16 +43,10 @@ impl Actor for BoardActor {
         board: &mut Board,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            BoardMsg::Post {
-                caller,
-                msg,
-                now,
-                reply,
-            } => {
+            BoardMsg::Post { caller, msg, now, reply } => {
                 let result = board.post(caller, msg, now);
                 if let Err(e) = &result {
-                    metrics::counter!("gatecrew_board_rejected_total", "kind" => e.kind().as_str())
-                        .increment(1);
+                    metrics::counter!("gatecrew_board_rejected_total", "kind" => e.kind().as_str()).increment(1);
                 } else {
                     metrics::counter!("gatecrew_board_messages_total").increment(1);
                 }

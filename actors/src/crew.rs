@@ -52,13 +52,8 @@ pub struct CrewState {
 }
 
 impl CrewActor {
-    async fn start(
-        myself: &ActorRef<CrewMsg>,
-        core: AgentCore,
-    ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
-        let (actor, _) =
-            Actor::spawn_linked(None, AgentActor, (core, myself.clone()), myself.get_cell())
-                .await?;
+    async fn start(myself: &ActorRef<CrewMsg>, core: AgentCore) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
+        let (actor, _) = Actor::spawn_linked(None, AgentActor, (core, myself.clone()), myself.get_cell()).await?;
         Ok(actor)
     }
 }
@@ -73,22 +68,13 @@ impl Actor for CrewActor {
         myself: ActorRef<Self::Msg>,
         cores: Vec<AgentCore>,
     ) -> Result<Self::State, ActorProcessingErr> {
-        let mut state = CrewState {
-            agents: Vec::new(),
-            by_actor: BTreeMap::new(),
-            snapshots: cores.clone(),
-            waiting: Vec::new(),
-        };
+        let mut state =
+            CrewState { agents: Vec::new(), by_actor: BTreeMap::new(), snapshots: cores.clone(), waiting: Vec::new() };
         for core in cores {
             let id = core.id();
             let actor = Self::start(&myself, core).await?;
             state.by_actor.insert(actor.get_id(), id);
-            state.agents.push(AgentHandle {
-                agent: id,
-                actor,
-                generation: 0,
-                cause: None,
-            });
+            state.agents.push(AgentHandle { agent: id, actor, generation: 0, cause: None });
         }
         Ok(state)
     }
@@ -107,11 +93,7 @@ impl Actor for CrewActor {
                 }
                 let _ = reply.send(());
             }
-            CrewMsg::Agent {
-                id,
-                newer_than,
-                reply,
-            } => {
+            CrewMsg::Agent { id, newer_than, reply } => {
                 let Some(h) = state.agents.get(id.index()) else {
                     return Ok(());
                 };
@@ -149,9 +131,8 @@ impl Actor for CrewActor {
         h.generation += 1;
         h.cause = Some(cause);
         let handle = h.clone();
-        let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(&mut state.waiting)
-            .into_iter()
-            .partition(|(a, g, _)| *a == id && handle.generation > *g);
+        let (ready, still): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut state.waiting).into_iter().partition(|(a, g, _)| *a == id && handle.generation > *g);
         state.waiting = still;
         for (_, _, reply) in ready {
             let _ = reply.send(handle.clone());

@@ -36,11 +36,7 @@ impl Actor for RecorderActor {
         _myself: ActorRef<Self::Msg>,
         out: Self::Arguments,
     ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(RecorderState {
-            out: TraceWriter::new(out),
-            written: 0,
-            error: None,
-        })
+        Ok(RecorderState { out: TraceWriter::new(out), written: 0, error: None })
     }
 
     async fn handle(

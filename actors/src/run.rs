@@ -42,10 +42,7 @@ pub enum RunError {
 }
 
 fn spawn_err(actor: &'static str) -> impl Fn(ractor::SpawnErr) -> RunError {
-    move |e| RunError::Spawn {
-        actor,
-        reason: e.to_string(),
-    }
+    move |e| RunError::Spawn { actor, reason: e.to_string() }
 }
 
 /// Runs an episode on actors, writing its trace to `out` and reporting to `tap`.
@@ -55,16 +52,10 @@ pub async fn run_episode(
     out: Box<dyn Write + Send>,
     tap: Option<UnboundedSender<Tap>>,
 ) -> Result<Finished, RunError> {
-    let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out)
-        .await
-        .map_err(spawn_err("recorder"))?;
+    let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out).await.map_err(spawn_err("recorder"))?;
     let board_core = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
-    let (board, board_h) = Actor::spawn(None, BoardActor, board_core)
-        .await
-        .map_err(spawn_err("board"))?;
-    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agents())
-        .await
-        .map_err(spawn_err("crew"))?;
+    let (board, board_h) = Actor::spawn(None, BoardActor, board_core).await.map_err(spawn_err("board"))?;
+    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agents()).await.map_err(spawn_err("crew"))?;
     let args = WorldArgs {
         episode: Episode::new(setup),
         board: board.clone(),
@@ -72,9 +63,7 @@ pub async fn run_episode(
         recorder: recorder.clone(),
         tap,
     };
-    let (world, world_h) = Actor::spawn(None, WorldActor, args)
-        .await
-        .map_err(spawn_err("world"))?;
+    let (world, world_h) = Actor::spawn(None, WorldActor, args).await.map_err(spawn_err("world"))?;
     let result = ractor::call!(world, WorldMsg::Run)
         .map_err(|e| RunError::Episode(e.to_string()))
         .and_then(|r| r.map_err(RunError::Episode));

@@ -68,17 +68,8 @@ impl WorldState {
         handle: AgentHandle,
         input: StepInput,
     ) -> Result<(StepOutput, Option<AgentHandle>), Err> {
-        let replay = StepInput {
-            crash: false,
-            ..input.clone()
-        };
-        let first = handle
-            .actor
-            .call(
-                |reply| crate::agent::AgentMsg::Step(Box::new(input), reply),
-                None,
-            )
-            .await;
+        let replay = StepInput { crash: false, ..input.clone() };
+        let first = handle.actor.call(|reply| crate::agent::AgentMsg::Step(Box::new(input), reply), None).await;
         if let Ok(ractor::rpc::CallResult::Success(out)) = first {
             return Ok((out, None));
         }
@@ -122,12 +113,8 @@ impl WorldState {
             for (id, out) in outputs {
                 for (msg, issue) in episode.apply(id, out) {
                     let now = episode.tick();
-                    let result = ractor::call!(self.board, |reply| BoardMsg::Post {
-                        caller: id,
-                        msg: msg.clone(),
-                        now,
-                        reply
-                    })?;
+                    let result =
+                        ractor::call!(self.board, |reply| BoardMsg::Post { caller: id, msg: msg.clone(), now, reply })?;
                     episode.posted(id, msg, issue, result);
                 }
             }
@@ -139,10 +126,7 @@ impl WorldState {
         }
         let progress = episode.end();
         self.emit(&mut episode)?;
-        Ok(Finished {
-            progress,
-            reason: episode.ended().unwrap_or(EndReason::Stalled),
-        })
+        Ok(Finished { progress, reason: episode.ended().unwrap_or(EndReason::Stalled) })
     }
 
     fn emit(&self, episode: &mut Episode) -> Result<(), Err> {
@@ -165,18 +149,8 @@ impl Actor for WorldActor {
     type State = WorldState;
     type Arguments = WorldArgs;
 
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<Self::Msg>,
-        a: WorldArgs,
-    ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(WorldState {
-            episode: Some(a.episode),
-            board: a.board,
-            crew: a.crew,
-            recorder: a.recorder,
-            tap: a.tap,
-        })
+    async fn pre_start(&self, _myself: ActorRef<Self::Msg>, a: WorldArgs) -> Result<Self::State, ActorProcessingErr> {
+        Ok(WorldState { episode: Some(a.episode), board: a.board, crew: a.crew, recorder: a.recorder, tap: a.tap })
     }
 
     async fn handle(

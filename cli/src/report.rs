@@ -66,13 +66,7 @@ pub struct Report {
 
 impl Report {
     /// Gathers the figures.
-    pub fn new(
-        setup: &Setup,
-        m: &EpisodeMetrics,
-        f: Finished,
-        trace: &Path,
-        runtime: &'static str,
-    ) -> Self {
+    pub fn new(setup: &Setup, m: &EpisodeMetrics, f: Finished, trace: &Path, runtime: &'static str) -> Self {
         let p = f.progress;
         Report {
             episode: setup.name.clone(),
@@ -80,11 +74,7 @@ impl Report {
             seed: setup.seed,
             agents: setup.world.agent_count(),
             runtime,
-            tsr: if p.total == 0 {
-                1.0
-            } else {
-                f64::from(p.correct) / f64::from(p.total)
-            },
+            tsr: if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) },
             complete: p.correct == p.total,
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
@@ -113,9 +103,8 @@ fn rate(r: Option<f64>) -> String {
     r.map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
 }
 
-/// Prints the table to stdout.
-#[allow(clippy::print_stdout)]
-pub fn print_table(r: &Report) {
+/// Prints the table.
+pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(vec![Cell::new("metric"), Cell::new("value")]);
@@ -132,27 +121,9 @@ pub fn print_table(r: &Report) {
         ),
         ("CS (actions)", r.cs.to_string()),
         ("Msg (board)", r.msg.to_string()),
-        (
-            "issues",
-            format!(
-                "{} detected: {} stayed local, {} escalated",
-                r.issues, r.stayed_local, r.escalated
-            ),
-        ),
-        (
-            "resolved",
-            format!(
-                "{} ({} local, {} through the board)",
-                r.resolved, r.resolved_local, r.resolved_board
-            ),
-        ),
-        (
-            "windows",
-            format!(
-                "{} opened, {} confirmed transfers",
-                r.windows, r.confirmed_transfers
-            ),
-        ),
+        ("issues", format!("{} detected: {} stayed local, {} escalated", r.issues, r.stayed_local, r.escalated)),
+        ("resolved", format!("{} ({} local, {} through the board)", r.resolved, r.resolved_local, r.resolved_board)),
+        ("windows", format!("{} opened, {} confirmed transfers", r.windows, r.confirmed_transfers)),
         ("LRR", rate(r.lrr)),
         ("UER", rate(r.uer)),
         ("ECR", rate(r.ecr)),
@@ -163,9 +134,6 @@ pub fn print_table(r: &Report) {
     for (k, v) in rows {
         t.add_row(vec![Cell::new(k), Cell::new(v)]);
     }
-    println!(
-        "{} — policy {}, seed {}, {} bots, {}",
-        r.episode, r.policy, r.seed, r.agents, r.runtime
-    );
-    println!("{t}");
+    writeln!(out, "{} — policy {}, seed {}, {} bots, {}", r.episode, r.policy, r.seed, r.agents, r.runtime)?;
+    writeln!(out, "{t}")
 }

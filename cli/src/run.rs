@@ -76,59 +76,41 @@ pub struct RunArgs {
 }
 
 /// Watches the run: progress bar, board lines, metrics.
-struct Watch {
+struct Watch<'o> {
     bar: Option<ProgressBar>,
     board_lines: bool,
     metrics: EpisodeMetrics,
+    out: &'o mut dyn Write,
 }
 
-impl Watch {
-    fn line(&self, text: String) {
+impl Watch<'_> {
+    fn line(&mut self, text: String) {
         match &self.bar {
-            Some(bar) => bar.println(text),
+            Some(bar) => bar.suspend(|| writeln!(self.out, "{text}")).unwrap_or(()),
             None => {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{text}");
+                let _ = writeln!(self.out, "{text}");
             }
         }
     }
 }
 
-impl Observer for Watch {
+impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
         if !self.board_lines {
             return;
         }
         match &ev.kind {
-            EventKind::Board {
-                msg,
-                window,
-                from,
-                to,
-                item,
-                count,
-                ..
-            } => {
+            EventKind::Board { msg, window, from, to, item, count, .. } => {
                 let to = match to {
                     gatecrew_protocol::Recipient::All => "all".to_owned(),
                     gatecrew_protocol::Recipient::Agent(a) => a.to_string(),
                 };
                 let count = count.map(|c| format!(" x{c}")).unwrap_or_default();
-                self.line(format!(
-                    "  t={:<6} {window:<4} {msg:<17} {from} -> {to:<5} {item}{count}",
-                    ev.t
-                ));
+                self.line(format!("  t={:<6} {window:<4} {msg:<17} {from} -> {to:<5} {item}{count}", ev.t));
             }
-            EventKind::Window {
-                window,
-                outcome: Some(outcome),
-                ..
-            } => {
-                self.line(format!(
-                    "  t={:<6} {window:<4} window closed: {outcome}",
-                    ev.t
-                ));
+            EventKind::Window { window, outcome: Some(outcome), .. } => {
+                self.line(format!("  t={:<6} {window:<4} window closed: {outcome}", ev.t));
             }
             EventKind::Restart { agent, cause } => {
                 self.line(format!("  t={:<6} {agent} restarted after: {cause}", ev.t))
@@ -146,11 +128,13 @@ impl Observer for Watch {
     }
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<()> {
+/// Runs `gatecrew run`.
+pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let config = match &args.config {
         Some(c) => c.clone(),
-        None => paths::default_config()
-            .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+        None => {
+            paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?
+        }
     };
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
@@ -159,32 +143,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         policy: args.policy.map(GatePolicy::from),
     };
     let setup = Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?;
-    let trace = args
-        .trace
-        .clone()
-        .unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
+    let trace =
+        args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = File::create(&trace)
-        .with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    let file = File::create(&trace).with_context(|| format!("cannot write the trace to {}", trace.display()))?;
     let interactive = !args.json && !args.quiet && std::io::stderr().is_terminal();
     let bar = interactive.then(|| {
         let bar = ProgressBar::new(setup.blueprint.len() as u64);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{bar:40.cyan/blue}] {pos}/{len} blocks  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} [{bar:40.cyan/blue}] {pos}/{len} blocks  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
         );
         bar
     });
-    let mut watch = Watch {
-        bar,
-        board_lines: !args.json && !args.quiet,
-        metrics: EpisodeMetrics::default(),
-    };
+    let mut watch = Watch { bar, board_lines: !args.json && !args.quiet, metrics: EpisodeMetrics::default(), out };
     if watch.board_lines {
         watch.line(format!(
             "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
@@ -195,40 +170,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             setup.seed
         ));
     }
-    let finished = if args.stepper {
-        run_stepper(&setup, file, &mut watch)?
-    } else {
-        run_actors(&setup, file, &mut watch)?
-    };
+    let finished =
+        if args.stepper { run_stepper(&setup, file, &mut watch)? } else { run_actors(&setup, file, &mut watch)? };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let report = Report::new(
-        &setup,
-        &watch.metrics,
-        finished,
-        &trace,
-        if args.stepper { "stepper" } else { "actors" },
-    );
+    let report = Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    let out = watch.out;
     if args.json {
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, &report)?;
+        serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;
     } else {
-        print_table(&report);
+        print_table(&report, out)?;
     }
     Ok(())
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<Finished> {
+fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
     let mut writer = TraceWriter::new(BufWriter::new(file));
     let mut error: Option<std::io::Error> = None;
     let finished = {
-        let mut observer = Tee {
-            watch,
-            writer: &mut writer,
-            error: &mut error,
-        };
+        let mut observer = Tee { watch, writer: &mut writer, error: &mut error };
         gatecrew_crew::run(setup, &mut observer)
     };
     if let Some(e) = error {
@@ -239,13 +201,13 @@ fn run_stepper(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<F
 }
 
 /// Writes each event to the trace and shows it.
-struct Tee<'a> {
-    watch: &'a mut Watch,
+struct Tee<'a, 'o> {
+    watch: &'a mut Watch<'o>,
     writer: &'a mut TraceWriter<BufWriter<File>>,
     error: &'a mut Option<std::io::Error>,
 }
 
-impl Observer for Tee<'_> {
+impl Observer for Tee<'_, '_> {
     fn event(&mut self, ev: &Event) {
         if self.error.is_none() {
             if let Err(e) = self.writer.write(ev) {
@@ -259,11 +221,8 @@ impl Observer for Tee<'_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<Finished> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
+fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
@@ -283,7 +242,7 @@ fn run_actors(setup: &Setup, file: File, watch: &mut Watch) -> anyhow::Result<Fi
     })
 }
 
-fn handle_tap(watch: &mut Watch, tap: gatecrew_actors::Tap) {
+fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
     match tap {
         gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
         gatecrew_actors::Tap::Progress(p) => watch.progress(p),

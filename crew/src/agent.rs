@@ -24,8 +24,7 @@ use std::sync::Arc;
 use gatecrew_gating::{Gate, History, Issue, IssueKey};
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{
-    AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed,
-    WindowId,
+    AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed, WindowId,
 };
 use gatecrew_world::{Action, Blueprint, GameData, Inventory, Observation, Outcome, Receipt};
 use serde::{Deserialize, Serialize};
@@ -372,17 +371,9 @@ impl AgentCore {
     /// When `input.crash` is set: that is the injected fault the supervisor recovers
     /// from.
     pub fn step(&mut self, input: StepInput) -> StepOutput {
-        assert!(
-            !input.crash,
-            "{}: injected crash at {}",
-            self.id, input.tick
-        );
+        assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
         self.now = input.tick;
-        let mut out = StepOutput {
-            notes: Vec::new(),
-            posts: Vec::new(),
-            intent: Intent::Continue,
-        };
+        let mut out = StepOutput { notes: Vec::new(), posts: Vec::new(), intent: Intent::Continue };
         if let Some(o) = input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
@@ -399,30 +390,17 @@ impl AgentCore {
             out.intent = Intent::Done;
             return out;
         }
-        out.intent = if self.in_flight {
-            Intent::Continue
-        } else {
-            self.decide(&mut out)
-        };
+        out.intent = if self.in_flight { Intent::Continue } else { self.decide(&mut out) };
         if let Intent::Act(_) = out.intent {
             self.in_flight = true;
         }
         out
     }
 
-    fn new_issue(
-        &mut self,
-        issue: Issue,
-        blocker: Blocker,
-        node: Option<NodeId>,
-        out: &mut StepOutput,
-    ) -> IssueId {
+    fn new_issue(&mut self, issue: Issue, blocker: Blocker, node: Option<NodeId>, out: &mut StepOutput) -> IssueId {
         let id = IssueId::new(self.id, self.next_issue);
         self.next_issue += 1;
-        self.issues
-            .entry(blocker)
-            .or_default()
-            .push(OpenIssue { id });
+        self.issues.entry(blocker).or_default().push(OpenIssue { id });
         out.notes.push(Note::Issue { id, issue, node });
         id
     }
@@ -439,10 +417,7 @@ impl AgentCore {
     }
 
     fn first_issue(&self, blocker: Blocker) -> Option<IssueId> {
-        self.issues
-            .get(&blocker)
-            .and_then(|v| v.first())
-            .map(|i| i.id)
+        self.issues.get(&blocker).and_then(|v| v.first()).map(|i| i.id)
     }
 
     /// Sets a blocker aside; after too many attempts the nodes behind it are given up.
@@ -466,9 +441,7 @@ impl AgentCore {
     }
 
     fn exhausted(&self, blocker: Blocker) -> bool {
-        self.blocks
-            .get(&blocker)
-            .is_some_and(|b| b.attempts > self.tuning.max_attempts)
+        self.blocks.get(&blocker).is_some_and(|b| b.attempts > self.tuning.max_attempts)
     }
 
     fn remember(&mut self, action: gatecrew_protocol::trace::ActionName, ok: bool) {

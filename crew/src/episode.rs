@@ -21,8 +21,7 @@ use std::sync::Arc;
 
 use gatecrew_protocol::trace::{Event, EventKind, TRACE_VERSION};
 use gatecrew_protocol::{
-    AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed,
-    WindowId,
+    AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed, WindowId,
 };
 use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
 
@@ -142,12 +141,7 @@ impl Episode {
     }
 
     fn push(&mut self, kind: EventKind) {
-        self.events.push(Event {
-            v: TRACE_VERSION,
-            ep: self.id.clone(),
-            t: self.tick.0,
-            kind,
-        });
+        self.events.push(Event { v: TRACE_VERSION, ep: self.id.clone(), t: self.tick.0, kind });
     }
 
     /// Trace events so far, in order; the buffer is emptied.
@@ -157,17 +151,8 @@ impl Episode {
 
     /// Blocks in place.
     pub fn progress(&self) -> Progress {
-        let correct = self
-            .blueprint
-            .cells()
-            .iter()
-            .filter(|c| self.world.block_at(c.pos) == c.block)
-            .count() as u32;
-        Progress {
-            correct,
-            total: self.blueprint.len() as u32,
-            tick: self.tick.0,
-        }
+        let correct = self.blueprint.cells().iter().filter(|c| self.world.block_at(c.pos) == c.block).count() as u32;
+        Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0 }
     }
 
     /// Advances to the next tick at which something happens and applies the actions
@@ -184,8 +169,7 @@ impl Episode {
         }
         let all_done = self.slots.iter().all(|s| s.done && s.pending.is_none());
         if all_done
-            || self.progress().correct == self.blueprint.len() as u32
-                && self.slots.iter().all(|s| s.pending.is_none())
+            || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(|s| s.pending.is_none())
         {
             self.ended = Some(self.judge(EndReason::Stalled));
             return false;
@@ -246,11 +230,7 @@ impl Episode {
 
     /// A complete blueprint is a complete episode, whatever else was going on.
     fn judge(&self, otherwise: EndReason) -> EndReason {
-        if self.progress().correct == self.blueprint.len() as u32 {
-            EndReason::Complete
-        } else {
-            otherwise
-        }
+        if self.progress().correct == self.blueprint.len() as u32 { EndReason::Complete } else { otherwise }
     }
 
     fn start(&mut self) {
@@ -343,19 +323,12 @@ impl Episode {
 
     /// The supervisor restarted an agent from its snapshot.
     pub fn agent_restarted(&mut self, agent: AgentId, cause: &str) {
-        self.push(EventKind::Restart {
-            agent,
-            cause: cause.to_owned(),
-        });
+        self.push(EventKind::Restart { agent, cause: cause.to_owned() });
     }
 
     /// Takes one agent's output: records its notes, schedules its intent, and returns
     /// its board messages for the driver to post, in order.
-    pub fn apply(
-        &mut self,
-        agent: AgentId,
-        out: StepOutput,
-    ) -> Vec<(BoardMessage, Option<IssueId>)> {
+    pub fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         for note in out.notes {
             self.record_note(agent, note);
         }
@@ -410,10 +383,7 @@ impl Episode {
                         outcome: None,
                     });
                 }
-                self.broadcast(BoardNews::Posted {
-                    window,
-                    msg: receipt.posted.msg.clone(),
-                });
+                self.broadcast(BoardNews::Posted { window, msg: receipt.posted.msg.clone() });
                 if let Some(c) = receipt.closed {
                     self.board_closed(vec![c]);
                 }
@@ -422,10 +392,7 @@ impl Episode {
                 self.record_reject(agent, &msg, &e);
                 let due = self.tick + 1;
                 if let Some(s) = self.slots.get_mut(agent.index()) {
-                    s.news.push(BoardNews::Rejected {
-                        msg,
-                        error: e.kind(),
-                    });
+                    s.news.push(BoardNews::Rejected { msg, error: e.kind() });
                     s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
                 }
             }
@@ -436,11 +403,7 @@ impl Episode {
     pub fn end(&mut self) -> Progress {
         let reason = self.ended.unwrap_or(EndReason::Stalled);
         let p = self.progress();
-        let tsr = if p.total == 0 {
-            1.0
-        } else {
-            f64::from(p.correct) / f64::from(p.total)
-        };
+        let tsr = if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) };
         self.push(EventKind::EpisodeEnd {
             tsr,
             complete: p.correct == p.total,

@@ -12,6 +12,6 @@ pub mod episode;
 pub mod plan;
 pub mod setup;
 
-pub use episode::stepper::{Finished, Observer, run};
+pub use episode::stepper::{Finished, Observer, run, run_to_end};
 pub use episode::{EndReason, Episode, Progress};
 pub use setup::{Overrides, Setup, SetupError};

@@ -186,14 +186,7 @@ impl TaskGraph {
         cell_nodes: Vec<Option<NodeId>>,
         obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
     ) -> Self {
-        let mut t = TaskGraph {
-            g,
-            root,
-            agent_roots,
-            cell_nodes,
-            reach: Vec::new(),
-            obtain,
-        };
+        let mut t = TaskGraph { g, root, agent_roots, cell_nodes, reach: Vec::new(), obtain };
         t.reach = t.compute_reach();
         t
     }
@@ -254,10 +247,7 @@ impl TaskGraph {
 
     /// The parent (a node has at most one).
     pub fn parent(&self, n: NodeId) -> Option<NodeId> {
-        self.g
-            .edges_directed(n, Direction::Incoming)
-            .find(|e| matches!(e.weight(), Edge::Child(_)))
-            .map(|e| e.source())
+        self.g.edges_directed(n, Direction::Incoming).find(|e| matches!(e.weight(), Edge::Child(_))).map(|e| e.source())
     }
 
     /// Direct prerequisites, in id order.
@@ -302,24 +292,14 @@ impl TaskGraph {
     pub fn add_child(&mut self, parent: NodeId, kind: NodeKind) -> NodeId {
         let owner = self.g[parent].owner;
         let rank = self.children(parent).len() as u32;
-        let n = self.g.add_node(Node {
-            kind,
-            owner,
-            state: NodeState::Pending,
-            expanded: false,
-        });
+        let n = self.g.add_node(Node { kind, owner, state: NodeState::Pending, expanded: false });
         self.g.add_edge(parent, n, Edge::Child(rank));
         n
     }
 
     /// Adds a node with no parent (a top-level `obtain` for an item no place node uses).
     pub fn add_detached(&mut self, kind: NodeKind, owner: AgentId) -> NodeId {
-        self.g.add_node(Node {
-            kind,
-            owner,
-            state: NodeState::Pending,
-            expanded: false,
-        })
+        self.g.add_node(Node { kind, owner, state: NodeState::Pending, expanded: false })
     }
 
     /// The top-level `obtain` node of an agent for an item, if the graph has one.
@@ -374,24 +354,16 @@ impl TaskGraph {
                 NodeKind::Obtain { .. } => {
                     let alts = self.children(p);
                     let pos = alts.iter().position(|c| *c == child).unwrap_or(0);
-                    if let Some(next) = alts[pos + 1..]
-                        .iter()
-                        .copied()
-                        .find(|c| self.g[*c].state == NodeState::Pending)
+                    if let Some(next) = alts[pos + 1..].iter().copied().find(|c| self.g[*c].state == NodeState::Pending)
                     {
                         return Backtrack::Alternative { or: p, next };
                     }
                 }
                 NodeKind::And(AndKind::Tasks) => {
-                    let others = self
-                        .children(p)
-                        .into_iter()
-                        .any(|c| c != child && self.g[c].state == NodeState::Pending);
+                    let others =
+                        self.children(p).into_iter().any(|c| c != child && self.g[c].state == NodeState::Pending);
                     if others {
-                        return Backtrack::Continue {
-                            and: p,
-                            set_aside: child,
-                        };
+                        return Backtrack::Continue { and: p, set_aside: child };
                     }
                 }
                 NodeKind::And(AndKind::AllOf) | NodeKind::Task(_) => {}
@@ -402,12 +374,7 @@ impl TaskGraph {
     }
 
     fn compute_reach(&self) -> Vec<Reach> {
-        let bound = self
-            .g
-            .node_indices()
-            .map(|n| n.index() + 1)
-            .max()
-            .unwrap_or(0);
+        let bound = self.g.node_indices().map(|n| n.index() + 1).max().unwrap_or(0);
         let mut out = vec![Reach::default(); bound];
         // Depth by memoised DFS over `requires` edges (the place graph is a DAG: it
         // follows the blueprint's support forest).
@@ -416,12 +383,7 @@ impl TaskGraph {
             if let Some(d) = memo[n.index()] {
                 return d;
             }
-            let d = t
-                .dependents(n)
-                .into_iter()
-                .map(|c| 1 + depth_of(t, c, memo))
-                .max()
-                .unwrap_or(0);
+            let d = t.dependents(n).into_iter().map(|c| 1 + depth_of(t, c, memo)).max().unwrap_or(0);
             memo[n.index()] = Some(d);
             d
         }

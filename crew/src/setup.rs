@@ -186,21 +186,16 @@ struct Resolved<'a> {
 impl Setup {
     /// Loads a crew config, applying overrides.
     pub fn load(path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse(&text, path, ov)
     }
 
     /// Parses a crew config's text; relative paths resolve against `path`'s folder.
     pub fn parse(text: &str, path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
-        let mut file: CrewFile =
-            toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
+        let mut file: CrewFile = toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let data = Arc::new(GameData::load(&base.join(&file.data))?);
-        let bp_path = ov
-            .blueprint
-            .clone()
-            .unwrap_or_else(|| base.join(&file.blueprint));
+        let bp_path = ov.blueprint.clone().unwrap_or_else(|| base.join(&file.blueprint));
         let blueprint = Arc::new(Blueprint::load(&bp_path, &data)?);
         if let Some(seed) = ov.seed {
             file.episode.seed = seed;
@@ -217,19 +212,14 @@ impl Setup {
             }
         })?;
         if !(0.0..=1.0).contains(&file.faults.action_failure_rate) {
-            return Err(
-                LoadError::new(path, LoadErrorKind::Invalid("must be in [0, 1]".into()))
-                    .at("faults.action_failure_rate")
-                    .into(),
-            );
+            return Err(LoadError::new(path, LoadErrorKind::Invalid("must be in [0, 1]".into()))
+                .at("faults.action_failure_rate")
+                .into());
         }
         if file.agents.is_empty() {
-            return Err(LoadError::new(
-                path,
-                LoadErrorKind::Invalid("at least one [[agents]] entry is needed".into()),
-            )
-            .at("agents")
-            .into());
+            return Err(LoadError::new(path, LoadErrorKind::Invalid("at least one [[agents]] entry is needed".into()))
+                .at("agents")
+                .into());
         }
         let src = Source::new(path, text);
         let mut agents = file.agents.clone();
@@ -252,21 +242,14 @@ impl Setup {
         world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
         for c in &file.faults.crash {
             if c.agent as usize >= agents.len() {
-                return Err(LoadError::new(
-                    path,
-                    LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)),
-                )
-                .at("faults.crash")
-                .into());
+                return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)))
+                    .at("faults.crash")
+                    .into());
             }
         }
         let owners = split_work(&blueprint, agents.len());
         let plan = build(&blueprint, &owners, agents.len(), &data);
-        let cells: Vec<(Pos, &str)> = blueprint
-            .cells()
-            .iter()
-            .map(|c| (c.pos, data.block_name(c.block)))
-            .collect();
+        let cells: Vec<(Pos, &str)> = blueprint.cells().iter().map(|c| (c.pos, data.block_name(c.block))).collect();
         let resolved = Resolved {
             data_version: &data.version,
             episode: &file.episode,
@@ -332,9 +315,7 @@ impl Setup {
 }
 
 fn line_of_key(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| l.trim_start().starts_with(key))
-        .map(|i| i + 1)
+    text.lines().position(|l| l.trim_start().starts_with(key)).map(|i| i + 1)
 }
 
 fn check_blueprint_fits(bp: &Blueprint, world: &World, path: &Path) -> Result<(), LoadError> {
@@ -345,17 +326,10 @@ fn check_blueprint_fits(bp: &Blueprint, world: &World, path: &Path) -> Result<()
             LoadErrorKind::Invalid(format!("block at {} lies outside world.bounds", c.pos)),
         ));
     }
-    if let Some(c) = bp
-        .cells()
-        .iter()
-        .find(|c| world.block_at(c.pos) != gatecrew_world::BlockId::AIR)
-    {
+    if let Some(c) = bp.cells().iter().find(|c| world.block_at(c.pos) != gatecrew_world::BlockId::AIR) {
         return Err(LoadError::new(
             path,
-            LoadErrorKind::Invalid(format!(
-                "the world already has a block at {}, where the blueprint builds",
-                c.pos
-            )),
+            LoadErrorKind::Invalid(format!("the world already has a block at {}, where the blueprint builds", c.pos)),
         ));
     }
     Ok(())
@@ -375,12 +349,9 @@ fn resize_crew(
 ) -> Result<Vec<AgentSpec>, LoadError> {
     let mut pool: BTreeMap<ItemId, u32> = BTreeMap::new();
     for (i, a) in listed.iter().enumerate() {
-        for (item, c) in gatecrew_world::scenario::resolve_counts(
-            &a.inventory,
-            data,
-            src,
-            &format!("agents[{i}].inventory"),
-        )? {
+        for (item, c) in
+            gatecrew_world::scenario::resolve_counts(&a.inventory, data, src, &format!("agents[{i}].inventory"))?
+        {
             *pool.entry(item).or_insert(0) += c;
         }
     }
@@ -410,9 +381,7 @@ fn resize_crew(
             *invs[k % n].entry(item).or_insert(0) += left;
         }
     }
-    let (lo, hi) = bp
-        .extent()
-        .unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
+    let (lo, hi) = bp.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
     let ring = |k: usize| {
         let side = [
             (lo.x - 2, lo.z - 2 + 2 * k as i32),
@@ -421,25 +390,14 @@ fn resize_crew(
             (hi.x + 2 - 2 * k as i32, lo.z - 2),
         ];
         let (x, z) = side[k % 4];
-        Pos::new(
-            x.clamp(world.bounds.min.x, world.bounds.max.x),
-            0,
-            z.clamp(world.bounds.min.z, world.bounds.max.z),
-        )
+        Pos::new(x.clamp(world.bounds.min.x, world.bounds.max.x), 0, z.clamp(world.bounds.min.z, world.bounds.max.z))
     };
     Ok((0..n)
         .map(|a| {
-            let start = listed
-                .get(a)
-                .map_or_else(|| Spanned::new(0..0, ring(a)), |s| s.start.clone());
+            let start = listed.get(a).map_or_else(|| Spanned::new(0..0, ring(a)), |s| s.start.clone());
             let inventory: ItemCounts = invs[a]
                 .iter()
-                .map(|(i, c)| {
-                    (
-                        Spanned::new(0..0, data.item_name(*i).to_owned()),
-                        Spanned::new(0..0, i64::from(*c)),
-                    )
-                })
+                .map(|(i, c)| (Spanned::new(0..0, data.item_name(*i).to_owned()), Spanned::new(0..0, i64::from(*c))))
                 .collect();
             AgentSpec { start, inventory }
         })

@@ -85,15 +85,8 @@ pub struct Deterministic {
 impl Deterministic {
     /// The verdict, without the bookkeeping.
     pub fn verdict(&self, r: u8, score: f64) -> Verdict {
-        let decision = if r == 0 || score >= self.midpoint {
-            Decision::Escalate
-        } else {
-            Decision::StayLocal
-        };
-        Verdict {
-            decision,
-            confidence: 1.0,
-        }
+        let decision = if r == 0 || score >= self.midpoint { Decision::Escalate } else { Decision::StayLocal };
+        Verdict { decision, confidence: 1.0 }
     }
 }
 

@@ -22,13 +22,7 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
-        Weights {
-            c: 0.35,
-            a: 0.20,
-            d: 0.20,
-            r: 0.20,
-            h: 0.05,
-        }
+        Weights { c: 0.35, a: 0.20, d: 0.20, r: 0.20, h: 0.05 }
     }
 }
 
@@ -73,9 +67,7 @@ pub enum GateConfigError {
     #[error("weights break the hierarchy wC > max(wA, wD, wR) and min(wA, wD, wR) > wH > 0: {0}")]
     Hierarchy(String),
     /// Thresholds outside `[0, 1]` or not ordered.
-    #[error(
-        "thresholds: need 0 <= theta_low < theta_high <= 1, got theta_low = {low}, theta_high = {high}"
-    )]
+    #[error("thresholds: need 0 <= theta_low < theta_high <= 1, got theta_low = {low}, theta_high = {high}")]
     Thresholds {
         /// theta_low.
         low: f64,
@@ -115,22 +107,13 @@ impl GateParams {
         let max_adr = w.a.max(w.d).max(w.r);
         let min_adr = w.a.min(w.d).min(w.r);
         if w.c <= max_adr {
-            return Err(GateConfigError::Hierarchy(format!(
-                "wC = {} is not above max(wA, wD, wR) = {max_adr}",
-                w.c
-            )));
+            return Err(GateConfigError::Hierarchy(format!("wC = {} is not above max(wA, wD, wR) = {max_adr}", w.c)));
         }
         if min_adr <= w.h {
-            return Err(GateConfigError::Hierarchy(format!(
-                "min(wA, wD, wR) = {min_adr} is not above wH = {}",
-                w.h
-            )));
+            return Err(GateConfigError::Hierarchy(format!("min(wA, wD, wR) = {min_adr} is not above wH = {}", w.h)));
         }
         if w.h <= 0.0 {
-            return Err(GateConfigError::Hierarchy(format!(
-                "wH = {} must be above 0",
-                w.h
-            )));
+            return Err(GateConfigError::Hierarchy(format!("wH = {} must be above 0", w.h)));
         }
         let (low, high) = (spec.theta_low, spec.theta_high);
         if !(low.is_finite() && high.is_finite() && 0.0 <= low && low < high && high <= 1.0) {
@@ -157,9 +140,7 @@ impl GateParams {
 
 impl Default for GateParams {
     fn default() -> Self {
-        GateParams {
-            spec: GateSpec::default(),
-        }
+        GateParams { spec: GateSpec::default() }
     }
 }
 
@@ -168,10 +149,7 @@ mod tests {
     use super::*;
 
     fn with(w: Weights) -> Result<GateParams, GateConfigError> {
-        GateParams::new(GateSpec {
-            weights: w,
-            ..GateSpec::default()
-        })
+        GateParams::new(GateSpec { weights: w, ..GateSpec::default() })
     }
 
     #[test]
@@ -183,62 +161,24 @@ mod tests {
     fn hierarchy_violations_are_refused() {
         let d = Weights::default();
         // Equal weights: wC is not above the others.
-        assert!(matches!(
-            with(Weights {
-                c: 0.2,
-                a: 0.2,
-                d: 0.2,
-                r: 0.2,
-                h: 0.2
-            }),
-            Err(GateConfigError::Hierarchy(_))
-        ));
+        assert!(matches!(with(Weights { c: 0.2, a: 0.2, d: 0.2, r: 0.2, h: 0.2 }), Err(GateConfigError::Hierarchy(_))));
         // Low wC.
-        assert!(matches!(
-            with(Weights { c: 0.15, ..d }),
-            Err(GateConfigError::Hierarchy(_))
-        ));
+        assert!(matches!(with(Weights { c: 0.15, ..d }), Err(GateConfigError::Hierarchy(_))));
         // wR = 0 falls below wH.
-        assert!(matches!(
-            with(Weights { r: 0.0, ..d }),
-            Err(GateConfigError::Hierarchy(_))
-        ));
+        assert!(matches!(with(Weights { r: 0.0, ..d }), Err(GateConfigError::Hierarchy(_))));
         // High wH.
-        assert!(matches!(
-            with(Weights { h: 0.25, ..d }),
-            Err(GateConfigError::Hierarchy(_))
-        ));
+        assert!(matches!(with(Weights { h: 0.25, ..d }), Err(GateConfigError::Hierarchy(_))));
         // wH must be positive.
-        assert!(matches!(
-            with(Weights { h: 0.0, ..d }),
-            Err(GateConfigError::Hierarchy(_))
-        ));
-        assert!(matches!(
-            with(Weights { a: -0.1, ..d }),
-            Err(GateConfigError::BadWeight(_))
-        ));
-        assert!(matches!(
-            with(Weights { a: f64::NAN, ..d }),
-            Err(GateConfigError::BadWeight(_))
-        ));
+        assert!(matches!(with(Weights { h: 0.0, ..d }), Err(GateConfigError::Hierarchy(_))));
+        assert!(matches!(with(Weights { a: -0.1, ..d }), Err(GateConfigError::BadWeight(_))));
+        assert!(matches!(with(Weights { a: f64::NAN, ..d }), Err(GateConfigError::BadWeight(_))));
     }
 
     #[test]
     fn thresholds_must_be_ordered() {
-        let bad = GateSpec {
-            theta_low: 0.9,
-            theta_high: 0.6,
-            ..GateSpec::default()
-        };
-        assert!(matches!(
-            GateParams::new(bad),
-            Err(GateConfigError::Thresholds { .. })
-        ));
-        let bad = GateSpec {
-            theta_low: 0.5,
-            theta_high: 1.5,
-            ..GateSpec::default()
-        };
+        let bad = GateSpec { theta_low: 0.9, theta_high: 0.6, ..GateSpec::default() };
+        assert!(matches!(GateParams::new(bad), Err(GateConfigError::Thresholds { .. })));
+        let bad = GateSpec { theta_low: 0.5, theta_high: 1.5, ..GateSpec::default() };
         assert!(GateParams::new(bad).is_err());
     }
 }

@@ -24,24 +24,12 @@ pub struct Features {
 impl Features {
     /// From five numbers; `None` if any is above 3.
     pub fn new(c: u8, a: u8, d: u8, r: u8, h: u8) -> Option<Self> {
-        Some(Features {
-            c: Level::new(c)?,
-            a: Level::new(a)?,
-            d: Level::new(d)?,
-            r: Level::new(r)?,
-            h: Level::new(h)?,
-        })
+        Some(Features { c: Level::new(c)?, a: Level::new(a)?, d: Level::new(d)?, r: Level::new(r)?, h: Level::new(h)? })
     }
 
     /// The trace form.
     pub fn to_vec(self) -> FeatureVec {
-        FeatureVec {
-            c: self.c.get(),
-            a: self.a.get(),
-            d: self.d.get(),
-            r: self.r.get(),
-            h: self.h.get(),
-        }
+        FeatureVec { c: self.c.get(), a: self.a.get(), d: self.d.get(), r: self.r.get(), h: self.h.get() }
     }
 }
 
@@ -160,20 +148,11 @@ mod tests {
     #[test]
     fn criticality_table() {
         let f = |dependents, depth, teammate, all| {
-            criticality(CriticalityFacts {
-                dependents,
-                depth,
-                teammate_dependents: teammate,
-                blocks_all_own_work: all,
-            })
+            criticality(CriticalityFacts { dependents, depth, teammate_dependents: teammate, blocks_all_own_work: all })
         };
         assert_eq!(f(0, 0, false, true), Level::L0);
         assert_eq!(f(2, 2, false, false), Level::L1);
-        assert_eq!(
-            f(2, 2, false, true),
-            Level::L1,
-            "all own work waits, but no teammate does"
-        );
+        assert_eq!(f(2, 2, false, true), Level::L1, "all own work waits, but no teammate does");
         assert_eq!(f(5, 3, false, false), Level::L2);
         assert_eq!(f(1, 1, true, false), Level::L2);
         assert_eq!(f(1, 1, true, true), Level::L3);
@@ -182,11 +161,7 @@ mod tests {
     #[test]
     fn advantage_table() {
         let f = |nearest, refused, offerer| {
-            advantage(AdvantageFacts {
-                nearest_teammate: nearest,
-                all_refused: refused,
-                nearest_offerer: offerer,
-            })
+            advantage(AdvantageFacts { nearest_teammate: nearest, all_refused: refused, nearest_offerer: offerer })
         };
         assert_eq!(f(None, false, None), Level::L0);
         assert_eq!(f(Some(40.0), false, None), Level::L0);
@@ -201,12 +176,7 @@ mod tests {
     fn impact_table() {
         let f = |all, mate, other, rec| {
             impact(
-                ImpactFacts {
-                    every_agent_waits: all,
-                    teammate_waits: mate,
-                    other_work: other,
-                    recovery_ticks: rec,
-                },
+                ImpactFacts { every_agent_waits: all, teammate_waits: mate, other_work: other, recovery_ticks: rec },
                 20,
             )
         };
@@ -220,13 +190,7 @@ mod tests {
 
     #[test]
     fn recoverability_table() {
-        let f = |r, c, t| {
-            recoverability(RecoverabilityFacts {
-                in_reach: r,
-                one_craft: c,
-                chain_ticks: t,
-            })
-        };
+        let f = |r, c, t| recoverability(RecoverabilityFacts { in_reach: r, one_craft: c, chain_ticks: t });
         assert_eq!(f(true, true, Some(1)), Level::L3);
         assert_eq!(f(false, true, Some(10)), Level::L2);
         assert_eq!(f(false, false, Some(300)), Level::L1);

@@ -100,23 +100,11 @@ impl Gate {
     pub fn assess(&self, q: GateQuery) -> Stage {
         let f = q.features;
         let score = normalised(self.params.weights(), f);
-        let decided = |tier, rule, decision, action| {
-            Stage::Decided(GateDecision {
-                tier,
-                rule,
-                score,
-                decision,
-                action,
-            })
-        };
+        let decided =
+            |tier, rule, decision, action| Stage::Decided(GateDecision { tier, rule, score, decision, action });
         if self.policy == GatePolicy::NoGate {
             return if q.ctx.requestable {
-                decided(
-                    Tier::Policy,
-                    None,
-                    Decision::Escalate,
-                    GateAction::RequestMaterial,
-                )
+                decided(Tier::Policy, None, Decision::Escalate, GateAction::RequestMaterial)
             } else {
                 decided(Tier::Policy, None, Decision::StayLocal, local_action(f))
             };
@@ -132,20 +120,12 @@ impl Gate {
             return decided(Tier::Score, None, Decision::StayLocal, local_action(f));
         }
         if score >= spec.theta_high {
-            return decided(
-                Tier::Score,
-                None,
-                Decision::Escalate,
-                GateAction::RequestMaterial,
-            );
+            return decided(Tier::Score, None, Decision::Escalate, GateAction::RequestMaterial);
         }
         match self.policy {
             GatePolicy::Gated => Stage::Gray { score },
             _ => {
-                let v = Deterministic {
-                    midpoint: self.params.midpoint(),
-                }
-                .verdict(f.r.get(), score);
+                let v = Deterministic { midpoint: self.params.midpoint() }.verdict(f.r.get(), score);
                 Stage::Decided(self.settle(q, score, v.decision))
             }
         }
@@ -157,20 +137,12 @@ impl Gate {
             Decision::Escalate => GateAction::RequestMaterial,
             Decision::StayLocal => local_action(q.features),
         };
-        GateDecision {
-            tier: Tier::Adjudicator,
-            rule: None,
-            score,
-            decision,
-            action,
-        }
+        GateDecision { tier: Tier::Adjudicator, rule: None, score, decision, action }
     }
 
     /// The deterministic adjudicator for these parameters.
     pub fn deterministic(&self) -> Deterministic {
-        Deterministic {
-            midpoint: self.params.midpoint(),
-        }
+        Deterministic { midpoint: self.params.midpoint() }
     }
 }
 
@@ -179,17 +151,10 @@ mod tests {
     use super::*;
     use crate::config::GateSpec;
 
-    const CTX: RuleContext = RuleContext {
-        requestable: true,
-        teammate_reachable: true,
-        other_work: true,
-    };
+    const CTX: RuleContext = RuleContext { requestable: true, teammate_reachable: true, other_work: true };
 
     fn q(c: u8, a: u8, d: u8, r: u8, h: u8) -> GateQuery {
-        GateQuery {
-            features: Features::new(c, a, d, r, h).unwrap(),
-            ctx: CTX,
-        }
+        GateQuery { features: Features::new(c, a, d, r, h).unwrap(), ctx: CTX }
     }
 
     fn gate(policy: GatePolicy) -> Gate {
@@ -202,10 +167,7 @@ mod tests {
         // C2 A1 D0 R2 H0 -> 0.4167 < 0.60: stay local, recover.
         match g.assess(q(2, 1, 0, 2, 0)) {
             Stage::Decided(d) => {
-                assert_eq!(
-                    (d.tier, d.decision, d.action),
-                    (Tier::Score, Decision::StayLocal, GateAction::LocalRecover)
-                )
+                assert_eq!((d.tier, d.decision, d.action), (Tier::Score, Decision::StayLocal, GateAction::LocalRecover))
             }
             s => panic!("{s:?}"),
         }
@@ -217,60 +179,29 @@ mod tests {
             s => panic!("{s:?}"),
         }
         // C3 A1 D3 R0 H0 -> 0.8667: gray.
-        assert!(
-            matches!(g.assess(q(3, 1, 3, 0, 0)), Stage::Gray { score } if (score - 2.6 / 3.0).abs() < 1e-12)
-        );
+        assert!(matches!(g.assess(q(3, 1, 3, 0, 0)), Stage::Gray { score } if (score - 2.6 / 3.0).abs() < 1e-12));
     }
 
     #[test]
     fn rule_score_settles_the_gray_zone_deterministically() {
         let g = gate(GatePolicy::RuleScore);
         // Gray with R = 0: escalate.
-        let Stage::Decided(d) = g.assess(q(3, 1, 3, 0, 0)) else {
-            panic!()
-        };
-        assert_eq!(
-            (d.tier, d.decision),
-            (Tier::Adjudicator, Decision::Escalate)
-        );
+        let Stage::Decided(d) = g.assess(q(3, 1, 3, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision), (Tier::Adjudicator, Decision::Escalate));
         // C2 A1 D3 R1 H0 -> (0.7+0.2+0.6-0.2+0.75)/3 = 0.6833: gray, R > 0, below the
         // midpoint 0.75: stay local.
-        let Stage::Decided(d) = g.assess(q(2, 1, 3, 1, 0)) else {
-            panic!()
-        };
-        assert_eq!(
-            (d.tier, d.decision, d.action),
-            (
-                Tier::Adjudicator,
-                Decision::StayLocal,
-                GateAction::LocalRecover
-            )
-        );
+        let Stage::Decided(d) = g.assess(q(2, 1, 3, 1, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision, d.action), (Tier::Adjudicator, Decision::StayLocal, GateAction::LocalRecover));
     }
 
     #[test]
     fn rule_only_and_no_gate() {
-        let Stage::Decided(d) = gate(GatePolicy::RuleOnly).assess(q(3, 1, 3, 0, 0)) else {
-            panic!()
-        };
-        assert_eq!(
-            (d.tier, d.decision, d.action),
-            (Tier::Policy, Decision::StayLocal, GateAction::LocalSkip)
-        );
-        let Stage::Decided(d) = gate(GatePolicy::NoGate).assess(q(0, 0, 0, 3, 3)) else {
-            panic!()
-        };
+        let Stage::Decided(d) = gate(GatePolicy::RuleOnly).assess(q(3, 1, 3, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision, d.action), (Tier::Policy, Decision::StayLocal, GateAction::LocalSkip));
+        let Stage::Decided(d) = gate(GatePolicy::NoGate).assess(q(0, 0, 0, 3, 3)) else { panic!() };
         assert_eq!((d.tier, d.decision), (Tier::Policy, Decision::Escalate));
-        let unrequestable = GateQuery {
-            ctx: RuleContext {
-                requestable: false,
-                ..CTX
-            },
-            ..q(3, 3, 3, 0, 0)
-        };
-        let Stage::Decided(d) = gate(GatePolicy::NoGate).assess(unrequestable) else {
-            panic!()
-        };
+        let unrequestable = GateQuery { ctx: RuleContext { requestable: false, ..CTX }, ..q(3, 3, 3, 0, 0) };
+        let Stage::Decided(d) = gate(GatePolicy::NoGate).assess(unrequestable) else { panic!() };
         assert_eq!(d.decision, Decision::StayLocal);
     }
 }

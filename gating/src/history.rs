@@ -41,10 +41,7 @@ impl History {
 
     /// Whether a cooldown is active.
     pub fn cooling(&self, key: IssueKey, now: Tick) -> bool {
-        self.keys
-            .get(&key)
-            .and_then(|h| h.cooldown_until)
-            .is_some_and(|until| now < until)
+        self.keys.get(&key).and_then(|h| h.cooldown_until).is_some_and(|until| now < until)
     }
 
     /// A `CANNOT_SUPPLY` closed the window: cooldown for `ticks`.
@@ -82,11 +79,7 @@ mod tests {
         assert_eq!(h.level(k, Tick(1)), Level::L1);
         h.cannot_supply(k, Tick(10), 100);
         assert_eq!(h.level(k, Tick(109)), Level::L3);
-        assert_eq!(
-            h.level(k, Tick(110)),
-            Level::L2,
-            "cooldown over; two zero-yield asks remain"
-        );
+        assert_eq!(h.level(k, Tick(110)), Level::L2, "cooldown over; two zero-yield asks remain");
         h.confirmed(k);
         assert_eq!(h.level(k, Tick(111)), Level::L0);
     }

@@ -64,22 +64,12 @@ pub struct RuleHit {
 /// The local action when staying local: recover if some local way is known, otherwise
 /// set the node aside.
 pub fn local_action(f: Features) -> GateAction {
-    if f.r > Level::L0 {
-        GateAction::LocalRecover
-    } else {
-        GateAction::LocalSkip
-    }
+    if f.r > Level::L0 { GateAction::LocalRecover } else { GateAction::LocalSkip }
 }
 
 /// Runs the rules in order.
 pub fn tier1(f: Features, ctx: RuleContext) -> Option<RuleHit> {
-    let stay = |rule, action| {
-        Some(RuleHit {
-            rule,
-            decision: Decision::StayLocal,
-            action,
-        })
-    };
+    let stay = |rule, action| Some(RuleHit { rule, decision: Decision::StayLocal, action });
     if !ctx.requestable {
         return stay(RuleId::NoMessage, local_action(f));
     }
@@ -109,11 +99,7 @@ pub fn tier1(f: Features, ctx: RuleContext) -> Option<RuleHit> {
 mod tests {
     use super::*;
 
-    const OPEN: RuleContext = RuleContext {
-        requestable: true,
-        teammate_reachable: true,
-        other_work: true,
-    };
+    const OPEN: RuleContext = RuleContext { requestable: true, teammate_reachable: true, other_work: true };
 
     fn f(c: u8, a: u8, d: u8, r: u8, h: u8) -> Features {
         Features::new(c, a, d, r, h).unwrap()
@@ -125,50 +111,22 @@ mod tests {
 
     #[test]
     fn each_rule_fires_on_its_case() {
-        assert_eq!(
-            rule(
-                f(3, 3, 3, 0, 0),
-                RuleContext {
-                    requestable: false,
-                    ..OPEN
-                }
-            ),
-            Some(RuleId::NoMessage)
-        );
+        assert_eq!(rule(f(3, 3, 3, 0, 0), RuleContext { requestable: false, ..OPEN }), Some(RuleId::NoMessage));
         let hit = tier1(f(3, 3, 3, 0, 3), OPEN).unwrap();
         assert_eq!(
             (hit.rule, hit.decision, hit.action),
             (RuleId::Cooldown, Decision::StayLocal, GateAction::LocalSkip)
         );
         let hit = tier1(f(3, 3, 3, 3, 0), OPEN).unwrap();
-        assert_eq!(
-            (hit.rule, hit.action),
-            (RuleId::Immediate, GateAction::LocalRecover)
-        );
-        assert_eq!(
-            rule(
-                f(3, 0, 3, 0, 0),
-                RuleContext {
-                    teammate_reachable: false,
-                    ..OPEN
-                }
-            ),
-            Some(RuleId::Alone)
-        );
+        assert_eq!((hit.rule, hit.action), (RuleId::Immediate, GateAction::LocalRecover));
+        assert_eq!(rule(f(3, 0, 3, 0, 0), RuleContext { teammate_reachable: false, ..OPEN }), Some(RuleId::Alone));
         let hit = tier1(f(3, 2, 1, 0, 0), OPEN).unwrap();
         assert_eq!(
             (hit.rule, hit.decision, hit.action),
-            (
-                RuleId::CriticalExact,
-                Decision::Escalate,
-                GateAction::RequestMaterial
-            )
+            (RuleId::CriticalExact, Decision::Escalate, GateAction::RequestMaterial)
         );
         let hit = tier1(f(0, 1, 0, 1, 0), OPEN).unwrap();
-        assert_eq!(
-            (hit.rule, hit.action),
-            (RuleId::Cosmetic, GateAction::LocalSkip)
-        );
+        assert_eq!((hit.rule, hit.action), (RuleId::Cosmetic, GateAction::LocalSkip));
     }
 
     #[test]
@@ -179,16 +137,7 @@ mod tests {
         assert_eq!(rule(f(3, 1, 3, 0, 0), OPEN), None);
         assert_eq!(rule(f(3, 2, 3, 1, 0), OPEN), None);
         // cosmetic needs other work.
-        assert_eq!(
-            rule(
-                f(0, 1, 0, 1, 0),
-                RuleContext {
-                    other_work: false,
-                    ..OPEN
-                }
-            ),
-            None
-        );
+        assert_eq!(rule(f(0, 1, 0, 1, 0), RuleContext { other_work: false, ..OPEN }), None);
         // Nothing fires in the middle.
         assert_eq!(rule(f(2, 1, 2, 1, 0), OPEN), None);
     }

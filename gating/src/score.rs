@@ -12,11 +12,7 @@ pub fn raw_score(w: Weights, f: Features) -> f64 {
 pub fn normalised(w: Weights, f: Features) -> f64 {
     let s = raw_score(w, f);
     let den = 3.0 * (w.c + w.a + w.d + w.r + w.h);
-    if den <= 0.0 {
-        0.0
-    } else {
-        (s + 3.0 * (w.r + w.h)) / den
-    }
+    if den <= 0.0 { 0.0 } else { (s + 3.0 * (w.r + w.h)) / den }
 }
 
 #[cfg(test)]
@@ -38,20 +34,11 @@ mod tests {
         // The decision card of DESIGN 5.4 (C3 A1 D3 R0 H0): s = 1.05+0.2+0.6 = 1.85,
         // s_norm = (1.85 + 0.75) / 3 = 0.8666...
         close(raw_score(w, Features::new(3, 1, 3, 0, 0).unwrap()), 1.85);
-        close(
-            normalised(w, Features::new(3, 1, 3, 0, 0).unwrap()),
-            2.6 / 3.0,
-        );
+        close(normalised(w, Features::new(3, 1, 3, 0, 0).unwrap()), 2.6 / 3.0);
         // A one-craft fix next to a teammate: C2 A1 D0 R2 H0: s = 0.7+0.2-0.4 = 0.5,
         // s_norm = 1.25 / 3.
-        close(
-            normalised(w, Features::new(2, 1, 0, 2, 0).unwrap()),
-            1.25 / 3.0,
-        );
+        close(normalised(w, Features::new(2, 1, 0, 2, 0).unwrap()), 1.25 / 3.0);
         // With history: C2 A1 D2 R0 H3: s = 0.7+0.2+0.4-0.15 = 1.15, s_norm = 1.9/3.
-        close(
-            normalised(w, Features::new(2, 1, 2, 0, 3).unwrap()),
-            1.9 / 3.0,
-        );
+        close(normalised(w, Features::new(2, 1, 2, 0, 3).unwrap()), 1.9 / 3.0);
     }
 }

@@ -34,10 +34,7 @@ pub struct BoardConfig {
 
 impl Default for BoardConfig {
     fn default() -> Self {
-        BoardConfig {
-            window_ticks: 40,
-            handover_ticks: 200,
-        }
+        BoardConfig { window_ticks: 40, handover_ticks: 200 }
     }
 }
 
@@ -129,10 +126,7 @@ pub struct BoardError {
 
 impl BoardError {
     fn new(kind: RejectKind, detail: impl Into<String>) -> Self {
-        BoardError {
-            kind,
-            detail: detail.into(),
-        }
+        BoardError { kind, detail: detail.into() }
     }
 
     /// The category.
@@ -168,18 +162,8 @@ pub struct Board {
 
 impl Board {
     /// An empty board for the given crew.
-    pub fn new(
-        roster: impl IntoIterator<Item = AgentId>,
-        items: Arc<ItemRegistry>,
-        config: BoardConfig,
-    ) -> Self {
-        Board {
-            roster: roster.into_iter().collect(),
-            items,
-            config,
-            log: Vec::new(),
-            windows: Vec::new(),
-        }
+    pub fn new(roster: impl IntoIterator<Item = AgentId>, items: Arc<ItemRegistry>, config: BoardConfig) -> Self {
+        Board { roster: roster.into_iter().collect(), items, config, log: Vec::new(), windows: Vec::new() }
     }
 
     /// Every accepted message, in order.
@@ -199,49 +183,26 @@ impl Board {
 
     /// The earliest deadline among open windows.
     pub fn next_deadline(&self) -> Option<Tick> {
-        self.windows
-            .iter()
-            .filter(|w| w.is_open())
-            .map(|w| w.deadline)
-            .min()
+        self.windows.iter().filter(|w| w.is_open()).map(|w| w.deadline).min()
     }
 
     /// Parses a wire message, then posts it.
-    pub fn post_wire(
-        &mut self,
-        caller: AgentId,
-        wire: &WireMessage,
-        now: Tick,
-    ) -> Result<Receipt, BoardError> {
+    pub fn post_wire(&mut self, caller: AgentId, wire: &WireMessage, now: Tick) -> Result<Receipt, BoardError> {
         let msg = wire.parse(&self.items)?;
         self.post(caller, msg, now)
     }
 
     /// Validates and appends a message posted by `caller` at `now`.
-    pub fn post(
-        &mut self,
-        caller: AgentId,
-        msg: BoardMessage,
-        now: Tick,
-    ) -> Result<Receipt, BoardError> {
+    pub fn post(&mut self, caller: AgentId, msg: BoardMessage, now: Tick) -> Result<Receipt, BoardError> {
         self.check_common(caller, &msg)?;
         match msg {
-            BoardMessage::RequestMaterial {
-                from,
-                to,
-                item,
-                count,
-                ..
-            } => {
+            BoardMessage::RequestMaterial { from, to, item, count, .. } => {
                 let addressees: Vec<AgentId> = match to {
                     Recipient::Agent(a) => vec![a],
                     Recipient::All => self.roster.iter().copied().filter(|a| *a != from).collect(),
                 };
                 if addressees.is_empty() {
-                    return Err(BoardError::new(
-                        RejectKind::NoAddressee,
-                        "no teammate to address",
-                    ));
+                    return Err(BoardError::new(RejectKind::NoAddressee, "no teammate to address"));
                 }
                 let id = WindowId(self.windows.len() as u32);
                 self.windows.push(Window {
@@ -258,19 +219,9 @@ impl Board {
                 });
                 Ok(self.append(id, msg, now, None))
             }
-            BoardMessage::OfferTransfer {
-                window,
-                from,
-                to,
-                item,
-                count,
-                ..
-            } => {
+            BoardMessage::OfferTransfer { window, from, to, item, count, .. } => {
                 let w = self.open_window(window, item)?;
-                Self::require(
-                    w.addressees.contains(&from),
-                    "the sender was not asked in this window",
-                )?;
+                Self::require(w.addressees.contains(&from), "the sender was not asked in this window")?;
                 Self::require(to == w.requester, "an offer goes to the requester")?;
                 if w.offer.is_some() {
                     return Err(BoardError::new(
@@ -279,10 +230,7 @@ impl Board {
                     ));
                 }
                 if w.refused.contains(&from) {
-                    return Err(BoardError::new(
-                        RejectKind::WrongParty,
-                        "the sender already refused",
-                    ));
+                    return Err(BoardError::new(RejectKind::WrongParty, "the sender already refused"));
                 }
                 Self::at_most(count, w.count)?;
                 let handover_deadline = now + self.config.handover_ticks;
@@ -291,52 +239,30 @@ impl Board {
                 w.deadline = handover_deadline;
                 Ok(self.append(window, msg, now, None))
             }
-            BoardMessage::ConfirmTransfer {
-                window,
-                from,
-                to,
-                item,
-                count,
-            } => {
+            BoardMessage::ConfirmTransfer { window, from, to, item, count } => {
                 let w = self.open_window(window, item)?;
                 Self::require(from == w.requester, "only the requester confirms")?;
-                let offer = w.offer.ok_or_else(|| {
-                    BoardError::new(RejectKind::NoOffer, format!("{window} holds no offer"))
-                })?;
+                let offer =
+                    w.offer.ok_or_else(|| BoardError::new(RejectKind::NoOffer, format!("{window} holds no offer")))?;
                 Self::require(to == offer.from, "a confirmation goes to the giver")?;
                 Self::at_most(count, offer.count)?;
                 let closed = self.close(window, now, CloseOutcome::Confirmed);
                 Ok(self.append(window, msg, now, Some(closed)))
             }
-            BoardMessage::CannotSupply {
-                window,
-                from,
-                to,
-                item,
-                ..
-            } => {
+            BoardMessage::CannotSupply { window, from, to, item, .. } => {
                 let w = self.open_window(window, item)?;
-                Self::require(
-                    w.addressees.contains(&from),
-                    "the sender was not asked in this window",
-                )?;
+                Self::require(w.addressees.contains(&from), "the sender was not asked in this window")?;
                 Self::require(to == w.requester, "a refusal goes to the requester")?;
                 if w.refused.contains(&from) {
-                    return Err(BoardError::new(
-                        RejectKind::DuplicateRefusal,
-                        format!("{from} already refused"),
-                    ));
+                    return Err(BoardError::new(RejectKind::DuplicateRefusal, format!("{from} already refused")));
                 }
                 if w.offer.is_some_and(|o| o.from == from) {
-                    return Err(BoardError::new(
-                        RejectKind::WrongParty,
-                        "the sender already offered",
-                    ));
+                    return Err(BoardError::new(RejectKind::WrongParty, "the sender already offered"));
                 }
                 let w = &mut self.windows[window.0 as usize];
                 w.refused.insert(from);
-                let closed = (w.all_refused() && w.offer.is_none())
-                    .then(|| self.close(window, now, CloseOutcome::CannotSupply));
+                let closed =
+                    (w.all_refused() && w.offer.is_none()).then(|| self.close(window, now, CloseOutcome::CannotSupply));
                 Ok(self.append(window, msg, now, closed))
             }
         }
@@ -344,43 +270,25 @@ impl Board {
 
     /// Closes every open window whose deadline is at or before `now`, in id order.
     pub fn expire(&mut self, now: Tick) -> Vec<WindowClosed> {
-        let due: Vec<WindowId> = self
-            .windows
-            .iter()
-            .filter(|w| w.is_open() && w.deadline <= now)
-            .map(|w| w.id)
-            .collect();
-        due.into_iter()
-            .map(|id| self.close(id, now, CloseOutcome::Timeout))
-            .collect()
+        let due: Vec<WindowId> =
+            self.windows.iter().filter(|w| w.is_open() && w.deadline <= now).map(|w| w.id).collect();
+        due.into_iter().map(|id| self.close(id, now, CloseOutcome::Timeout)).collect()
     }
 
     fn check_common(&self, caller: AgentId, msg: &BoardMessage) -> Result<(), BoardError> {
         if !self.roster.contains(&caller) {
-            return Err(BoardError::new(
-                RejectKind::UnknownAgent,
-                format!("caller {caller} is not in the crew"),
-            ));
+            return Err(BoardError::new(RejectKind::UnknownAgent, format!("caller {caller} is not in the crew")));
         }
         let from = msg.from();
         if from != caller {
-            return Err(BoardError::new(
-                RejectKind::ForgedSender,
-                format!("{caller} posted as {from}"),
-            ));
+            return Err(BoardError::new(RejectKind::ForgedSender, format!("{caller} posted as {from}")));
         }
         if let Recipient::Agent(to) = msg.to() {
             if !self.roster.contains(&to) {
-                return Err(BoardError::new(
-                    RejectKind::UnknownAgent,
-                    format!("addressee {to} is not in the crew"),
-                ));
+                return Err(BoardError::new(RejectKind::UnknownAgent, format!("addressee {to} is not in the crew")));
             }
             if to == from {
-                return Err(BoardError::new(
-                    RejectKind::SelfAddressed,
-                    format!("{from} addressed itself"),
-                ));
+                return Err(BoardError::new(RejectKind::SelfAddressed, format!("{from} addressed itself")));
             }
         }
         if !self.items.contains(msg.item()) {
@@ -393,9 +301,7 @@ impl Board {
     }
 
     fn open_window(&self, id: WindowId, item: ItemId) -> Result<&Window, BoardError> {
-        let w = self
-            .window(id)
-            .ok_or_else(|| BoardError::new(RejectKind::UnknownWindow, format!("no window {id}")))?;
+        let w = self.window(id).ok_or_else(|| BoardError::new(RejectKind::UnknownWindow, format!("no window {id}")))?;
         if let Some((at, outcome)) = w.closed {
             return Err(BoardError::new(
                 RejectKind::WindowClosed,
@@ -405,30 +311,19 @@ impl Board {
         if w.item != item {
             return Err(BoardError::new(
                 RejectKind::ItemMismatch,
-                format!(
-                    "{id} is about {}, not {}",
-                    self.items.display(w.item),
-                    self.items.display(item)
-                ),
+                format!("{id} is about {}, not {}", self.items.display(w.item), self.items.display(item)),
             ));
         }
         Ok(w)
     }
 
     fn require(ok: bool, why: &str) -> Result<(), BoardError> {
-        if ok {
-            Ok(())
-        } else {
-            Err(BoardError::new(RejectKind::WrongParty, why))
-        }
+        if ok { Ok(()) } else { Err(BoardError::new(RejectKind::WrongParty, why)) }
     }
 
     fn at_most(count: Count, limit: Count) -> Result<(), BoardError> {
         if count > limit {
-            Err(BoardError::new(
-                RejectKind::CountExceeded,
-                format!("count {count} exceeds {limit}"),
-            ))
+            Err(BoardError::new(RejectKind::CountExceeded, format!("count {count} exceeds {limit}")))
         } else {
             Ok(())
         }
@@ -437,28 +332,11 @@ impl Board {
     fn close(&mut self, id: WindowId, now: Tick, outcome: CloseOutcome) -> WindowClosed {
         let w = &mut self.windows[id.0 as usize];
         w.closed = Some((now, outcome));
-        WindowClosed {
-            window: id,
-            requester: w.requester,
-            item: w.item,
-            at: now,
-            outcome,
-        }
+        WindowClosed { window: id, requester: w.requester, item: w.item, at: now, outcome }
     }
 
-    fn append(
-        &mut self,
-        window: WindowId,
-        msg: BoardMessage,
-        now: Tick,
-        closed: Option<WindowClosed>,
-    ) -> Receipt {
-        let posted = Posted {
-            seq: self.log.len() as u32,
-            at: now,
-            window,
-            msg,
-        };
+    fn append(&mut self, window: WindowId, msg: BoardMessage, now: Tick, closed: Option<WindowClosed>) -> Receipt {
+        let posted = Posted { seq: self.log.len() as u32, at: now, window, msg };
         tracing::debug!(seq = posted.seq, %window, kind = posted.msg.kind().as_str(), "board accepted");
         self.log.push(posted.clone());
         Receipt { posted, closed }

@@ -36,9 +36,7 @@ impl Count {
         }
         // Bounds were checked above, so both conversions succeed.
         let v = u32::try_from(n).map_err(|_| CountError::TooLarge(n))?;
-        NonZeroU32::new(v)
-            .map(Count)
-            .ok_or(CountError::NotPositive(n))
+        NonZeroU32::new(v).map(Count).ok_or(CountError::NotPositive(n))
     }
 
     /// The count as a number.

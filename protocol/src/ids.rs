@@ -56,9 +56,7 @@ impl fmt::Display for IssueId {
 
 /// Simulated time. Twenty ticks are one second of Minecraft game time; nothing inside
 /// an episode reads the wall clock.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Tick(pub u64);
 

@@ -37,9 +37,7 @@ pub struct UnknownItem {
 }
 
 fn suggestion_text(s: &Option<String>) -> String {
-    s.as_ref()
-        .map(|s| format!(" (did you mean \"{s}\"?)"))
-        .unwrap_or_default()
+    s.as_ref().map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default()
 }
 
 /// A registry that cannot be built from the given entries.
@@ -63,22 +61,15 @@ pub enum RegistryError {
 
 impl ItemRegistry {
     /// Builds a registry from `(name, stack size)` pairs, ids in the given order.
-    pub fn new<S: Into<String>>(
-        entries: impl IntoIterator<Item = (S, u32)>,
-    ) -> Result<Self, RegistryError> {
+    pub fn new<S: Into<String>>(entries: impl IntoIterator<Item = (S, u32)>) -> Result<Self, RegistryError> {
         let mut reg = ItemRegistry::default();
         for (name, stack) in entries {
             let name: String = name.into();
             if !(1..=64).contains(&stack) {
                 return Err(RegistryError::BadStack { name, stack });
             }
-            let id = u16::try_from(reg.names.len())
-                .map_err(|_| RegistryError::TooMany(reg.names.len()))?;
-            if reg
-                .index
-                .insert(name.clone().into_boxed_str(), ItemId(id))
-                .is_some()
-            {
+            let id = u16::try_from(reg.names.len()).map_err(|_| RegistryError::TooMany(reg.names.len()))?;
+            if reg.index.insert(name.clone().into_boxed_str(), ItemId(id)).is_some() {
                 return Err(RegistryError::Duplicate(name));
             }
             reg.names.push(name.into_boxed_str());
@@ -91,10 +82,10 @@ impl ItemRegistry {
     /// Looks a name up; a `minecraft:` prefix is accepted.
     pub fn parse(&self, name: &str) -> Result<ItemId, UnknownItem> {
         let bare = name.strip_prefix("minecraft:").unwrap_or(name);
-        self.index.get(bare).copied().ok_or_else(|| UnknownItem {
-            name: name.to_owned(),
-            suggestion: self.closest(bare),
-        })
+        self.index
+            .get(bare)
+            .copied()
+            .ok_or_else(|| UnknownItem { name: name.to_owned(), suggestion: self.closest(bare) })
     }
 
     /// The item's name.
@@ -148,11 +139,7 @@ pub struct ItemName<'a> {
 
 impl fmt::Display for ItemName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.reg.contains(self.id) {
-            f.write_str(self.reg.name(self.id))
-        } else {
-            write!(f, "#{}", self.id.0)
-        }
+        if self.reg.contains(self.id) { f.write_str(self.reg.name(self.id)) } else { write!(f, "#{}", self.id.0) }
     }
 }
 
@@ -182,13 +169,7 @@ mod tests {
 
     #[test]
     fn rejects_duplicates_and_bad_stacks() {
-        assert!(matches!(
-            ItemRegistry::new([("a", 64), ("a", 1)]),
-            Err(RegistryError::Duplicate(_))
-        ));
-        assert!(matches!(
-            ItemRegistry::new([("a", 0)]),
-            Err(RegistryError::BadStack { .. })
-        ));
+        assert!(matches!(ItemRegistry::new([("a", 64), ("a", 1)]), Err(RegistryError::Duplicate(_))));
+        assert!(matches!(ItemRegistry::new([("a", 0)]), Err(RegistryError::BadStack { .. })));
     }
 }

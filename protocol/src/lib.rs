@@ -27,14 +27,11 @@ pub mod metrics;
 mod pos;
 pub mod trace;
 
-pub use board::{
-    Board, BoardConfig, BoardError, CloseOutcome, Posted, Receipt, RejectKind, Window, WindowClosed,
-};
+pub use board::{Board, BoardConfig, BoardError, CloseOutcome, Posted, Receipt, RejectKind, Window, WindowClosed};
 pub use count::{Count, CountError, MAX_COUNT};
 pub use ids::{AgentId, IssueId, Tick, WindowId};
 pub use item::{ItemId, ItemRegistry, RegistryError, UnknownItem};
 pub use message::{
-    BoardMessage, Handover, MessageError, MessageKind, Recipient, RefusalReason, RequestReason,
-    WireMessage,
+    BoardMessage, Handover, MessageError, MessageKind, Recipient, RefusalReason, RequestReason, WireMessage,
 };
 pub use pos::Pos;

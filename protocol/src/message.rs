@@ -36,9 +36,9 @@ impl<'de> Deserialize<'de> for Recipient {
         match Raw::deserialize(d)? {
             Raw::Id(n) => Ok(Recipient::Agent(AgentId(n))),
             Raw::Word(w) if w == "all" => Ok(Recipient::All),
-            Raw::Word(w) => Err(serde::de::Error::custom(format!(
-                "recipient must be an agent id or \"all\", got \"{w}\""
-            ))),
+            Raw::Word(w) => {
+                Err(serde::de::Error::custom(format!("recipient must be an agent id or \"all\", got \"{w}\"")))
+            }
         }
     }
 }
@@ -308,19 +308,10 @@ impl WireMessage {
                     None | Some("missing_material") => RequestReason::MissingMaterial,
                     Some("missing_tool") => RequestReason::MissingTool,
                     Some(other) => {
-                        return Err(MessageError::BadReason {
-                            kind,
-                            reason: other.into(),
-                        });
+                        return Err(MessageError::BadReason { kind, reason: other.into() });
                     }
                 };
-                Ok(BoardMessage::RequestMaterial {
-                    from,
-                    to: self.to,
-                    item,
-                    count: self.count(kind)?,
-                    reason,
-                })
+                Ok(BoardMessage::RequestMaterial { from, to: self.to, item, count: self.count(kind)?, reason })
             }
             "OFFER_TRANSFER" => {
                 let kind = "OFFER_TRANSFER";
@@ -354,50 +345,26 @@ impl WireMessage {
                     None | Some("no_surplus") => RefusalReason::NoSurplus,
                     Some("busy") => RefusalReason::Busy,
                     Some(other) => {
-                        return Err(MessageError::BadReason {
-                            kind,
-                            reason: other.into(),
-                        });
+                        return Err(MessageError::BadReason { kind, reason: other.into() });
                     }
                 };
-                Ok(BoardMessage::CannotSupply {
-                    window: self.window(kind)?,
-                    from,
-                    to: self.one(kind)?,
-                    item,
-                    reason,
-                })
+                Ok(BoardMessage::CannotSupply { window: self.window(kind)?, from, to: self.one(kind)?, item, reason })
             }
             other => Err(MessageError::UnknownKind(other.to_owned())),
         }
     }
 
-    fn forbid(
-        &self,
-        kind: &'static str,
-        field: &'static str,
-        present: bool,
-    ) -> Result<(), MessageError> {
-        if present {
-            Err(MessageError::Unexpected { kind, field })
-        } else {
-            Ok(())
-        }
+    fn forbid(&self, kind: &'static str, field: &'static str, present: bool) -> Result<(), MessageError> {
+        if present { Err(MessageError::Unexpected { kind, field }) } else { Ok(()) }
     }
 
     fn count(&self, kind: &'static str) -> Result<Count, MessageError> {
-        let n = self.count.ok_or(MessageError::Missing {
-            kind,
-            field: "count",
-        })?;
+        let n = self.count.ok_or(MessageError::Missing { kind, field: "count" })?;
         Ok(Count::new(n)?)
     }
 
     fn window(&self, kind: &'static str) -> Result<WindowId, MessageError> {
-        self.window.map(WindowId).ok_or(MessageError::Missing {
-            kind,
-            field: "window",
-        })
+        self.window.map(WindowId).ok_or(MessageError::Missing { kind, field: "window" })
     }
 
     fn one(&self, kind: &'static str) -> Result<AgentId, MessageError> {
@@ -489,26 +456,13 @@ mod tests {
         ));
         assert!(matches!(
             bad(r#"{"msg":"OFFER_TRANSFER","from":1,"to":0,"item":"glass","count":2}"#),
-            MessageError::Missing {
-                field: "window",
-                ..
-            }
+            MessageError::Missing { field: "window", .. }
         ));
         assert!(matches!(
-            bad(
-                r#"{"msg":"CONFIRM_TRANSFER","window":1,"from":1,"to":"all","item":"glass","count":2}"#
-            ),
+            bad(r#"{"msg":"CONFIRM_TRANSFER","window":1,"from":1,"to":"all","item":"glass","count":2}"#),
             MessageError::NeedsOneRecipient { .. }
         ));
-        assert!(matches!(
-            bad(r#"{"msg":"SHOUT","from":1,"to":0,"item":"glass"}"#),
-            MessageError::UnknownKind(_)
-        ));
-        assert!(
-            serde_json::from_str::<WireMessage>(
-                r#"{"msg":"X","from":1,"to":0,"item":"a","junk":1}"#
-            )
-            .is_err()
-        );
+        assert!(matches!(bad(r#"{"msg":"SHOUT","from":1,"to":0,"item":"glass"}"#), MessageError::UnknownKind(_)));
+        assert!(serde_json::from_str::<WireMessage>(r#"{"msg":"X","from":1,"to":0,"item":"a","junk":1}"#).is_err());
     }
 }

@@ -68,28 +68,17 @@ impl EpisodeMetrics {
     pub fn observe(&mut self, ev: &Event) {
         self.ticks = self.ticks.max(ev.t);
         match &ev.kind {
-            EventKind::EpisodeStart {
-                policy,
-                agents,
-                class,
-                ..
-            } => {
+            EventKind::EpisodeStart { policy, agents, class, .. } => {
                 self.episode = ev.ep.clone();
                 self.policy = policy.clone();
                 self.class = class.clone();
                 self.agents = agents.len() as u32;
             }
             EventKind::Action { .. } => self.cs += 1,
-            EventKind::Board { .. } | EventKind::Chat { .. } | EventKind::Manager { .. } => {
-                self.msg += 1
-            }
+            EventKind::Board { .. } | EventKind::Chat { .. } | EventKind::Manager { .. } => self.msg += 1,
             EventKind::BoardReject { .. } => self.rejected += 1,
             EventKind::Issue { .. } => self.issues += 1,
-            EventKind::Gate {
-                decision,
-                oracle_local_feasible,
-                ..
-            } => {
+            EventKind::Gate { decision, oracle_local_feasible, .. } => {
                 self.gated += 1;
                 if *decision == Decision::Escalate {
                     self.escalated += 1;
@@ -98,13 +87,7 @@ impl EpisodeMetrics {
                     }
                 }
             }
-            EventKind::Adjudication {
-                prompt_tokens,
-                completion_tokens,
-                latency_ms,
-                fallback,
-                ..
-            } => {
+            EventKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback, .. } => {
                 self.adjudications += 1;
                 self.tokens += u64::from(*prompt_tokens) + u64::from(*completion_tokens);
                 self.latencies_ms.push(*latency_ms);
@@ -124,12 +107,7 @@ impl EpisodeMetrics {
                 ResolvedBy::Local => self.resolved_local += 1,
                 ResolvedBy::Board => self.resolved_board += 1,
             },
-            EventKind::EpisodeEnd {
-                tsr,
-                complete,
-                reason,
-                ..
-            } => {
+            EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
                 self.tsr = *tsr;
                 self.complete = *complete;
                 self.end_reason = Some(reason.clone());

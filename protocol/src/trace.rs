@@ -10,8 +10,7 @@ mod event;
 mod reader;
 
 pub use event::{
-    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, IssueName, ResolvedBy, Tier,
-    WindowEvent,
+    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, IssueName, ResolvedBy, Tier, WindowEvent,
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
 

@@ -99,8 +99,7 @@ struct RawBlock {
 impl Blueprint {
     /// Loads a blueprint file.
     pub fn load(path: &Path, data: &GameData) -> Result<Self, LoadError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse(&text, path, data)
     }
 
@@ -111,14 +110,9 @@ impl Blueprint {
         let mut resolve = |name: &Spanned<String>| -> Option<BlockId> {
             let found = data.block(name.get_ref());
             if found.is_none() {
-                let hint = data
-                    .suggest_block(name.get_ref())
-                    .map(|s| format!(" (did you mean \"{s}\"?)"))
-                    .unwrap_or_default();
-                unknown.push((
-                    line_of(text, name.span().start),
-                    format!("unknown block \"{}\"{hint}", name.get_ref()),
-                ));
+                let hint =
+                    data.suggest_block(name.get_ref()).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+                unknown.push((line_of(text, name.span().start), format!("unknown block \"{}\"{hint}", name.get_ref())));
             }
             found
         };
@@ -131,14 +125,10 @@ impl Blueprint {
             };
             let line = line_of(text, f.block.span().start);
             let (lo, hi) = (min_corner(f.from, f.to), max_corner(f.from, f.to));
-            if (hi.x - lo.x + 1) as i64 * (hi.y - lo.y + 1) as i64 * (hi.z - lo.z + 1) as i64
-                > 1_000_000
-            {
-                return Err(LoadError::new(
-                    path,
-                    LoadErrorKind::Invalid("fill larger than a million blocks".into()),
-                )
-                .line(line));
+            if (hi.x - lo.x + 1) as i64 * (hi.y - lo.y + 1) as i64 * (hi.z - lo.z + 1) as i64 > 1_000_000 {
+                return Err(
+                    LoadError::new(path, LoadErrorKind::Invalid("fill larger than a million blocks".into())).line(line)
+                );
             }
             for x in lo.x..=hi.x {
                 for y in lo.y..=hi.y {
@@ -183,11 +173,7 @@ impl Blueprint {
         blocks: impl IntoIterator<Item = (Pos, BlockId)>,
         data: &GameData,
     ) -> Result<Self, LoadError> {
-        let cells = blocks
-            .into_iter()
-            .filter(|(_, b)| *b != BlockId::AIR)
-            .map(|(p, b)| (p, (b, 0)))
-            .collect();
+        let cells = blocks.into_iter().filter(|(_, b)| *b != BlockId::AIR).map(|(p, b)| (p, (b, 0))).collect();
         Self::from_cells(name.to_owned(), cells, Path::new("<generated>"), data)
     }
 
@@ -230,25 +216,18 @@ impl Blueprint {
         }
         for (p, (b, line)) in &cells {
             if p.y < 0 {
-                return Err(invalid(
-                    *line,
-                    format!("block at {p} is below the ground (y < 0)"),
-                ));
+                return Err(invalid(*line, format!("block at {p} is below the ground (y < 0)")));
             }
             let info = data.block_info(*b);
             if info.item.is_none() && !uppers.contains(p) {
                 return Err(invalid(
                     *line,
-                    format!(
-                        "block \"{}\" at {p} cannot be placed: no item places it",
-                        info.name
-                    ),
+                    format!("block \"{}\" at {p} cannot be placed: no item places it", info.name),
                 ));
             }
         }
         let positions: Vec<Pos> = cells.keys().copied().collect();
-        let index: BTreeMap<Pos, usize> =
-            positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        let index: BTreeMap<Pos, usize> = positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
         let mut out: Vec<Cell> = positions
             .iter()
             .map(|p| {
@@ -260,13 +239,7 @@ impl Blueprint {
                 } else {
                     Part::Whole
                 };
-                Cell {
-                    pos: *p,
-                    block,
-                    part,
-                    support: None,
-                    level: u32::MAX,
-                }
+                Cell { pos: *p, block, part, support: None, level: u32::MAX }
             })
             .collect();
         // Breadth-first from the ground: a cell with a blueprint cell below waits for
@@ -298,17 +271,10 @@ impl Blueprint {
             let line = cells[&c.pos].1;
             return Err(invalid(
                 line,
-                format!(
-                    "block at {} has no support: nothing below it connects to the ground",
-                    c.pos
-                ),
+                format!("block at {} has no support: nothing below it connects to the ground", c.pos),
             ));
         }
-        Ok(Blueprint {
-            name,
-            cells: out,
-            index,
-        })
+        Ok(Blueprint { name, cells: out, index })
     }
 
     /// All cells, sorted by position.
@@ -352,9 +318,7 @@ impl Blueprint {
     /// The bounding box of the cells.
     pub fn extent(&self) -> Option<(Pos, Pos)> {
         let first = self.cells.first()?.pos;
-        Some(self.cells.iter().fold((first, first), |(lo, hi), c| {
-            (min_corner(lo, c.pos), max_corner(hi, c.pos))
-        }))
+        Some(self.cells.iter().fold((first, first), |(lo, hi), c| (min_corner(lo, c.pos), max_corner(hi, c.pos))))
     }
 }
 

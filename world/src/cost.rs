@@ -81,22 +81,14 @@ pub struct Planner<'k, K: Knowledge> {
 impl<'k, K: Knowledge> Planner<'k, K> {
     /// A planner that gives up on routes dearer than `budget` ticks.
     pub fn new(k: &'k K, budget: u64) -> Self {
-        Planner {
-            k,
-            budget,
-            memo: HashMap::new(),
-            stack: Vec::new(),
-        }
+        Planner { k, budget, memo: HashMap::new(), stack: Vec::new() }
     }
 
     /// Cost of holding `count` of `item` (what is already held counts).
     pub fn obtain(&mut self, item: ItemId, count: u32) -> Option<Estimate> {
         let deficit = count.saturating_sub(self.k.held(item));
         if deficit == 0 {
-            return Some(Estimate {
-                ticks: 0,
-                route: Route::Held,
-            });
+            return Some(Estimate { ticks: 0, route: Route::Held });
         }
         self.acquire(item, deficit)
     }
@@ -117,16 +109,12 @@ impl<'k, K: Knowledge> Planner<'k, K> {
             return None;
         }
         self.stack.push(item);
-        let best = [
-            self.take(item, deficit),
-            self.craft(item, deficit),
-            self.mine(item, deficit),
-            self.smelt(item, deficit),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|e| e.ticks <= self.budget)
-        .min_by_key(|e| e.ticks);
+        let best =
+            [self.take(item, deficit), self.craft(item, deficit), self.mine(item, deficit), self.smelt(item, deficit)]
+                .into_iter()
+                .flatten()
+                .filter(|e| e.ticks <= self.budget)
+                .min_by_key(|e| e.ticks);
         self.stack.pop();
         self.memo.insert((item, deficit), best);
         best
@@ -144,10 +132,7 @@ impl<'k, K: Knowledge> Planner<'k, K> {
             last = p;
             got += n;
             if got >= deficit {
-                return Some(Estimate {
-                    ticks,
-                    route: Route::Take,
-                });
+                return Some(Estimate { ticks, route: Route::Take });
             }
         }
         None
@@ -163,10 +148,7 @@ impl<'k, K: Knowledge> Planner<'k, K> {
 
     fn craft(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
         let recipes: Vec<RecipeId> = self.k.data().recipes_for(item).to_vec();
-        recipes
-            .into_iter()
-            .filter_map(|rid| self.craft_with(rid, deficit))
-            .min_by_key(|e| e.ticks)
+        recipes.into_iter().filter_map(|rid| self.craft_with(rid, deficit)).min_by_key(|e| e.ticks)
     }
 
     /// Cost of making `deficit` items with one recipe, ingredients and table included.
@@ -183,10 +165,7 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         if r.grid == 3 {
             ticks += self.station(self.k.table(), self.k.table_item())?;
         }
-        (ticks <= self.budget).then_some(Estimate {
-            ticks,
-            route: Route::Craft,
-        })
+        (ticks <= self.budget).then_some(Estimate { ticks, route: Route::Craft })
     }
 
     /// Cost of holding a tool that meets `need` (0 if one is held or none is needed).
@@ -196,18 +175,12 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         if tools.iter().any(|t| self.k.held(*t) > 0) {
             return Some(0);
         }
-        tools
-            .into_iter()
-            .filter_map(|t| self.obtain(t, 1).map(|e| e.ticks))
-            .min()
+        tools.into_iter().filter_map(|t| self.obtain(t, 1).map(|e| e.ticks)).min()
     }
 
     fn mine(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
         let blocks: Vec<BlockId> = self.k.data().blocks_dropping(item).to_vec();
-        blocks
-            .into_iter()
-            .filter_map(|b| self.mine_from(b, deficit))
-            .min_by_key(|e| e.ticks)
+        blocks.into_iter().filter_map(|b| self.mine_from(b, deficit)).min_by_key(|e| e.ticks)
     }
 
     /// Cost of mining `deficit` drops from known blocks of one kind, tool included.
@@ -221,18 +194,12 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         let t = self.k.ticks();
         let per = ((hardness * 30.0 / speed).ceil() as u64).max(t.min_mine) + 2 * t.move_per_block;
         let ticks = tool + self.travel(at) + per * u64::from(deficit);
-        (ticks <= self.budget).then_some(Estimate {
-            ticks,
-            route: Route::Mine,
-        })
+        (ticks <= self.budget).then_some(Estimate { ticks, route: Route::Mine })
     }
 
     fn smelt(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
         let recipes: Vec<Smelt> = self.k.data().smelts_for(item).copied().collect();
-        recipes
-            .into_iter()
-            .filter_map(|s| self.smelt_with(s, deficit).map(|(e, _)| e))
-            .min_by_key(|e| e.ticks)
+        recipes.into_iter().filter_map(|s| self.smelt_with(s, deficit).map(|(e, _)| e)).min_by_key(|e| e.ticks)
     }
 
     /// Cost of smelting `deficit` items with one furnace recipe, and the cheapest fuel.
@@ -242,19 +209,10 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         let burn_needed = s.ticks * deficit;
         let (fuel_ticks, fuel) = fuels
             .iter()
-            .filter_map(|(f, burn)| {
-                self.obtain(*f, burn_needed.div_ceil(*burn))
-                    .map(|e| (e.ticks, *f))
-            })
+            .filter_map(|(f, burn)| self.obtain(*f, burn_needed.div_ceil(*burn)).map(|e| (e.ticks, *f)))
             .min()?;
         let furnace = self.station(self.k.furnace(), self.k.furnace_item())?;
         let ticks = input.ticks + fuel_ticks + furnace + u64::from(burn_needed);
-        (ticks <= self.budget).then_some((
-            Estimate {
-                ticks,
-                route: Route::Smelt,
-            },
-            fuel,
-        ))
+        (ticks <= self.budget).then_some((Estimate { ticks, route: Route::Smelt }, fuel))
     }
 }

@@ -13,9 +13,7 @@ use gatecrew_protocol::{ItemId, ItemRegistry};
 use crate::error::{DataError, DataErrorKind};
 
 /// A block type of the data file.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct BlockId(pub u16);
 
@@ -157,22 +155,14 @@ pub struct GameData {
 impl GameData {
     /// Reads and checks a data file.
     pub fn load(path: &Path) -> Result<Self, DataError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| DataError::new(path, DataErrorKind::Io(e.to_string())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| DataError::new(path, DataErrorKind::Io(e.to_string())))?;
         Self::from_json(&text, path)
     }
 
     /// Parses and checks the data file's text; `path` is only used in errors.
     pub fn from_json(text: &str, path: &Path) -> Result<Self, DataError> {
         let raw: raw::RawData = serde_json::from_str(text).map_err(|e| {
-            DataError::new(
-                path,
-                DataErrorKind::Syntax {
-                    line: e.line(),
-                    column: e.column(),
-                    message: e.to_string(),
-                },
-            )
+            DataError::new(path, DataErrorKind::Syntax { line: e.line(), column: e.column(), message: e.to_string() })
         })?;
         build(raw, path)
     }
@@ -225,10 +215,7 @@ impl GameData {
 
     /// Resource blocks that drop `item` when mined, in data order.
     pub fn blocks_dropping(&self, item: ItemId) -> &[BlockId] {
-        self.blocks_dropping
-            .get(&item)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.blocks_dropping.get(&item).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Whether the item is a tool, and which.
@@ -260,19 +247,12 @@ impl GameData {
 
     /// The recipes that make an item, in data order.
     pub fn recipes_for(&self, item: ItemId) -> &[RecipeId] {
-        self.recipes_for
-            .get(&item)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.recipes_for.get(&item).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The furnace recipes that make an item.
     pub fn smelts_for(&self, item: ItemId) -> impl Iterator<Item = &Smelt> + '_ {
-        self.smelts_for
-            .get(&item)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.smelting[i])
+        self.smelts_for.get(&item).into_iter().flatten().map(|&i| &self.smelting[i])
     }
 
     /// The furnace recipe for an input.
@@ -312,45 +292,28 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
     let err = |key: String, kind: DataErrorKind| DataError::new(path, kind).at(key);
     let items = ItemRegistry::new(raw.items.iter().map(|i| (i.name.clone(), i.stack)))
         .map_err(|e| err("items".into(), DataErrorKind::Invalid(e.to_string())))?;
-    let item = |name: &str, key: String| {
-        items
-            .parse(name)
-            .map_err(|e| err(key, DataErrorKind::UnknownItem(e.to_string())))
-    };
+    let item =
+        |name: &str, key: String| items.parse(name).map_err(|e| err(key, DataErrorKind::UnknownItem(e.to_string())));
 
     let mut tiers = HashMap::new();
     for t in &raw.tools.tiers {
         tiers.insert(t.name.as_str(), (t.level, t.speed));
     }
     let tier = |name: &str, key: String| {
-        tiers.get(name).copied().ok_or_else(|| {
-            err(
-                key,
-                DataErrorKind::Invalid(format!("unknown tool tier \"{name}\"")),
-            )
-        })
+        tiers
+            .get(name)
+            .copied()
+            .ok_or_else(|| err(key, DataErrorKind::Invalid(format!("unknown tool tier \"{name}\""))))
     };
     let kind = |name: &str, key: String| {
-        ToolKind::parse(name).ok_or_else(|| {
-            err(
-                key,
-                DataErrorKind::Invalid(format!("unknown tool kind \"{name}\"")),
-            )
-        })
+        ToolKind::parse(name).ok_or_else(|| err(key, DataErrorKind::Invalid(format!("unknown tool kind \"{name}\""))))
     };
 
     let mut tools = HashMap::new();
     for (i, t) in raw.tools.items.iter().enumerate() {
         let id = item(&t.item, format!("tools.items[{i}].item"))?;
         let (level, speed) = tier(&t.tier, format!("tools.items[{i}].tier"))?;
-        tools.insert(
-            id,
-            ToolInfo {
-                kind: kind(&t.kind, format!("tools.items[{i}].kind"))?,
-                level,
-                speed,
-            },
-        );
+        tools.insert(id, ToolInfo { kind: kind(&t.kind, format!("tools.items[{i}].kind"))?, level, speed });
     }
 
     let mut blocks = Vec::with_capacity(raw.blocks.len());
@@ -359,41 +322,27 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
         let key = |f: &str| format!("blocks[{i}] ({}).{f}", b.name);
         let needs = match &b.needs {
             None => None,
-            Some(n) => Some(ToolNeed {
-                kind: kind(&n.kind, key("needs.kind"))?,
-                level: tier(&n.tier, key("needs.tier"))?.0,
-            }),
+            Some(n) => {
+                Some(ToolNeed { kind: kind(&n.kind, key("needs.kind"))?, level: tier(&n.tier, key("needs.tier"))?.0 })
+            }
         };
         let tool = match &b.tool {
             None => None,
             Some(t) => Some(kind(t, key("tool"))?),
         };
-        let drops = b
-            .drops
-            .iter()
-            .map(|d| item(d, key("drops")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let drops = b.drops.iter().map(|d| item(d, key("drops"))).collect::<Result<Vec<_>, _>>()?;
         let placing = match &b.item {
             None => None,
             Some(n) => Some(item(n, key("item"))?),
         };
         if !(1..=2).contains(&b.height) {
-            return Err(err(
-                key("height"),
-                DataErrorKind::Invalid(format!("height {} is not 1 or 2", b.height)),
-            ));
+            return Err(err(key("height"), DataErrorKind::Invalid(format!("height {} is not 1 or 2", b.height))));
         }
-        let id = BlockId(u16::try_from(i).map_err(|_| {
-            err(
-                "blocks".into(),
-                DataErrorKind::Invalid("too many blocks".into()),
-            )
-        })?);
+        let id = BlockId(
+            u16::try_from(i).map_err(|_| err("blocks".into(), DataErrorKind::Invalid("too many blocks".into())))?,
+        );
         if block_index.insert(b.name.clone(), id).is_some() {
-            return Err(err(
-                key("name"),
-                DataErrorKind::Invalid(format!("block \"{}\" listed twice", b.name)),
-            ));
+            return Err(err(key("name"), DataErrorKind::Invalid(format!("block \"{}\" listed twice", b.name))));
         }
         blocks.push(BlockInfo {
             name: b.name.clone(),
@@ -408,10 +357,7 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
         });
     }
     if blocks.first().map(|b| b.name.as_str()) != Some("air") {
-        return Err(err(
-            "blocks[0]".into(),
-            DataErrorKind::Invalid("the first block must be air".into()),
-        ));
+        return Err(err("blocks[0]".into(), DataErrorKind::Invalid("the first block must be air".into())));
     }
 
     let mut recipes = Vec::with_capacity(raw.recipes.len());
@@ -419,29 +365,17 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
         let key = |f: &str| format!("recipes[{i}] ({}).{f}", r.result);
         let result = item(&r.result, key("result"))?;
         if r.count == 0 {
-            return Err(err(
-                key("count"),
-                DataErrorKind::Invalid("count must be at least 1".into()),
-            ));
+            return Err(err(key("count"), DataErrorKind::Invalid("count must be at least 1".into())));
         }
         if r.grid != 2 && r.grid != 3 {
-            return Err(err(
-                key("grid"),
-                DataErrorKind::Invalid(format!("grid {} is not 2 or 3", r.grid)),
-            ));
+            return Err(err(key("grid"), DataErrorKind::Invalid(format!("grid {} is not 2 or 3", r.grid))));
         }
         if r.ingredients.is_empty() {
-            return Err(err(
-                key("ingredients"),
-                DataErrorKind::Invalid("a recipe needs ingredients".into()),
-            ));
+            return Err(err(key("ingredients"), DataErrorKind::Invalid("a recipe needs ingredients".into())));
         }
         let mut ingredients = Vec::with_capacity(r.ingredients.len());
         for (j, ing) in r.ingredients.iter().enumerate() {
-            let id = item(
-                &ing.item,
-                format!("recipes[{i}] ({}).ingredients[{j}].item", r.result),
-            )?;
+            let id = item(&ing.item, format!("recipes[{i}] ({}).ingredients[{j}].item", r.result))?;
             if ing.count == 0 || ing.count > 9 {
                 return Err(err(
                     format!("recipes[{i}] ({}).ingredients[{j}].count", r.result),
@@ -450,12 +384,7 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             }
             ingredients.push((id, ing.count));
         }
-        recipes.push(Recipe {
-            result,
-            count: r.count,
-            grid: r.grid,
-            ingredients,
-        });
+        recipes.push(Recipe { result, count: r.count, grid: r.grid, ingredients });
     }
 
     let mut smelting = Vec::with_capacity(raw.smelting.len());
@@ -473,10 +402,7 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
 
     let mut recipes_for: HashMap<ItemId, Vec<RecipeId>> = HashMap::new();
     for (i, r) in recipes.iter().enumerate() {
-        recipes_for
-            .entry(r.result)
-            .or_default()
-            .push(RecipeId(i as u16));
+        recipes_for.entry(r.result).or_default().push(RecipeId(i as u16));
     }
     let mut smelts_for: HashMap<ItemId, Vec<usize>> = HashMap::new();
     for (i, s) in smelting.iter().enumerate() {

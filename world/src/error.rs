@@ -47,12 +47,7 @@ impl LoadError {
             LoadErrorKind::UnknownBlocks(v) => v.first().map(|(l, _)| *l),
             _ => None,
         };
-        LoadError {
-            file: file.to_path_buf(),
-            line,
-            key: None,
-            kind,
-        }
+        LoadError { file: file.to_path_buf(), line, key: None, kind }
     }
 
     /// Names the key (a dotted path) at fault.
@@ -108,12 +103,7 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Syntax { message, .. } => write!(f, ": {}", message.trim_end()),
             LoadErrorKind::UnknownItem(e) => write!(f, ": {e}"),
             LoadErrorKind::UnknownBlocks(v) => {
-                write!(
-                    f,
-                    ": {} unknown block name{}:",
-                    v.len(),
-                    if v.len() == 1 { "" } else { "s" }
-                )?;
+                write!(f, ": {} unknown block name{}:", v.len(), if v.len() == 1 { "" } else { "s" })?;
                 for (line, msg) in v {
                     write!(f, "\n  line {line}: {msg}")?;
                 }
@@ -128,11 +118,7 @@ impl std::error::Error for LoadError {}
 
 /// The 1-based line of a byte offset in `text`.
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
 /// Turns a TOML parse error into a load error with its line and column.
@@ -140,22 +126,13 @@ pub fn toml_error(file: &Path, text: &str, e: &toml::de::Error) -> LoadError {
     let (line, column) = match e.span() {
         Some(span) => {
             let line = line_of(text, span.start);
-            let line_start = text[..span.start.min(text.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
+            let line_start = text[..span.start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
             (line, span.start - line_start + 1)
         }
         None => (0, 0),
     };
     let message = e.message().to_owned();
-    let mut err = LoadError::new(
-        file,
-        LoadErrorKind::Syntax {
-            line,
-            column,
-            message,
-        },
-    );
+    let mut err = LoadError::new(file, LoadErrorKind::Syntax { line, column, message });
     if line == 0 {
         err.line = None;
     }

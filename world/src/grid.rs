@@ -26,11 +26,7 @@ impl Bounds {
 
     fn dims(&self) -> (usize, usize, usize) {
         let d = |a: i32, b: i32| (b - a + 1).max(0) as usize;
-        (
-            d(self.min.x, self.max.x),
-            d(self.min.y, self.max.y),
-            d(self.min.z, self.max.z),
-        )
+        (d(self.min.x, self.max.x), d(self.min.y, self.max.y), d(self.min.z, self.max.z))
     }
 
     /// Number of cells.
@@ -52,11 +48,7 @@ impl Grid {
     /// An all-air grid.
     pub fn new(bounds: Bounds) -> Self {
         let dims = bounds.dims();
-        Grid {
-            bounds,
-            dims,
-            cells: vec![BlockId::AIR; bounds.volume()],
-        }
+        Grid { bounds, dims, cells: vec![BlockId::AIR; bounds.volume()] }
     }
 
     /// The extent.
@@ -117,16 +109,8 @@ impl Grid {
 
     /// Non-air blocks in the box `[lo, hi]`, in (z, y, x) order.
     pub fn blocks_in(&self, lo: Pos, hi: Pos) -> Vec<(Pos, BlockId)> {
-        let lo = Pos::new(
-            lo.x.max(self.bounds.min.x),
-            lo.y.max(self.bounds.min.y),
-            lo.z.max(self.bounds.min.z),
-        );
-        let hi = Pos::new(
-            hi.x.min(self.bounds.max.x),
-            hi.y.min(self.bounds.max.y),
-            hi.z.min(self.bounds.max.z),
-        );
+        let lo = Pos::new(lo.x.max(self.bounds.min.x), lo.y.max(self.bounds.min.y), lo.z.max(self.bounds.min.z));
+        let hi = Pos::new(hi.x.min(self.bounds.max.x), hi.y.min(self.bounds.max.y), hi.z.min(self.bounds.max.z));
         let mut out = Vec::new();
         for z in lo.z..=hi.z {
             for y in lo.y..=hi.y {
@@ -149,11 +133,7 @@ pub const EYE_HEIGHT: f64 = 1.62;
 /// Distance from the eyes of a bot standing at `feet` to the nearest point of block
 /// `target`: Minecraft's reach is measured to the block's surface, not its centre.
 pub fn reach_distance(feet: Pos, target: Pos) -> f64 {
-    let eye = (
-        f64::from(feet.x) + 0.5,
-        f64::from(feet.y) + EYE_HEIGHT,
-        f64::from(feet.z) + 0.5,
-    );
+    let eye = (f64::from(feet.x) + 0.5, f64::from(feet.y) + EYE_HEIGHT, f64::from(feet.z) + 0.5);
     let axis = |e: f64, lo: i32| {
         let lo = f64::from(lo);
         let hi = lo + 1.0;
@@ -165,11 +145,7 @@ pub fn reach_distance(feet: Pos, target: Pos) -> f64 {
             0.0
         }
     };
-    let (dx, dy, dz) = (
-        axis(eye.0, target.x),
-        axis(eye.1, target.y),
-        axis(eye.2, target.z),
-    );
+    let (dx, dy, dz) = (axis(eye.0, target.x), axis(eye.1, target.y), axis(eye.2, target.z));
     (dx * dx + dy * dy + dz * dz).sqrt()
 }
 
@@ -185,33 +161,20 @@ mod tests {
     #[test]
     fn reach_is_measured_to_the_block_surface() {
         let feet = Pos::new(0, 0, 0);
-        assert_eq!(
-            reach_distance(feet, Pos::new(0, 1, 0)),
-            0.0,
-            "the eyes are inside that block"
-        );
+        assert_eq!(reach_distance(feet, Pos::new(0, 1, 0)), 0.0, "the eyes are inside that block");
         let d = reach_distance(feet, Pos::new(3, 3, 0));
-        assert!(
-            (d - (2.5f64.powi(2) + 1.38f64.powi(2)).sqrt()).abs() < 1e-9,
-            "{d}"
-        );
+        assert!((d - (2.5f64.powi(2) + 1.38f64.powi(2)).sqrt()).abs() < 1e-9, "{d}");
     }
 
     #[test]
     fn grid_indexing_round_trips() {
-        let b = Bounds {
-            min: Pos::new(-2, 0, -3),
-            max: Pos::new(4, 5, 1),
-        };
+        let b = Bounds { min: Pos::new(-2, 0, -3), max: Pos::new(4, 5, 1) };
         let mut g = Grid::new(b);
         assert!(g.set(Pos::new(-2, 0, -3), BlockId(5)));
         assert!(g.set(Pos::new(4, 5, 1), BlockId(6)));
         assert!(!g.set(Pos::new(5, 0, 0), BlockId(1)));
         assert_eq!(g.get(Pos::new(-2, 0, -3)), BlockId(5));
         assert_eq!(g.get(Pos::new(4, 5, 1)), BlockId(6));
-        assert_eq!(
-            g.blocks_in(Pos::new(-9, -9, -9), Pos::new(9, 9, 9)).len(),
-            2
-        );
+        assert_eq!(g.blocks_in(Pos::new(-9, -9, -9), Pos::new(9, 9, 9)).len(), 2);
     }
 }

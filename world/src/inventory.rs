@@ -43,10 +43,7 @@ pub struct Short {
 impl Inventory {
     /// An empty inventory with `slots` slots.
     pub fn new(slots: u32) -> Self {
-        Inventory {
-            slots,
-            items: BTreeMap::new(),
-        }
+        Inventory { slots, items: BTreeMap::new() }
     }
 
     /// How many of an item are held.
@@ -80,10 +77,7 @@ impl Inventory {
 
     /// Slots in use.
     pub fn used_slots(&self, reg: &ItemRegistry) -> u32 {
-        self.items
-            .iter()
-            .map(|(i, n)| Self::slots_for(reg, *i, *n))
-            .sum()
+        self.items.iter().map(|(i, n)| Self::slots_for(reg, *i, *n)).sum()
     }
 
     /// Whether removing `remove` and then adding `add` fits; nothing changes.
@@ -97,16 +91,8 @@ impl Inventory {
         for &(item, n) in remove {
             let have = after.get(&item).copied().unwrap_or(0);
             if have < n {
-                let need = remove
-                    .iter()
-                    .filter(|(i, _)| *i == item)
-                    .map(|(_, n)| n)
-                    .sum();
-                return Err(ExchangeError::Short(Short {
-                    item,
-                    have: self.count(item),
-                    need,
-                }));
+                let need = remove.iter().filter(|(i, _)| *i == item).map(|(_, n)| n).sum();
+                return Err(ExchangeError::Short(Short { item, have: self.count(item), need }));
             }
             if have == n {
                 after.remove(&item);
@@ -117,15 +103,9 @@ impl Inventory {
         for &(item, n) in add {
             *after.entry(item).or_insert(0) += n;
         }
-        let needed: u32 = after
-            .iter()
-            .map(|(i, n)| Self::slots_for(reg, *i, *n))
-            .sum();
+        let needed: u32 = after.iter().map(|(i, n)| Self::slots_for(reg, *i, *n)).sum();
         if needed > self.slots {
-            return Err(ExchangeError::Full(Full {
-                needed,
-                free: self.slots.saturating_sub(self.used_slots(reg)),
-            }));
+            return Err(ExchangeError::Full(Full { needed, free: self.slots.saturating_sub(self.used_slots(reg)) }));
         }
         Ok(())
     }
@@ -161,11 +141,7 @@ impl Inventory {
     pub fn remove(&mut self, item: ItemId, n: u32) -> Result<(), Short> {
         let have = self.count(item);
         if have < n {
-            return Err(Short {
-                item,
-                have,
-                need: n,
-            });
+            return Err(Short { item, have, need: n });
         }
         self.take_unchecked(item, n);
         Ok(())
@@ -217,10 +193,7 @@ mod tests {
         let mut inv = Inventory::new(3);
         inv.add(&r, DIRT, 65).unwrap();
         assert_eq!(inv.used_slots(&r), 2);
-        assert!(
-            inv.add(&r, BUCKET, 17).is_err(),
-            "17 buckets need two more slots"
-        );
+        assert!(inv.add(&r, BUCKET, 17).is_err(), "17 buckets need two more slots");
         assert_eq!(inv.count(BUCKET), 0, "a refused add changes nothing");
         inv.add(&r, BUCKET, 16).unwrap();
         assert!(inv.add(&r, SWORD, 1).is_err());
@@ -236,14 +209,8 @@ mod tests {
         inv.exchange(&r, &[(DIRT, 64)], &[(SWORD, 1)]).unwrap();
         assert_eq!((inv.count(DIRT), inv.count(SWORD)), (0, 1));
         let before = inv.clone();
-        assert!(matches!(
-            inv.exchange(&r, &[(DIRT, 1)], &[(BUCKET, 1)]),
-            Err(ExchangeError::Short(_))
-        ));
-        assert!(matches!(
-            inv.exchange(&r, &[], &[(BUCKET, 1)]),
-            Err(ExchangeError::Full(_))
-        ));
+        assert!(matches!(inv.exchange(&r, &[(DIRT, 1)], &[(BUCKET, 1)]), Err(ExchangeError::Short(_))));
+        assert!(matches!(inv.exchange(&r, &[], &[(BUCKET, 1)]), Err(ExchangeError::Full(_))));
         assert_eq!(inv, before);
     }
 }

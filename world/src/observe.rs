@@ -72,9 +72,7 @@ impl World {
             .map(|(i, b)| (AgentId(i as u32), b.pos))
             .collect();
         let n = self.rules.near;
-        let blocks = self
-            .grid
-            .blocks_in(here.offset(-n, -n, -n), here.offset(n, n, n));
+        let blocks = self.grid.blocks_in(here.offset(-n, -n, -n), here.offset(n, n, n));
         let reach = self.rules.reach;
         let mut containers: Vec<ContainerView> = self
             .chests
@@ -86,39 +84,22 @@ impl World {
                 contents: (reach_distance(here, *p) <= reach).then(|| inv.iter().collect()),
             })
             .collect();
-        containers.extend(
-            self.furnaces
-                .keys()
-                .filter(|p| within(**p))
-                .map(|p| ContainerView {
-                    pos: *p,
-                    kind: ContainerKind::Furnace,
-                    contents: None,
-                }),
-        );
-        containers.extend(
-            self.tables
-                .iter()
-                .filter(|p| within(**p))
-                .map(|p| ContainerView {
-                    pos: *p,
-                    kind: ContainerKind::Table,
-                    contents: None,
-                }),
-        );
+        containers.extend(self.furnaces.keys().filter(|p| within(**p)).map(|p| ContainerView {
+            pos: *p,
+            kind: ContainerKind::Furnace,
+            contents: None,
+        }));
+        containers.extend(self.tables.iter().filter(|p| within(**p)).map(|p| ContainerView {
+            pos: *p,
+            kind: ContainerKind::Table,
+            contents: None,
+        }));
         let mut resources = Vec::new();
         for (block, cells) in &self.resources {
-            let mut near: Vec<(i64, Pos)> = cells
-                .iter()
-                .filter(|p| within(**p))
-                .map(|p| (p.dist_sq(here), *p))
-                .collect();
+            let mut near: Vec<(i64, Pos)> =
+                cells.iter().filter(|p| within(**p)).map(|p| (p.dist_sq(here), *p)).collect();
             near.sort();
-            resources.extend(
-                near.into_iter()
-                    .take(RESOURCES_PER_KIND)
-                    .map(|(_, p)| (p, *block)),
-            );
+            resources.extend(near.into_iter().take(RESOURCES_PER_KIND).map(|(_, p)| (p, *block)));
         }
         let dropped = self
             .dropped
@@ -126,15 +107,6 @@ impl World {
             .filter(|(p, _)| within(**p))
             .flat_map(|(p, inv)| inv.iter().map(move |(i, c)| (*p, i, c)))
             .collect();
-        Observation {
-            pos: here,
-            teammates,
-            blocks,
-            containers,
-            resources,
-            dropped,
-            near: n,
-            sight,
-        }
+        Observation { pos: here, teammates, blocks, containers, resources, dropped, near: n, sight }
     }
 }

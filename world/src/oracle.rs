@@ -24,42 +24,21 @@ impl Knowledge for Omniscient<'_> {
         self.world.bodies[self.agent.index()].inventory.count(item)
     }
     fn stored(&self, item: ItemId) -> Vec<(Pos, u32)> {
-        let chests = self
-            .world
-            .chests
-            .iter()
-            .map(|(p, inv)| (*p, inv.count(item)));
-        let dropped = self
-            .world
-            .dropped
-            .iter()
-            .map(|(p, inv)| (*p, inv.count(item)));
+        let chests = self.world.chests.iter().map(|(p, inv)| (*p, inv.count(item)));
+        let dropped = self.world.dropped.iter().map(|(p, inv)| (*p, inv.count(item)));
         chests.chain(dropped).filter(|(_, n)| *n > 0).collect()
     }
     fn nearest_resource(&self, block: BlockId) -> Option<Pos> {
         let here = self.here();
-        self.world
-            .resources
-            .get(&block)?
-            .iter()
-            .min_by_key(|p| (p.dist_sq(here), **p))
-            .copied()
+        self.world.resources.get(&block)?.iter().min_by_key(|p| (p.dist_sq(here), **p)).copied()
     }
     fn table(&self) -> Option<Pos> {
         let here = self.here();
-        self.world
-            .tables
-            .iter()
-            .min_by_key(|p| (p.dist_sq(here), **p))
-            .copied()
+        self.world.tables.iter().min_by_key(|p| (p.dist_sq(here), **p)).copied()
     }
     fn furnace(&self) -> Option<Pos> {
         let here = self.here();
-        self.world
-            .furnaces
-            .keys()
-            .min_by_key(|p| (p.dist_sq(here), **p))
-            .copied()
+        self.world.furnaces.keys().min_by_key(|p| (p.dist_sq(here), **p)).copied()
     }
     fn table_item(&self) -> Option<ItemId> {
         self.world.data.block_info(self.world.special.table).item
@@ -78,13 +57,7 @@ impl Knowledge for Omniscient<'_> {
 impl World {
     /// The cheapest local way for `agent` to hold `count` of `item`, if one costs at
     /// most `budget` ticks.
-    pub fn oracle(
-        &self,
-        agent: AgentId,
-        item: ItemId,
-        count: u32,
-        budget: u64,
-    ) -> Option<Estimate> {
+    pub fn oracle(&self, agent: AgentId, item: ItemId, count: u32, budget: u64) -> Option<Estimate> {
         if agent.index() >= self.bodies.len() {
             return None;
         }

@@ -31,11 +31,7 @@ pub struct Goal {
 
 impl Goal {
     fn reached(&self, p: Pos) -> bool {
-        if self.range <= 0.0 {
-            p == self.target
-        } else {
-            reach_distance(p, self.target) <= self.range
-        }
+        if self.range <= 0.0 { p == self.target } else { reach_distance(p, self.target) <= self.range }
     }
 
     fn heuristic(&self, p: Pos, cost: MoveCost) -> u64 {
@@ -77,10 +73,7 @@ pub fn find_path(
 ) -> Option<Path> {
     let done = |p: Pos| goal.reached(p) && !avoid(p) && grid.standable(data, p);
     if done(start) {
-        return Some(Path {
-            steps: Vec::new(),
-            ticks: 0,
-        });
+        return Some(Path { steps: Vec::new(), ticks: 0 });
     }
     let mut best: HashMap<Pos, (u64, Option<Pos>)> = HashMap::new();
     let mut open = BinaryHeap::new();

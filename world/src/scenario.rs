@@ -43,20 +43,13 @@ pub struct Source {
 impl Source {
     /// A source for a file's text.
     pub fn new(path: &Path, text: &str) -> Self {
-        Source {
-            path: path.to_path_buf(),
-            text: Arc::from(text),
-        }
+        Source { path: path.to_path_buf(), text: Arc::from(text) }
     }
 
     /// An error at a span.
     pub fn error_at(&self, span: std::ops::Range<usize>, kind: LoadErrorKind) -> LoadError {
         let e = LoadError::new(&self.path, kind);
-        if self.text.is_empty() {
-            e
-        } else {
-            e.line(line_of(&self.text, span.start))
-        }
+        if self.text.is_empty() { e } else { e.line(line_of(&self.text, span.start)) }
     }
 }
 
@@ -174,16 +167,12 @@ pub fn resolve_counts(
     let mut out = Vec::with_capacity(counts.len());
     for (name, n) in counts {
         let item = data.item(name.get_ref()).map_err(|e| {
-            src.error_at(name.span(), LoadErrorKind::UnknownItem(e.to_string()))
-                .at(format!("{key}.{}", name.get_ref()))
+            src.error_at(name.span(), LoadErrorKind::UnknownItem(e.to_string())).at(format!("{key}.{}", name.get_ref()))
         })?;
         let v = *n.get_ref();
         if v < 0 || v > i64::from(MAX_COUNT) {
             return Err(src
-                .error_at(
-                    n.span(),
-                    LoadErrorKind::Invalid(format!("count {v} is not in 0..={MAX_COUNT}")),
-                )
+                .error_at(n.span(), LoadErrorKind::Invalid(format!("count {v} is not in 0..={MAX_COUNT}")))
                 .at(format!("{key}.{}", name.get_ref())));
         }
         if v > 0 {
@@ -195,14 +184,8 @@ pub fn resolve_counts(
 
 fn block(data: &GameData, src: &Source, name: &Spanned<String>) -> Result<BlockId, LoadError> {
     data.block(name.get_ref()).ok_or_else(|| {
-        let hint = data
-            .suggest_block(name.get_ref())
-            .map(|s| format!(" (did you mean \"{s}\"?)"))
-            .unwrap_or_default();
-        src.error_at(
-            name.span(),
-            LoadErrorKind::Invalid(format!("unknown block \"{}\"{hint}", name.get_ref())),
-        )
+        let hint = data.suggest_block(name.get_ref()).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+        src.error_at(name.span(), LoadErrorKind::Invalid(format!("unknown block \"{}\"{hint}", name.get_ref())))
     })
 }
 
@@ -215,15 +198,12 @@ impl WorldSpec {
         seed: u64,
         src: &Source,
     ) -> Result<World, LoadError> {
-        let invalid = |span: std::ops::Range<usize>, msg: String| {
-            src.error_at(span, LoadErrorKind::Invalid(msg))
-        };
+        let invalid = |span: std::ops::Range<usize>, msg: String| src.error_at(span, LoadErrorKind::Invalid(msg));
         if self.bounds.min.y != 0 || self.bounds.max.y < 3 {
             return Err(LoadError::new(
                 &src.path,
                 LoadErrorKind::Invalid(
-                    "world.bounds: min y must be 0 (the ground lies below) and max y at least 3"
-                        .into(),
+                    "world.bounds: min y must be 0 (the ground lies below) and max y at least 3".into(),
                 ),
             )
             .at("world.bounds"));
@@ -236,24 +216,16 @@ impl WorldSpec {
             .at("world.bounds"));
         }
         if !(self.rules.reach > 0.0 && self.rules.reach <= 16.0) {
-            return Err(LoadError::new(
-                &src.path,
-                LoadErrorKind::Invalid("reach must be in (0, 16]".into()),
-            )
-            .at("world.rules.reach"));
+            return Err(LoadError::new(&src.path, LoadErrorKind::Invalid("reach must be in (0, 16]".into()))
+                .at("world.rules.reach"));
         }
-        let mut w =
-            World::new(data.clone(), self.bounds, self.rules.clone(), seed).map_err(|e| {
-                LoadError::new(&src.path, LoadErrorKind::Invalid(e.to_string())).at("world.rules")
-            })?;
+        let mut w = World::new(data.clone(), self.bounds, self.rules.clone(), seed)
+            .map_err(|e| LoadError::new(&src.path, LoadErrorKind::Invalid(e.to_string())).at("world.rules"))?;
         let inside = |p: &Spanned<Pos>| {
             if self.bounds.contains(*p.get_ref()) {
                 Ok(*p.get_ref())
             } else {
-                Err(invalid(
-                    p.span(),
-                    format!("{} is outside world.bounds", p.get_ref()),
-                ))
+                Err(invalid(p.span(), format!("{} is outside world.bounds", p.get_ref())))
             }
         };
         for f in &self.fill {
@@ -281,19 +253,13 @@ impl WorldSpec {
         let reg = data.items().clone();
         for (i, c) in self.chests.iter().enumerate() {
             let mut inv = World::chest_inventory();
-            for (item, n) in
-                resolve_counts(&c.items, data, src, &format!("world.chests[{i}].items"))?
-            {
+            for (item, n) in resolve_counts(&c.items, data, src, &format!("world.chests[{i}].items"))? {
                 inv.insert_unchecked(item, n);
             }
             if inv.used_slots(&reg) > inv.capacity() {
                 return Err(invalid(
                     c.at.span(),
-                    format!(
-                        "chest contents need {} slots, a chest has {}",
-                        inv.used_slots(&reg),
-                        inv.capacity()
-                    ),
+                    format!("chest contents need {} slots, a chest has {}", inv.used_slots(&reg), inv.capacity()),
                 ));
             }
             w.put_chest(inside(&c.at)?, inv);
@@ -309,25 +275,17 @@ impl WorldSpec {
             if !w.grid().standable(data, start) {
                 return Err(invalid(
                     a.start.span(),
-                    format!(
-                        "agents[{i}] cannot stand at {start}: it needs two free cells with something solid below"
-                    ),
+                    format!("agents[{i}] cannot stand at {start}: it needs two free cells with something solid below"),
                 ));
             }
             let mut inv: Inventory = World::agent_inventory();
-            for (item, n) in
-                resolve_counts(&a.inventory, data, src, &format!("agents[{i}].inventory"))?
-            {
+            for (item, n) in resolve_counts(&a.inventory, data, src, &format!("agents[{i}].inventory"))? {
                 inv.insert_unchecked(item, n);
             }
             if inv.used_slots(&reg) > inv.capacity() {
                 return Err(invalid(
                     a.start.span(),
-                    format!(
-                        "agents[{i}] inventory needs {} slots, a bot has {}",
-                        inv.used_slots(&reg),
-                        inv.capacity()
-                    ),
+                    format!("agents[{i}] inventory needs {} slots, a bot has {}", inv.used_slots(&reg), inv.capacity()),
                 ));
             }
             w.add_agent(start, inv);

@@ -147,6 +147,7 @@ pub struct World {
     pub(crate) resources: BTreeMap<BlockId, BTreeSet<Pos>>,
     pub(crate) rng: ChaCha8Rng,
     pub(crate) failure_rate: f64,
+    pub(crate) ledger: BTreeMap<ItemId, i64>,
 }
 
 /// A rule names a block the data does not know.
@@ -156,16 +157,8 @@ pub struct UnknownRuleBlock(pub String);
 
 impl World {
     /// An empty world.
-    pub fn new(
-        data: Arc<GameData>,
-        bounds: Bounds,
-        rules: Rules,
-        seed: u64,
-    ) -> Result<Self, UnknownRuleBlock> {
-        let find = |name: &str| {
-            data.block(name)
-                .ok_or_else(|| UnknownRuleBlock(name.to_owned()))
-        };
+    pub fn new(data: Arc<GameData>, bounds: Bounds, rules: Rules, seed: u64) -> Result<Self, UnknownRuleBlock> {
+        let find = |name: &str| data.block(name).ok_or_else(|| UnknownRuleBlock(name.to_owned()));
         let special = Special {
             table: find(&rules.table_block)?,
             chest: find(&rules.chest_block)?,
@@ -185,6 +178,7 @@ impl World {
             resources: BTreeMap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             failure_rate: 0.0,
+            ledger: BTreeMap::new(),
         })
     }
 
@@ -313,9 +307,7 @@ impl World {
 
     /// Whether a crafting table is within reach of `feet`.
     pub fn table_in_reach(&self, feet: Pos) -> bool {
-        self.tables
-            .iter()
-            .any(|p| reach_distance(feet, *p) <= self.rules.reach)
+        self.tables.iter().any(|p| reach_distance(feet, *p) <= self.rules.reach)
     }
 
     /// The mining time of a block for a bot holding `inv`, and the tool requirement
@@ -328,15 +320,11 @@ impl World {
                 .filter_map(|(i, _)| self.data.tool(i))
                 .filter(|t| Some(t.kind) == kind)
                 .map(|t| (t.level, t.speed))
-                .fold(None, |acc: Option<(u8, f32)>, t| {
-                    Some(acc.map_or(t, |a| if t.1 > a.1 { t } else { a }))
-                })
+                .fold(None, |acc: Option<(u8, f32)>, t| Some(acc.map_or(t, |a| if t.1 > a.1 { t } else { a })))
         };
         if let Some(need) = info.needs {
-            let ok = inv
-                .iter()
-                .filter_map(|(i, _)| self.data.tool(i))
-                .any(|t| t.kind == need.kind && t.level >= need.level);
+            let ok =
+                inv.iter().filter_map(|(i, _)| self.data.tool(i)).any(|t| t.kind == need.kind && t.level >= need.level);
             if !ok {
                 return (1, Some(need));
             }
@@ -350,11 +338,7 @@ impl World {
     pub fn begin(&self, agent: AgentId, action: Action) -> Pending {
         let t = self.rules.ticks;
         let Some(body) = self.body(agent) else {
-            return Pending {
-                action,
-                ticks: 1,
-                path: None,
-            };
+            return Pending { action, ticks: 1, path: None };
         };
         let (ticks, path) = match action {
             Action::MoveTo { target, range } => match self.path(body.pos, target, range) {
@@ -373,40 +357,35 @@ impl World {
             Action::PickUp { .. } => (t.pick_up, None),
             Action::Deposit { .. } | Action::Withdraw { .. } => (t.chest, None),
         };
-        Pending {
-            action,
-            ticks: ticks.max(1),
-            path,
-        }
+        Pending { action, ticks: ticks.max(1), path }
     }
 
     /// Checks and applies an action at its completion tick. Returns the actor's verified
     /// outcome and, for a `give`, the receiver's receipt.
-    pub fn complete(
-        &mut self,
-        agent: AgentId,
-        pending: Pending,
-    ) -> (Outcome, Option<(AgentId, Receipt)>) {
+    pub fn complete(&mut self, agent: AgentId, pending: Pending) -> (Outcome, Option<(AgentId, Receipt)>) {
         apply::complete(self, agent, pending)
     }
 
     /// The cheapest walk from `from` to within `range` of `target`, avoiding stops on
     /// keep-clear cells.
     pub fn path(&self, from: Pos, target: Pos, range: f64) -> Option<Path> {
-        let cost = MoveCost {
-            per_block: self.rules.ticks.move_per_block,
-            climb: self.rules.ticks.climb,
-        };
+        let cost = MoveCost { per_block: self.rules.ticks.move_per_block, climb: self.rules.ticks.climb };
         let avoid = |p: Pos| self.keep_clear.contains(&p) && self.grid.get(p) == BlockId::AIR;
-        find_path(
-            &self.grid,
-            &self.data,
-            from,
-            Goal { target, range },
-            &avoid,
-            cost,
-            self.rules.path_budget,
-        )
+        find_path(&self.grid, &self.data, from, Goal { target, range }, &avoid, cost, self.rules.path_budget)
+    }
+
+    /// Items created (positive) or destroyed (negative) by recorded steps since the
+    /// world was built: crafting, smelting and fuel, mining drops, placing blocks. For
+    /// every item, `item_census() - census at start == ledger()`: nothing else may
+    /// create or lose an item.
+    pub fn ledger(&self) -> &BTreeMap<ItemId, i64> {
+        &self.ledger
+    }
+
+    pub(crate) fn book(&mut self, changes: &[(ItemId, i64)]) {
+        for &(i, d) in changes {
+            *self.ledger.entry(i).or_insert(0) += d;
+        }
     }
 
     /// Total count of every item in the world (inventories, chests, dropped stacks),

@@ -4,8 +4,7 @@
 
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{
-    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason,
-    RejectKind,
+    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason, RejectKind,
 };
 use gatecrew_world::cost::Planner;
 use gatecrew_world::{Action, Outcome, Receipt};
@@ -16,13 +15,7 @@ impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
         match news {
             BoardNews::Posted { window, msg } => match msg {
-                BoardMessage::RequestMaterial {
-                    from,
-                    to,
-                    item,
-                    count,
-                    ..
-                } => {
+                BoardMessage::RequestMaterial { from, to, item, count, .. } => {
                     if from == self.id {
                         if let Some(aw) = self.awaiting.get_mut(&item) {
                             if aw.window.is_none() {
@@ -33,13 +26,7 @@ impl AgentCore {
                         self.answer(window, from, item, count.get(), out);
                     }
                 }
-                BoardMessage::OfferTransfer {
-                    from,
-                    to,
-                    item,
-                    count,
-                    ..
-                } => {
+                BoardMessage::OfferTransfer { from, to, item, count, .. } => {
                     self.offered.entry(item).or_default().insert(from);
                     self.refused.remove(&item);
                     if to == self.id {
@@ -59,10 +46,7 @@ impl AgentCore {
             BoardNews::Closed(c) => {
                 self.handovers.retain(|h| h.window != c.window);
                 if c.requester == self.id {
-                    let mine = self
-                        .awaiting
-                        .get(&c.item)
-                        .is_some_and(|aw| aw.window == Some(c.window));
+                    let mine = self.awaiting.get(&c.item).is_some_and(|aw| aw.window == Some(c.window));
                     if mine {
                         let aw = self.awaiting.remove(&c.item).expect("checked above");
                         match c.outcome {
@@ -81,9 +65,7 @@ impl AgentCore {
                 }
             }
             BoardNews::Rejected { msg, error } => match msg {
-                BoardMessage::OfferTransfer { window, .. } => {
-                    self.handovers.retain(|h| h.window != window)
-                }
+                BoardMessage::OfferTransfer { window, .. } => self.handovers.retain(|h| h.window != window),
                 BoardMessage::RequestMaterial { item, count, .. } => {
                     tracing::warn!(agent = %self.id, ?error, "request rejected");
                     if self.awaiting.remove(&item).is_some() {
@@ -111,30 +93,11 @@ impl AgentCore {
         let surplus = self.surplus(item);
         let msg = if surplus > 0 {
             let give = surplus.min(count);
-            self.handovers.push_back(Handover {
-                window,
-                to: from,
-                item,
-                count: give,
-                attempts: 0,
-            });
+            self.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0 });
             let count = Count::new(i64::from(give)).expect("1..=requested is a valid count");
-            BoardMessage::OfferTransfer {
-                window,
-                from: self.id,
-                to: from,
-                item,
-                count,
-                handover: Way::Give,
-            }
+            BoardMessage::OfferTransfer { window, from: self.id, to: from, item, count, handover: Way::Give }
         } else {
-            BoardMessage::CannotSupply {
-                window,
-                from: self.id,
-                to: from,
-                item,
-                reason: RefusalReason::NoSurplus,
-            }
+            BoardMessage::CannotSupply { window, from: self.id, to: from, item, reason: RefusalReason::NoSurplus }
         };
         out.posts.push((msg, None));
     }
@@ -153,16 +116,11 @@ impl AgentCore {
         };
         let want = self.inv.count(item) + count;
         let k = self.known();
-        let local = Planner::new(&k, self.gate.params().spec().search_ticks)
-            .obtain(item, want)
-            .is_some();
+        let local = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).is_some();
         if local {
             self.start_recovery(item, want, None, id, out);
         } else {
-            let why = format!(
-                "no local source of {} and no teammate supplied it",
-                self.data.item_name(item)
-            );
+            let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
         }
     }
@@ -180,18 +138,8 @@ impl AgentCore {
             return;
         }
         let key = aw.key;
-        let count = Count::new(i64::from(r.count.min(offered)))
-            .expect("a receipt carries at least one item");
-        out.posts.push((
-            BoardMessage::ConfirmTransfer {
-                window,
-                from: self.id,
-                to: giver,
-                item: r.item,
-                count,
-            },
-            None,
-        ));
+        let count = Count::new(i64::from(r.count.min(offered))).expect("a receipt carries at least one item");
+        out.posts.push((BoardMessage::ConfirmTransfer { window, from: self.id, to: giver, item: r.item, count }, None));
         self.awaiting.remove(&r.item);
         self.history.confirmed(key);
         self.resolve(Blocker::Item(r.item), ResolvedBy::Board, out);
@@ -215,11 +163,7 @@ impl AgentCore {
                 .map(|(_, p)| *p)
                 .or_else(|| self.mem.last_seen(h.to))?;
             if self.pos.dist(target) <= self.physics.reach - 0.5 {
-                return Some(Action::Give {
-                    to: h.to,
-                    item: h.item,
-                    count: h.count,
-                });
+                return Some(Action::Give { to: h.to, item: h.item, count: h.count });
             }
             if let Some(front) = self.handovers.front_mut() {
                 front.attempts += 1;
@@ -230,11 +174,7 @@ impl AgentCore {
 
     pub(super) fn handover_outcome(&mut self, o: &Outcome, _out: &mut StepOutput) {
         if let (Action::Give { to, item, .. }, Ok(_)) = (&o.action, &o.result) {
-            if let Some(i) = self
-                .handovers
-                .iter()
-                .position(|h| h.to == *to && h.item == *item)
-            {
+            if let Some(i) = self.handovers.iter().position(|h| h.to == *to && h.item == *item) {
                 self.handovers.remove(i);
             }
         } else if let Some(front) = self.handovers.front_mut() {

@@ -24,9 +24,7 @@ pub(super) enum Next {
 /// A place node's task.
 pub(super) fn place_of(kind: &NodeKind) -> Option<(Pos, gatecrew_world::BlockId, ItemId)> {
     match kind {
-        NodeKind::Task(Task::Place {
-            pos, block, item, ..
-        }) => Some((*pos, *block, *item)),
+        NodeKind::Task(Task::Place { pos, block, item, .. }) => Some((*pos, *block, *item)),
         _ => None,
     }
 }
@@ -34,22 +32,14 @@ pub(super) fn place_of(kind: &NodeKind) -> Option<(Pos, gatecrew_world::BlockId,
 impl AgentCore {
     /// Own place nodes in build order.
     pub(super) fn own_places(&self) -> Vec<NodeId> {
-        self.plan
-            .agent_root(self.id)
-            .map(|r| self.plan.children(r))
-            .unwrap_or_default()
+        self.plan.agent_root(self.id).map(|r| self.plan.children(r)).unwrap_or_default()
     }
 
     /// Items the agent still needs for its own share.
     pub(super) fn own_need(&self, item: ItemId) -> u32 {
         self.own_places()
             .into_iter()
-            .filter(|n| {
-                matches!(
-                    self.plan.node(*n).state,
-                    NodeState::Pending | NodeState::SetAside
-                )
-            })
+            .filter(|n| matches!(self.plan.node(*n).state, NodeState::Pending | NodeState::SetAside))
             .filter(|n| place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item))
             .count() as u32
     }
@@ -58,12 +48,7 @@ impl AgentCore {
     /// offer. Raw materials count as needed when a held recipe would turn them into a
     /// missing block item.
     pub(super) fn surplus(&self, item: ItemId) -> u32 {
-        let committed: u32 = self
-            .handovers
-            .iter()
-            .filter(|h| h.item == item)
-            .map(|h| h.count)
-            .sum();
+        let committed: u32 = self.handovers.iter().filter(|h| h.item == item).map(|h| h.count).sum();
         let mut reserved = self.own_need(item) + committed;
         let mut needed_items: Vec<ItemId> = self
             .own_places()
@@ -115,8 +100,7 @@ impl AgentCore {
 
     pub(super) fn next_build(&mut self, out: &mut StepOutput) -> Next {
         let mut wake: Option<Tick> = None;
-        let earliest =
-            |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
+        let earliest = |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
         let mut remaining = false;
         let mut idle_ready = false;
         for n in self.own_places() {
@@ -150,10 +134,7 @@ impl AgentCore {
                 continue;
             }
             let mut held = false;
-            for b in [Blocker::Node(n), Blocker::Item(item)]
-                .into_iter()
-                .filter_map(|b| self.blocks.get(&b))
-            {
+            for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocks.get(&b)) {
                 if b.retry_at > self.now {
                     held = true;
                     earliest(b.retry_at, &mut wake);
@@ -177,19 +158,10 @@ impl AgentCore {
                 // A teammate's block: look before deciding it is missing.
                 let near = self.mem_near(spos);
                 if !near {
-                    return Next::Act(
-                        n,
-                        Action::MoveTo {
-                            target: spos,
-                            range: self.physics.reach - 0.5,
-                        },
-                    );
+                    return Next::Act(n, Action::MoveTo { target: spos, range: self.physics.reach - 0.5 });
                 }
                 if self.first_issue(Blocker::Node(n)).is_none() {
-                    let issue = Issue::DependencyBlocked {
-                        node: n.index() as u32,
-                        pos: spos,
-                    };
+                    let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
                     let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
                     self.run_gate(id, issue, Some(n), out);
                 }
@@ -198,14 +170,8 @@ impl AgentCore {
                 return Next::Again;
             }
             if self.inv.count(item) == 0 {
-                let deficit = self
-                    .own_need(item)
-                    .saturating_sub(self.inv.count(item))
-                    .max(1);
-                let issue = Issue::MissingMaterial {
-                    item,
-                    count: deficit,
-                };
+                let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
+                let issue = Issue::MissingMaterial { item, count: deficit };
                 let id = self.new_issue(issue, Blocker::Item(item), Some(n), out);
                 self.run_gate(id, issue, Some(n), out);
                 return Next::Again;
@@ -213,13 +179,7 @@ impl AgentCore {
             if reach_distance(self.pos, pos) <= self.physics.reach {
                 return Next::Act(n, Action::Place { pos, item });
             }
-            return Next::Act(
-                n,
-                Action::MoveTo {
-                    target: pos,
-                    range: self.physics.reach - 0.5,
-                },
-            );
+            return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }
         if !remaining && self.awaiting.is_empty() {
             return Next::Done;
@@ -241,10 +201,7 @@ impl AgentCore {
 
     fn mem_near(&self, p: Pos) -> bool {
         // The observation box is `near` blocks around the agent; stay a block inside it.
-        let d = (self.pos.x - p.x)
-            .abs()
-            .max((self.pos.y - p.y).abs())
-            .max((self.pos.z - p.z).abs());
+        let d = (self.pos.x - p.x).abs().max((self.pos.y - p.y).abs()).max((self.pos.z - p.z).abs());
         d < 5
     }
 
@@ -259,10 +216,7 @@ impl AgentCore {
             }
             (Action::MoveTo { .. }, Ok(_)) => {
                 if self.first_issue(Blocker::Node(n)).is_some()
-                    && self
-                        .blocks
-                        .get(&Blocker::Node(n))
-                        .is_none_or(|b| b.why.starts_with("cannot reach"))
+                    && self.blocks.get(&Blocker::Node(n)).is_none_or(|b| b.why.starts_with("cannot reach"))
                 {
                     self.blocks.remove(&Blocker::Node(n));
                 }
@@ -277,14 +231,10 @@ impl AgentCore {
                     (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {
                         Issue::Unreachable { pos: *target }
                     }
-                    (ActionName::Place, Failure::NoSupport { pos }) => Issue::DependencyBlocked {
-                        node: n.index() as u32,
-                        pos: pos.down(),
-                    },
-                    (name, f) => Issue::ActionFailed {
-                        action: name,
-                        reason: f.tag(),
-                    },
+                    (ActionName::Place, Failure::NoSupport { pos }) => {
+                        Issue::DependencyBlocked { node: n.index() as u32, pos: pos.down() }
+                    }
+                    (name, f) => Issue::ActionFailed { action: name, reason: f.tag() },
                 };
                 if self.first_issue(Blocker::Node(n)).is_none() {
                     let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
@@ -316,27 +266,17 @@ impl AgentCore {
                     self.data.item_name(item),
                     aw.window.map_or("pending".into(), |w| w.to_string())
                 )
-            } else if let Some(b) = self
-                .blocks
-                .get(&Blocker::Node(n))
-                .or_else(|| self.blocks.get(&Blocker::Item(item)))
+            } else if let Some(b) = self.blocks.get(&Blocker::Node(n)).or_else(|| self.blocks.get(&Blocker::Item(item)))
             {
-                let gave_up = if b.attempts > self.tuning.max_attempts {
-                    "gave up after repeated attempts: "
-                } else {
-                    ""
-                };
+                let gave_up =
+                    if b.attempts > self.tuning.max_attempts { "gave up after repeated attempts: " } else { "" };
                 format!("{gave_up}{}", b.why)
             } else if self.inv.count(item) == 0 {
                 format!("no {} in inventory", self.data.item_name(item))
             } else {
                 "not reached before the end".into()
             };
-            out.notes.push(Note::Unfinished {
-                node: n,
-                pos: Some(pos),
-                why,
-            });
+            out.notes.push(Note::Unfinished { node: n, pos: Some(pos), why });
         }
     }
 }

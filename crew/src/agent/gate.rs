@@ -4,8 +4,7 @@
 use std::collections::BTreeSet;
 
 use gatecrew_gating::features::{
-    AdvantageFacts, CriticalityFacts, ImpactFacts, RecoverabilityFacts, advantage, criticality,
-    impact, recoverability,
+    AdvantageFacts, CriticalityFacts, ImpactFacts, RecoverabilityFacts, advantage, criticality, impact, recoverability,
 };
 use gatecrew_gating::{Features, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
@@ -20,22 +19,14 @@ use crate::plan::{NodeId, NodeState};
 
 impl AgentCore {
     pub(super) fn known(&self) -> Known<'_> {
-        Known {
-            data: &self.data,
-            mem: &self.mem,
-            inv: &self.inv,
-            pos: self.pos,
-            physics: &self.physics,
-        }
+        Known { data: &self.data, mem: &self.mem, inv: &self.inv, pos: self.pos, physics: &self.physics }
     }
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
     /// depending on `n`.
     fn other_work(&self, n: Option<NodeId>, item: Option<ItemId>) -> bool {
-        let desc: BTreeSet<NodeId> = n
-            .map(|n| self.plan.descendants(n).into_iter().collect())
-            .unwrap_or_default();
+        let desc: BTreeSet<NodeId> = n.map(|n| self.plan.descendants(n).into_iter().collect()).unwrap_or_default();
         self.own_places().into_iter().any(|m| {
             let node = self.plan.node(m);
             let Some((_, _, i)) = place_of(&node.kind) else {
@@ -47,12 +38,9 @@ impl AgentCore {
                 && Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
-                && ![Blocker::Node(m), Blocker::Item(i)]
-                    .iter()
-                    .any(|b| self.blocks.contains_key(b))
+                && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocks.contains_key(b))
                 && self.plan.requires(m).into_iter().all(|s| {
-                    !matches!(place_of(&self.plan.node(s).kind), Some(_))
-                        || self.plan.node(s).state == NodeState::Done
+                    !matches!(place_of(&self.plan.node(s).kind), Some(_)) || self.plan.node(s).state == NodeState::Done
                 })
         })
     }
@@ -67,9 +55,7 @@ impl AgentCore {
             .own_places()
             .into_iter()
             .filter(|m| {
-                *m != n
-                    && self.plan.node(*m).state != NodeState::Done
-                    && self.plan.node(*m).state != NodeState::Failed
+                *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
             })
             .collect();
         CriticalityFacts {
@@ -80,23 +66,13 @@ impl AgentCore {
         }
     }
 
-    fn impact_facts(
-        &self,
-        n: Option<NodeId>,
-        item: Option<ItemId>,
-        recovery_ticks: Option<u64>,
-    ) -> ImpactFacts {
-        let desc: BTreeSet<NodeId> = n
-            .map(|n| self.plan.descendants(n).into_iter().collect())
-            .unwrap_or_default();
+    fn impact_facts(&self, n: Option<NodeId>, item: Option<ItemId>, recovery_ticks: Option<u64>) -> ImpactFacts {
+        let desc: BTreeSet<NodeId> = n.map(|n| self.plan.descendants(n).into_iter().collect()).unwrap_or_default();
         let mut mates_left = 0usize;
         let mut mates_waiting = 0usize;
         for m in self.plan.node_ids() {
             let node = self.plan.node(m);
-            if node.owner == self.id
-                || node.state == NodeState::Done
-                || place_of(&node.kind).is_none()
-            {
+            if node.owner == self.id || node.state == NodeState::Done || place_of(&node.kind).is_none() {
                 continue;
             }
             mates_left += 1;
@@ -130,48 +106,28 @@ impl AgentCore {
                 (all, near)
             }
         };
-        AdvantageFacts {
-            nearest_teammate,
-            all_refused,
-            nearest_offerer,
-        }
+        AdvantageFacts { nearest_teammate, all_refused, nearest_offerer }
     }
 
     fn recoverability_facts(&self, item: ItemId, want: u32) -> RecoverabilityFacts {
         let k = self.known();
         let deficit = want.saturating_sub(self.inv.count(item));
-        let in_reach = k.stored(item).iter().any(|(p, n)| {
-            *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach
-        });
-        let table_near = k
-            .table()
-            .is_some_and(|t| reach_distance(self.pos, t) <= self.physics.reach);
+        let in_reach = k
+            .stored(item)
+            .iter()
+            .any(|(p, n)| *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach);
+        let table_near = k.table().is_some_and(|t| reach_distance(self.pos, t) <= self.physics.reach);
         let one_craft = self.data.recipes_for(item).iter().any(|&rid| {
             let r = self.data.recipe(rid);
             let times = deficit.max(1).div_ceil(r.count);
-            (r.grid == 2 || table_near)
-                && r.ingredients
-                    .iter()
-                    .all(|(i, n)| self.inv.count(*i) >= n * times)
+            (r.grid == 2 || table_near) && r.ingredients.iter().all(|(i, n)| self.inv.count(*i) >= n * times)
         });
-        let chain_ticks = Planner::new(&k, self.gate.params().spec().search_ticks)
-            .obtain(item, want)
-            .map(|e| e.ticks);
-        RecoverabilityFacts {
-            in_reach,
-            one_craft,
-            chain_ticks,
-        }
+        let chain_ticks = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).map(|e| e.ticks);
+        RecoverabilityFacts { in_reach, one_craft, chain_ticks }
     }
 
     /// Runs the gate on an issue just detected, records the decision and acts on it.
-    pub(super) fn run_gate(
-        &mut self,
-        id: IssueId,
-        issue: Issue,
-        node: Option<NodeId>,
-        out: &mut StepOutput,
-    ) {
+    pub(super) fn run_gate(&mut self, id: IssueId, issue: Issue, node: Option<NodeId>, out: &mut StepOutput) {
         let (decision, action) = self.assess(id, issue, node, out);
         self.act_on(id, issue, node, decision, action, out);
     }
@@ -193,18 +149,11 @@ impl AgentCore {
                 (facts, facts.chain_ticks, OracleQuery::Items(item, want))
             }
             (Issue::ActionFailed { .. }, None) => (
-                RecoverabilityFacts {
-                    chain_ticks: Some(self.tuning.poll_ticks),
-                    ..Default::default()
-                },
+                RecoverabilityFacts { chain_ticks: Some(self.tuning.poll_ticks), ..Default::default() },
                 Some(self.tuning.poll_ticks),
                 OracleQuery::Retry,
             ),
-            _ => (
-                RecoverabilityFacts::default(),
-                None,
-                OracleQuery::NeedsTeammate,
-            ),
+            _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
@@ -228,12 +177,7 @@ impl AgentCore {
             }
         };
         tracing::debug!(agent = %self.id, issue = %id, tier = ?decision.tier, decision = ?decision.decision, "gate");
-        out.notes.push(Note::Gate(GateNote {
-            issue_id: id,
-            decision,
-            features,
-            oracle,
-        }));
+        out.notes.push(Note::Gate(GateNote { issue_id: id, decision, features, oracle }));
         (decision.decision, decision.action)
     }
 
@@ -249,25 +193,10 @@ impl AgentCore {
         let Ok(count) = Count::new(i64::from(n)) else {
             return;
         };
-        let msg = BoardMessage::RequestMaterial {
-            from: self.id,
-            to: Recipient::All,
-            item,
-            count,
-            reason,
-        };
+        let msg = BoardMessage::RequestMaterial { from: self.id, to: Recipient::All, item, count, reason };
         out.posts.push((msg, Some(id)));
         let deadline = self.now + self.board_cfg.window_ticks + 1;
-        self.awaiting.insert(
-            item,
-            Awaiting {
-                key: issue.key(),
-                count: n,
-                window: None,
-                deadline,
-                offered_by: None,
-            },
-        );
+        self.awaiting.insert(item, Awaiting { key: issue.key(), count: n, window: None, deadline, offered_by: None });
     }
 
     fn act_on(

@@ -61,11 +61,8 @@ impl Memory {
     pub fn update(&mut self, obs: &Observation, now: Tick) {
         let n = obs.near;
         let (lo, hi) = (obs.pos.offset(-n, -n, -n), obs.pos.offset(n, n, n));
-        let inside = |p: &Pos| {
-            (lo.x..=hi.x).contains(&p.x)
-                && (lo.y..=hi.y).contains(&p.y)
-                && (lo.z..=hi.z).contains(&p.z)
-        };
+        let inside =
+            |p: &Pos| (lo.x..=hi.x).contains(&p.x) && (lo.y..=hi.y).contains(&p.y) && (lo.z..=hi.z).contains(&p.z);
         // Everything in the near box is seen: forget what is gone.
         self.blocks.retain(|p, _| !inside(p));
         self.resources.retain(|p, _| !inside(p));
@@ -83,13 +80,7 @@ impl Memory {
         self.containers.retain(|p, _| p.dist_sq(obs.pos) > sight_sq);
         for c in &obs.containers {
             let prev = self.containers.get(&c.pos).and_then(|s| s.contents.clone());
-            self.containers.insert(
-                c.pos,
-                SeenContainer {
-                    kind: c.kind,
-                    contents: c.contents.clone().or(prev),
-                },
-            );
+            self.containers.insert(c.pos, SeenContainer { kind: c.kind, contents: c.contents.clone().or(prev) });
         }
         self.visible = obs.teammates.clone();
         for &(a, p) in &obs.teammates {
@@ -139,10 +130,7 @@ impl Memory {
 
     /// Marks a container's contents as changed by the agent's own action.
     pub fn adjust_container(&mut self, p: Pos, item: ItemId, delta: i64) {
-        if let Some(SeenContainer {
-            contents: Some(c), ..
-        }) = self.containers.get_mut(&p)
-        {
+        if let Some(SeenContainer { contents: Some(c), .. }) = self.containers.get_mut(&p) {
             match c.iter_mut().find(|(i, _)| *i == item) {
                 Some(e) => e.1 = (i64::from(e.1) + delta).max(0) as u32,
                 None if delta > 0 => c.push((item, delta as u32)),
@@ -154,13 +142,7 @@ impl Memory {
 
     /// Records a station the agent placed itself.
     pub fn add_station(&mut self, p: Pos, kind: ContainerKind) {
-        self.containers.insert(
-            p,
-            SeenContainer {
-                kind,
-                contents: None,
-            },
-        );
+        self.containers.insert(p, SeenContainer { kind, contents: None });
     }
 
     /// Forgets a dropped stack the agent picked up.
@@ -209,11 +191,8 @@ impl Knowledge for Known<'_> {
             let n = c.contents.as_ref()?.iter().find(|(i, _)| *i == item)?.1;
             Some((*p, n))
         });
-        let dropped = self
-            .mem
-            .dropped
-            .iter()
-            .filter_map(|(p, v)| v.iter().find(|(i, _)| *i == item).map(|(_, n)| (*p, *n)));
+        let dropped =
+            self.mem.dropped.iter().filter_map(|(p, v)| v.iter().find(|(i, _)| *i == item).map(|(_, n)| (*p, *n)));
         chests.chain(dropped).filter(|(_, n)| *n > 0).collect()
     }
     fn nearest_resource(&self, block: BlockId) -> Option<Pos> {

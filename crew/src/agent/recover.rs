@@ -18,22 +18,9 @@ const MAX_ALTERNATIVES: usize = 4;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Frame {
-    Obtain {
-        node: NodeId,
-        item: ItemId,
-        target: u32,
-        depth: usize,
-    },
-    AllOf {
-        node: NodeId,
-        next: usize,
-        depth: usize,
-    },
-    Task {
-        node: NodeId,
-        target: u32,
-        actions: u32,
-    },
+    Obtain { node: NodeId, item: ItemId, target: u32, depth: usize },
+    AllOf { node: NodeId, next: usize, depth: usize },
+    Task { node: NodeId, target: u32, actions: u32 },
 }
 
 /// A local recovery in progress.
@@ -87,12 +74,7 @@ impl AgentCore {
         self.recovery = Some(Recovery {
             item,
             issue,
-            stack: vec![Frame::Obtain {
-                node: top,
-                item,
-                target: want,
-                depth: 0,
-            }],
+            stack: vec![Frame::Obtain { node: top, item, target: want, depth: 0 }],
             paused_for: None,
             asked: Vec::new(),
         });
@@ -149,9 +131,7 @@ impl AgentCore {
         for (_, _, _, alt) in alts {
             match alt {
                 Alt::Fetch => {
-                    let n = self
-                        .plan
-                        .add_child(or, NodeKind::Task(Task::Fetch { item }));
+                    let n = self.plan.add_child(or, NodeKind::Task(Task::Fetch { item }));
                     self.targets.insert(n, target);
                 }
                 Alt::Craft(rid) => {
@@ -164,22 +144,17 @@ impl AgentCore {
                     }
                     if r.grid == 3 {
                         if let Some(table) = self.physics.table.1 {
-                            self.plan
-                                .add_child(and, NodeKind::Task(Task::Station { item: table }));
+                            self.plan.add_child(and, NodeKind::Task(Task::Station { item: table }));
                         }
                     }
-                    let c = self
-                        .plan
-                        .add_child(and, NodeKind::Task(Task::Craft { recipe: rid }));
+                    let c = self.plan.add_child(and, NodeKind::Task(Task::Craft { recipe: rid }));
                     self.targets.insert(c, target);
                 }
                 Alt::Mine(block) => {
                     let needs = self.data.block_info(block).needs;
                     let tool = needs.and_then(|need| {
                         let tools = self.data.tools_satisfying(need);
-                        (!tools.iter().any(|t| self.inv.count(*t) > 0))
-                            .then(|| tools.first().copied())
-                            .flatten()
+                        (!tools.iter().any(|t| self.inv.count(*t) > 0)).then(|| tools.first().copied()).flatten()
                     });
                     let parent = if let Some(tool) = tool {
                         let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
@@ -189,9 +164,7 @@ impl AgentCore {
                     } else {
                         or
                     };
-                    let c = self
-                        .plan
-                        .add_child(parent, NodeKind::Task(Task::Collect { item, block }));
+                    let c = self.plan.add_child(parent, NodeKind::Task(Task::Collect { item, block }));
                     self.targets.insert(c, target);
                 }
                 Alt::Smelt(s, fuel) => {
@@ -202,16 +175,9 @@ impl AgentCore {
                     let f = self.plan.add_child(and, NodeKind::Obtain { item: fuel });
                     self.targets.insert(f, (s.ticks * deficit).div_ceil(burn));
                     if let Some(furnace) = self.physics.furnace.1 {
-                        self.plan
-                            .add_child(and, NodeKind::Task(Task::Station { item: furnace }));
+                        self.plan.add_child(and, NodeKind::Task(Task::Station { item: furnace }));
                     }
-                    let c = self.plan.add_child(
-                        and,
-                        NodeKind::Task(Task::Smelt {
-                            input: s.input,
-                            output: item,
-                        }),
-                    );
+                    let c = self.plan.add_child(and, NodeKind::Task(Task::Smelt { input: s.input, output: item }));
                     self.targets.insert(c, target);
                 }
             }
@@ -222,22 +188,9 @@ impl AgentCore {
     fn frame_for(&self, node: NodeId, depth: usize) -> Frame {
         let target = self.targets.get(&node).copied().unwrap_or(1);
         match self.plan.node(node).kind {
-            NodeKind::Obtain { item } => Frame::Obtain {
-                node,
-                item,
-                target,
-                depth: depth + 1,
-            },
-            NodeKind::And(_) => Frame::AllOf {
-                node,
-                next: 0,
-                depth,
-            },
-            NodeKind::Task(_) => Frame::Task {
-                node,
-                target,
-                actions: 0,
-            },
+            NodeKind::Obtain { item } => Frame::Obtain { node, item, target, depth: depth + 1 },
+            NodeKind::And(_) => Frame::AllOf { node, next: 0, depth },
+            NodeKind::Task(_) => Frame::Task { node, target, actions: 0 },
         }
     }
 
@@ -289,12 +242,7 @@ impl AgentCore {
                 return None;
             };
             match top {
-                Frame::Obtain {
-                    node,
-                    item,
-                    target,
-                    depth,
-                } => {
+                Frame::Obtain { node, item, target, depth } => {
                     if self.inv.count(item) >= target {
                         self.plan.set_state(node, NodeState::Done);
                         self.pop_frame();
@@ -318,11 +266,8 @@ impl AgentCore {
                     if !self.plan.node(node).expanded {
                         self.expand(node, item, target);
                     }
-                    let next = self
-                        .plan
-                        .children(node)
-                        .into_iter()
-                        .find(|c| self.plan.node(*c).state == NodeState::Pending);
+                    let next =
+                        self.plan.children(node).into_iter().find(|c| self.plan.node(*c).state == NodeState::Pending);
                     match next {
                         Some(c) => {
                             let f = self.frame_for(c, depth);
@@ -354,11 +299,7 @@ impl AgentCore {
                         }
                     }
                 }
-                Frame::Task {
-                    node,
-                    target,
-                    actions,
-                } => {
+                Frame::Task { node, target, actions } => {
                     let NodeKind::Task(task) = self.plan.node(node).kind else {
                         unreachable!("task frames hold tasks")
                     };
@@ -377,30 +318,14 @@ impl AgentCore {
                             return Some(a);
                         }
                         TaskStep::Done => {
-                            let id = self
-                                .recovery
-                                .as_ref()
-                                .map(|r| r.issue)
-                                .expect("recovery is active");
-                            out.notes.push(Note::Recovery {
-                                id,
-                                step: self.step_label(&task),
-                                ok: true,
-                            });
+                            let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                            out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: true });
                             self.plan.set_state(node, NodeState::Done);
                             self.pop_frame();
                         }
                         TaskStep::Fail => {
-                            let id = self
-                                .recovery
-                                .as_ref()
-                                .map(|r| r.issue)
-                                .expect("recovery is active");
-                            out.notes.push(Note::Recovery {
-                                id,
-                                step: self.step_label(&task),
-                                ok: false,
-                            });
+                            let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                            out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: false });
                             if !self.fail_node(node) {
                                 self.finish_recovery(false, out);
                                 return None;
@@ -429,12 +354,7 @@ impl AgentCore {
     /// A tool the recovery needs is missing: that is an issue of its own, gated like any
     /// other. Returns whether the recovery now waits for the board.
     fn ask_for_tool(&mut self, tool: ItemId, out: &mut StepOutput) -> bool {
-        if self.inv.count(tool) > 0
-            || self
-                .recovery
-                .as_ref()
-                .is_some_and(|r| r.asked.contains(&tool))
-        {
+        if self.inv.count(tool) > 0 || self.recovery.as_ref().is_some_and(|r| r.asked.contains(&tool)) {
             return false;
         }
         if let Some(r) = &mut self.recovery {
@@ -456,12 +376,7 @@ impl AgentCore {
     fn task_step(&mut self, task: Task, target: u32) -> TaskStep {
         let reach = self.physics.reach;
         let in_reach = |me: Pos, p: Pos| reach_distance(me, p) <= reach;
-        let approach = |p: Pos| {
-            TaskStep::Act(Action::MoveTo {
-                target: p,
-                range: reach - 0.5,
-            })
-        };
+        let approach = |p: Pos| TaskStep::Act(Action::MoveTo { target: p, range: reach - 0.5 });
         match task {
             Task::Fetch { item } => {
                 let have = self.inv.count(item);
@@ -480,11 +395,7 @@ impl AgentCore {
                 if self.mem.dropped().contains_key(&p) {
                     TaskStep::Act(Action::PickUp { pos: p })
                 } else {
-                    TaskStep::Act(Action::Withdraw {
-                        chest: p,
-                        item,
-                        count: n.min(target - have),
-                    })
+                    TaskStep::Act(Action::Withdraw { chest: p, item, count: n.min(target - have) })
                 }
             }
             Task::Craft { recipe } => {
@@ -494,10 +405,7 @@ impl AgentCore {
                     return TaskStep::Done;
                 }
                 let times = (target - have).div_ceil(r.count);
-                if r.ingredients
-                    .iter()
-                    .any(|(i, n)| self.inv.count(*i) < n * times)
-                {
+                if r.ingredients.iter().any(|(i, n)| self.inv.count(*i) < n * times) {
                     return TaskStep::Fail;
                 }
                 TaskStep::Act(Action::Craft { recipe, times })
@@ -510,11 +418,7 @@ impl AgentCore {
                 let Some(p) = k.nearest_resource(block) else {
                     return TaskStep::Fail;
                 };
-                if in_reach(self.pos, p) {
-                    TaskStep::Act(Action::Mine { pos: p })
-                } else {
-                    approach(p)
-                }
+                if in_reach(self.pos, p) { TaskStep::Act(Action::Mine { pos: p }) } else { approach(p) }
             }
             Task::Smelt { input, output } => {
                 let have = self.inv.count(output);
@@ -529,34 +433,17 @@ impl AgentCore {
                     return approach(f);
                 }
                 let count = self.inv.count(input).min(target - have);
-                let fuel = self
-                    .data
-                    .fuels()
-                    .into_iter()
-                    .find(|(i, _)| self.inv.count(*i) > 0)
-                    .map(|(i, _)| i);
+                let fuel = self.data.fuels().into_iter().find(|(i, _)| self.inv.count(*i) > 0).map(|(i, _)| i);
                 match (count, fuel) {
                     (0, _) | (_, None) => TaskStep::Fail,
-                    (count, Some(fuel)) => TaskStep::Act(Action::Smelt {
-                        furnace: f,
-                        input,
-                        count,
-                        fuel,
-                    }),
+                    (count, Some(fuel)) => TaskStep::Act(Action::Smelt { furnace: f, input, count, fuel }),
                 }
             }
             Task::Station { item } => {
-                let kind = if Some(item) == self.physics.table.1 {
-                    ContainerKind::Table
-                } else {
-                    ContainerKind::Furnace
-                };
+                let kind =
+                    if Some(item) == self.physics.table.1 { ContainerKind::Table } else { ContainerKind::Furnace };
                 let k = self.known();
-                let known = if kind == ContainerKind::Table {
-                    k.table()
-                } else {
-                    k.furnace()
-                };
+                let known = if kind == ContainerKind::Table { k.table() } else { k.furnace() };
                 if let Some(p) = known {
                     if in_reach(self.pos, p) {
                         return TaskStep::Done;
@@ -580,24 +467,15 @@ impl AgentCore {
     /// A free cell next to the agent, on the ground or on a block, not in the blueprint.
     fn free_spot_near(&self) -> Option<Pos> {
         let here = self.pos;
-        [
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (-1, -1),
-            (1, -1),
-            (-1, 1),
-        ]
-        .into_iter()
-        .map(|(dx, dz)| here.offset(dx, 0, dz))
-        .find(|p| {
-            self.mem.block(*p).is_none()
-                && self.mem.block(p.up()).is_none()
-                && (p.y == 0 || self.mem.block(p.down()).is_some())
-                && self.blueprint.index_of(*p).is_none()
-        })
+        [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)]
+            .into_iter()
+            .map(|(dx, dz)| here.offset(dx, 0, dz))
+            .find(|p| {
+                self.mem.block(*p).is_none()
+                    && self.mem.block(p.up()).is_none()
+                    && (p.y == 0 || self.mem.block(p.down()).is_some())
+                    && self.blueprint.index_of(*p).is_none()
+            })
     }
 
     pub(super) fn recover_outcome(&mut self, o: &Outcome, out: &mut StepOutput) {
@@ -616,24 +494,15 @@ impl AgentCore {
             (_, Ok(_)) => {}
             (_, Err(_)) => {
                 // The task failed: record it and backtrack.
-                let Some(Frame::Task { node, .. }) =
-                    self.recovery.as_ref().and_then(|r| r.stack.last().cloned())
+                let Some(Frame::Task { node, .. }) = self.recovery.as_ref().and_then(|r| r.stack.last().cloned())
                 else {
                     return;
                 };
                 let NodeKind::Task(task) = self.plan.node(node).kind else {
                     return;
                 };
-                let id = self
-                    .recovery
-                    .as_ref()
-                    .map(|r| r.issue)
-                    .expect("recovery is active");
-                out.notes.push(Note::Recovery {
-                    id,
-                    step: self.step_label(&task),
-                    ok: false,
-                });
+                let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: false });
                 if !self.fail_node(node) {
                     self.finish_recovery(false, out);
                 }

@@ -2,9 +2,7 @@
 
 use gatecrew_gating::Issue;
 use gatecrew_protocol::trace::{EventKind, WindowEvent};
-use gatecrew_protocol::{
-    AgentId, BoardError, BoardMessage, RefusalReason, RequestReason, WindowClosed, WindowId,
-};
+use gatecrew_protocol::{AgentId, BoardError, BoardMessage, RefusalReason, RequestReason, WindowClosed, WindowId};
 use gatecrew_world::{Action, Outcome};
 
 use super::Episode;
@@ -44,12 +42,8 @@ impl Episode {
                 let (item, count, pos, reason) = match issue {
                     Issue::MissingMaterial { item, count } => (Some(item), Some(count), None, None),
                     Issue::MissingTool { tool } => (Some(tool), Some(1), None, None),
-                    Issue::DependencyBlocked { pos, .. } | Issue::Unreachable { pos } => {
-                        (None, None, Some(pos), None)
-                    }
-                    Issue::ActionFailed { reason, .. } => {
-                        (None, None, None, Some(reason.to_owned()))
-                    }
+                    Issue::DependencyBlocked { pos, .. } | Issue::Unreachable { pos } => (None, None, Some(pos), None),
+                    Issue::ActionFailed { reason, .. } => (None, None, None, Some(reason.to_owned())),
                 };
                 EventKind::Issue {
                     agent,
@@ -65,10 +59,7 @@ impl Episode {
             Note::Gate(g) => {
                 // The oracle sees the whole world; the agent never sees its answer.
                 let oracle_local_feasible = match g.oracle {
-                    OracleQuery::Items(item, want) => self
-                        .world
-                        .oracle(agent, item, want, self.oracle_ticks)
-                        .is_some(),
+                    OracleQuery::Items(item, want) => self.world.oracle(agent, item, want, self.oracle_ticks).is_some(),
                     OracleQuery::Retry => true,
                     OracleQuery::NeedsTeammate => false,
                 };
@@ -84,28 +75,12 @@ impl Episode {
                     oracle_local_feasible,
                 }
             }
-            Note::Recovery { id, step, ok } => EventKind::Recovery {
-                agent,
-                issue_id: id,
-                step,
-                ok,
-            },
-            Note::Resolved { id, by } => EventKind::Resolved {
-                agent,
-                issue_id: id,
-                by,
-            },
+            Note::Recovery { id, step, ok } => EventKind::Recovery { agent, issue_id: id, step, ok },
+            Note::Resolved { id, by } => EventKind::Resolved { agent, issue_id: id, by },
             Note::Unfinished { node, pos, why } => {
-                let block = pos
-                    .and_then(|p| self.blueprint.cell_at(p))
-                    .map(|c| self.data.block_name(c.block).to_owned());
-                EventKind::Unfinished {
-                    agent,
-                    node: node.index() as u32,
-                    pos,
-                    block,
-                    why,
-                }
+                let block =
+                    pos.and_then(|p| self.blueprint.cell_at(p)).map(|c| self.data.block_name(c.block).to_owned());
+                EventKind::Unfinished { agent, node: node.index() as u32, pos, block, why }
             }
         };
         self.push(kind);

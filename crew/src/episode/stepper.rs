@@ -36,6 +36,11 @@ impl<F: FnMut(&Event)> Observer for F {
 
 /// Runs one episode, handing every trace event to `sink` in order.
 pub fn run(setup: &Setup, sink: &mut dyn Observer) -> Finished {
+    run_to_end(setup, sink).0
+}
+
+/// Runs one episode and also returns the episode core at its end (the final world).
+pub fn run_to_end(setup: &Setup, sink: &mut dyn Observer) -> (Finished, Episode) {
     let mut episode = Episode::new(setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
@@ -70,10 +75,8 @@ pub fn run(setup: &Setup, sink: &mut dyn Observer) -> Finished {
         sink.event(&ev);
     }
     sink.progress(progress);
-    Finished {
-        progress,
-        reason: episode.ended().unwrap_or(EndReason::Stalled),
-    }
+    let finished = Finished { progress, reason: episode.ended().unwrap_or(EndReason::Stalled) };
+    (finished, episode)
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its
@@ -85,10 +88,7 @@ fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episod
     }
     let snapshot = agent.clone();
     let id = agent.id();
-    let replay = StepInput {
-        crash: false,
-        ..input.clone()
-    };
+    let replay = StepInput { crash: false, ..input.clone() };
     match catch_unwind(AssertUnwindSafe(|| agent.step(input))) {
         Ok(out) => out,
         Err(panic) => {

@@ -12,12 +12,7 @@ use super::{AndKind, Edge, Node, NodeKind, NodeState, Task, TaskGraph};
 /// nodes that use the item.
 pub fn build(bp: &Blueprint, owners: &[AgentId], agents: usize, data: &GameData) -> TaskGraph {
     let mut g: StableDiGraph<Node, Edge, u32> = StableDiGraph::default();
-    let node = |kind, owner| Node {
-        kind,
-        owner,
-        state: NodeState::Pending,
-        expanded: false,
-    };
+    let node = |kind, owner| Node { kind, owner, state: NodeState::Pending, expanded: false };
     let root = g.add_node(node(NodeKind::And(AndKind::Tasks), AgentId(0)));
     let agent_roots: Vec<_> = (0..agents)
         .map(|a| {
@@ -27,9 +22,7 @@ pub fn build(bp: &Blueprint, owners: &[AgentId], agents: usize, data: &GameData)
         })
         .collect();
     let cells = bp.cells();
-    let mut order: Vec<usize> = (0..cells.len())
-        .filter(|&i| cells[i].part != Part::Upper)
-        .collect();
+    let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].part != Part::Upper).collect();
     order.sort_by_key(|&i| (cells[i].level, cells[i].pos.y, cells[i].pos));
     let mut cell_nodes = vec![None; cells.len()];
     let mut ranks = vec![0u32; agents];
@@ -39,12 +32,7 @@ pub fn build(bp: &Blueprint, owners: &[AgentId], agents: usize, data: &GameData)
         let Some(item) = data.block_info(c.block).item else {
             continue;
         };
-        let task = Task::Place {
-            cell: i as u32,
-            pos: c.pos,
-            block: c.block,
-            item,
-        };
+        let task = Task::Place { cell: i as u32, pos: c.pos, block: c.block, item };
         let n = g.add_node(node(NodeKind::Task(task), owner));
         let a = owner.index();
         g.add_edge(agent_roots[a], n, Edge::Child(ranks[a]));
@@ -79,9 +67,7 @@ pub fn build(bp: &Blueprint, owners: &[AgentId], agents: usize, data: &GameData)
             continue;
         };
         let owner = g[n].owner;
-        let o = *obtain
-            .entry((owner, item))
-            .or_insert_with(|| g.add_node(node(NodeKind::Obtain { item }, owner)));
+        let o = *obtain.entry((owner, item)).or_insert_with(|| g.add_node(node(NodeKind::Obtain { item }, owner)));
         g.add_edge(o, n, Edge::Requires);
     }
     TaskGraph::from_parts(g, root, agent_roots, cell_nodes, obtain)

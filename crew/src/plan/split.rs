@@ -32,18 +32,9 @@ pub fn split_work(bp: &Blueprint, agents: usize) -> Vec<AgentId> {
         return owners;
     };
     let (cx2, cz2) = (i64::from(lo.x + hi.x), i64::from(lo.z + hi.z));
-    let mut order: Vec<usize> = (0..cells.len())
-        .filter(|&i| cells[i].part != Part::Upper)
-        .collect();
-    let vec_of = |i: usize| {
-        (
-            2 * i64::from(cells[i].pos.x) - cx2,
-            2 * i64::from(cells[i].pos.z) - cz2,
-        )
-    };
-    order.sort_by(|&a, &b| {
-        cmp_angle(vec_of(a), vec_of(b)).then_with(|| cells[a].pos.cmp(&cells[b].pos))
-    });
+    let mut order: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].part != Part::Upper).collect();
+    let vec_of = |i: usize| (2 * i64::from(cells[i].pos.x) - cx2, 2 * i64::from(cells[i].pos.z) - cz2);
+    order.sort_by(|&a, &b| cmp_angle(vec_of(a), vec_of(b)).then_with(|| cells[a].pos.cmp(&cells[b].pos)));
     let n = order.len();
     for (rank, &i) in order.iter().enumerate() {
         owners[i] = AgentId((rank * agents / n) as u32);
@@ -64,24 +55,9 @@ mod tests {
 
     #[test]
     fn angles_go_round() {
-        let dirs = [
-            (0, -1),
-            (1, -1),
-            (1, 0),
-            (1, 1),
-            (0, 1),
-            (-1, 1),
-            (-1, 0),
-            (-1, -1),
-        ];
+        let dirs = [(0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)];
         for w in dirs.windows(2) {
-            assert_eq!(
-                cmp_angle(w[0], w[1]),
-                Ordering::Less,
-                "{:?} before {:?}",
-                w[0],
-                w[1]
-            );
+            assert_eq!(cmp_angle(w[0], w[1]), Ordering::Less, "{:?} before {:?}", w[0], w[1]);
         }
         assert_eq!(cmp_angle((2, 0), (5, 0)), Ordering::Equal);
     }

@@ -29,24 +29,11 @@ fn request(b: &mut Board) -> WindowId {
 }
 
 fn offer(window: WindowId, from: AgentId, count: i64) -> BoardMessage {
-    BoardMessage::OfferTransfer {
-        window,
-        from,
-        to: A0,
-        item: GLASS,
-        count: n(count),
-        handover: Handover::Give,
-    }
+    BoardMessage::OfferTransfer { window, from, to: A0, item: GLASS, count: n(count), handover: Handover::Give }
 }
 
 fn refuse(window: WindowId, from: AgentId) -> BoardMessage {
-    BoardMessage::CannotSupply {
-        window,
-        from,
-        to: A0,
-        item: GLASS,
-        reason: RefusalReason::NoSurplus,
-    }
+    BoardMessage::CannotSupply { window, from, to: A0, item: GLASS, reason: RefusalReason::NoSurplus }
 }
 
 /// Posts `msg`, expects the rejection `kind`, and checks that nothing changed.
@@ -55,11 +42,7 @@ fn rejected(b: &mut Board, caller: AgentId, msg: BoardMessage, kind: RejectKind)
     let err = b.post(caller, msg, Tick(12)).unwrap_err();
     assert_eq!(err.kind(), kind, "{err}");
     assert_eq!(b.log(), &log[..], "a rejected message must not be logged");
-    assert_eq!(
-        b.windows(),
-        &windows[..],
-        "a rejected message must not touch windows"
-    );
+    assert_eq!(b.windows(), &windows[..], "a rejected message must not touch windows");
 }
 
 #[test]
@@ -71,18 +54,8 @@ fn full_exchange_closes_confirmed() {
     b.post(A2, refuse(w, A2), Tick(11)).unwrap();
     let r = b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
     assert!(r.closed.is_none());
-    assert_eq!(
-        b.next_deadline(),
-        Some(Tick(211)),
-        "an offer extends to the handover deadline"
-    );
-    let confirm = BoardMessage::ConfirmTransfer {
-        window: w,
-        from: A0,
-        to: A1,
-        item: GLASS,
-        count: n(2),
-    };
+    assert_eq!(b.next_deadline(), Some(Tick(211)), "an offer extends to the handover deadline");
+    let confirm = BoardMessage::ConfirmTransfer { window: w, from: A0, to: A1, item: GLASS, count: n(2) };
     let r = b.post(A0, confirm, Tick(30)).unwrap();
     assert_eq!(r.closed.unwrap().outcome, CloseOutcome::Confirmed);
     assert_eq!(b.log().len(), 4);
@@ -93,12 +66,7 @@ fn full_exchange_closes_confirmed() {
 fn every_refusal_closes_cannot_supply() {
     let mut b = board();
     let w = request(&mut b);
-    assert!(
-        b.post(A1, refuse(w, A1), Tick(11))
-            .unwrap()
-            .closed
-            .is_none()
-    );
+    assert!(b.post(A1, refuse(w, A1), Tick(11)).unwrap().closed.is_none());
     let closed = b.post(A2, refuse(w, A2), Tick(12)).unwrap().closed.unwrap();
     assert_eq!(closed.outcome, CloseOutcome::CannotSupply);
 }
@@ -110,10 +78,7 @@ fn silence_times_out_at_the_deadline() {
     assert!(b.expire(Tick(49)).is_empty());
     let closed = b.expire(Tick(50));
     assert_eq!(closed.len(), 1);
-    assert_eq!(
-        (closed[0].window, closed[0].outcome),
-        (w, CloseOutcome::Timeout)
-    );
+    assert_eq!((closed[0].window, closed[0].outcome), (w, CloseOutcome::Timeout));
     assert!(b.expire(Tick(60)).is_empty(), "a window closes once");
 }
 
@@ -135,15 +100,11 @@ fn rejects_unknown_item() {
         reason: RequestReason::MissingMaterial,
     };
     rejected(&mut b, A0, msg, RejectKind::UnknownItem);
-    let wire: WireMessage = serde_json::from_str(
-        r#"{"msg":"REQUEST_MATERIAL","from":0,"to":"all","item":"unobtainium","count":1}"#,
-    )
-    .unwrap();
+    let wire: WireMessage =
+        serde_json::from_str(r#"{"msg":"REQUEST_MATERIAL","from":0,"to":"all","item":"unobtainium","count":1}"#)
+            .unwrap();
     let before = b.log().len();
-    assert_eq!(
-        b.post_wire(A0, &wire, Tick(1)).unwrap_err().kind(),
-        RejectKind::UnknownItem
-    );
+    assert_eq!(b.post_wire(A0, &wire, Tick(1)).unwrap_err().kind(), RejectKind::UnknownItem);
     assert_eq!(b.log().len(), before);
 }
 
@@ -171,12 +132,7 @@ fn rejects_messages_in_a_closed_window() {
     b.expire(Tick(50));
     rejected(&mut b, A1, offer(w, A1, 1), RejectKind::WindowClosed);
     rejected(&mut b, A2, refuse(w, A2), RejectKind::WindowClosed);
-    rejected(
-        &mut b,
-        A1,
-        offer(WindowId(7), A1, 1),
-        RejectKind::UnknownWindow,
-    );
+    rejected(&mut b, A1, offer(WindowId(7), A1, 1), RejectKind::UnknownWindow);
 }
 
 #[test]
@@ -206,14 +162,8 @@ fn rejects_wrong_parties_and_second_offers() {
     let mut b = board();
     let w = request(&mut b);
     // The requester cannot offer to itself; an offer must go to the requester.
-    let wrong_to = BoardMessage::OfferTransfer {
-        window: w,
-        from: A1,
-        to: A2,
-        item: GLASS,
-        count: n(1),
-        handover: Handover::Give,
-    };
+    let wrong_to =
+        BoardMessage::OfferTransfer { window: w, from: A1, to: A2, item: GLASS, count: n(1), handover: Handover::Give };
     rejected(&mut b, A1, wrong_to, RejectKind::WrongParty);
     let wrong_item = BoardMessage::OfferTransfer {
         window: w,
@@ -224,30 +174,15 @@ fn rejects_wrong_parties_and_second_offers() {
         handover: Handover::Give,
     };
     rejected(&mut b, A1, wrong_item, RejectKind::ItemMismatch);
-    let early_confirm = BoardMessage::ConfirmTransfer {
-        window: w,
-        from: A0,
-        to: A1,
-        item: GLASS,
-        count: n(1),
-    };
+    let early_confirm = BoardMessage::ConfirmTransfer { window: w, from: A0, to: A1, item: GLASS, count: n(1) };
     rejected(&mut b, A0, early_confirm, RejectKind::NoOffer);
     b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
     rejected(&mut b, A2, offer(w, A2, 2), RejectKind::AlreadyOffered);
-    let foreign_confirm = BoardMessage::ConfirmTransfer {
-        window: w,
-        from: A2,
-        to: A1,
-        item: GLASS,
-        count: n(1),
-    };
+    let foreign_confirm = BoardMessage::ConfirmTransfer { window: w, from: A2, to: A1, item: GLASS, count: n(1) };
     rejected(&mut b, A2, foreign_confirm, RejectKind::WrongParty);
     b.post(A2, refuse(w, A2), Tick(12)).unwrap();
     rejected(&mut b, A2, refuse(w, A2), RejectKind::DuplicateRefusal);
-    assert!(
-        b.window(w).unwrap().is_open(),
-        "a refusal after an offer does not close the window"
-    );
+    assert!(b.window(w).unwrap().is_open(), "a refusal after an offer does not close the window");
 }
 
 #[test]

@@ -131,12 +131,8 @@ impl<'de> Deserialize<'de> for Tier {
             Raw::N(2) => Ok(Tier::Score),
             Raw::N(3) => Ok(Tier::Adjudicator),
             Raw::S(s) if s == "policy" => Ok(Tier::Policy),
-            Raw::N(n) => Err(serde::de::Error::custom(format!(
-                "tier must be 1, 2, 3 or \"policy\", got {n}"
-            ))),
-            Raw::S(s) => Err(serde::de::Error::custom(format!(
-                "tier must be 1, 2, 3 or \"policy\", got \"{s}\""
-            ))),
+            Raw::N(n) => Err(serde::de::Error::custom(format!("tier must be 1, 2, 3 or \"policy\", got {n}"))),
+            Raw::S(s) => Err(serde::de::Error::custom(format!("tier must be 1, 2, 3 or \"policy\", got \"{s}\""))),
         }
     }
 }

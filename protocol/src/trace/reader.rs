@@ -17,10 +17,7 @@ pub struct TraceWriter<W: Write> {
 impl<W: Write> TraceWriter<W> {
     /// Wraps a writer (buffer it yourself if it is a file).
     pub fn new(out: W) -> Self {
-        TraceWriter {
-            out,
-            line: Vec::with_capacity(256),
-        }
+        TraceWriter { out, line: Vec::with_capacity(256) }
     }
 
     /// Appends one event and a newline.
@@ -54,9 +51,7 @@ pub enum TraceError {
         source: io::Error,
     },
     /// A line written by another major version.
-    #[error(
-        "line {line}: trace schema version {found} is not supported (this build reads version {TRACE_VERSION})"
-    )]
+    #[error("line {line}: trace schema version {found} is not supported (this build reads version {TRACE_VERSION})")]
     UnsupportedVersion {
         /// 1-based line number.
         line: u64,
@@ -112,12 +107,7 @@ pub struct TraceReader<R: BufRead> {
 impl<R: BufRead> TraceReader<R> {
     /// Wraps a buffered reader.
     pub fn new(input: R) -> Self {
-        TraceReader {
-            input,
-            buf: String::with_capacity(512),
-            line: 0,
-            done: false,
-        }
+        TraceReader { input, buf: String::with_capacity(512), line: 0, done: false }
     }
 
     /// Lines read so far.
@@ -133,16 +123,10 @@ impl<R: BufRead> TraceReader<R> {
         let line = self.line;
         match serde_json::from_str::<Event>(text) {
             Ok(ev) if u64::from(ev.v) == u64::from(TRACE_VERSION) => Ok(ev),
-            Ok(ev) => Err(TraceError::UnsupportedVersion {
-                line,
-                found: u64::from(ev.v),
-            }),
+            Ok(ev) => Err(TraceError::UnsupportedVersion { line, found: u64::from(ev.v) }),
             Err(e) => {
                 if !complete {
-                    return Err(TraceError::Truncated {
-                        line,
-                        bytes: text.len(),
-                    });
+                    return Err(TraceError::Truncated { line, bytes: text.len() });
                 }
                 // A newer major version may have changed any field: report the version,
                 // not the first field that failed.
@@ -154,10 +138,7 @@ impl<R: BufRead> TraceReader<R> {
                         _ => {}
                     }
                 }
-                Err(TraceError::Malformed {
-                    line,
-                    reason: e.to_string(),
-                })
+                Err(TraceError::Malformed { line, reason: e.to_string() })
             }
         }
     }
@@ -180,10 +161,7 @@ impl<R: BufRead> Iterator for TraceReader<R> {
                 Ok(_) => {}
                 Err(source) => {
                     self.done = true;
-                    return Some(Err(TraceError::Io {
-                        line: self.line + 1,
-                        source,
-                    }));
+                    return Some(Err(TraceError::Io { line: self.line + 1, source }));
                 }
             }
             self.line += 1;
@@ -251,9 +229,7 @@ mod tests {
     #[test]
     fn round_trips() {
         let text = written();
-        let back: Vec<Event> = TraceReader::new(text.as_bytes())
-            .map(Result::unwrap)
-            .collect();
+        let back: Vec<Event> = TraceReader::new(text.as_bytes()).map(Result::unwrap).collect();
         assert_eq!(back, sample());
         assert!(text.starts_with(r#"{"v":1,"ep":"e","t":0,"kind":"episode_start","#));
     }
@@ -274,24 +250,15 @@ mod tests {
         let text = written().replacen('\n', "\nnot json\n", 1);
         let items: Vec<_> = TraceReader::new(text.as_bytes()).collect();
         let err = items[1].as_ref().unwrap_err();
-        assert!(
-            matches!(err, TraceError::Malformed { line: 2, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, TraceError::Malformed { line: 2, .. }), "{err}");
         assert!(!err.is_recoverable());
     }
 
     #[test]
     fn other_major_version_is_refused_clearly() {
         let text = "{\"v\":2,\"ep\":\"e\",\"t\":0,\"kind\":\"episode_start\",\"whatever\":1}\n";
-        let err = TraceReader::new(text.as_bytes())
-            .next()
-            .unwrap()
-            .unwrap_err();
-        assert!(
-            matches!(err, TraceError::UnsupportedVersion { found: 2, .. }),
-            "{err}"
-        );
+        let err = TraceReader::new(text.as_bytes()).next().unwrap().unwrap_err();
+        assert!(matches!(err, TraceError::UnsupportedVersion { found: 2, .. }), "{err}");
         assert!(err.to_string().contains("version 2 is not supported"));
     }
 

@@ -12,16 +12,8 @@ use crate::inventory::{ExchangeError, Inventory};
 
 type Applied = Result<(Delta, Option<(AgentId, Receipt)>), Failure>;
 
-pub(super) fn complete(
-    w: &mut World,
-    agent: AgentId,
-    pending: Pending,
-) -> (Outcome, Option<(AgentId, Receipt)>) {
-    let Pending {
-        action,
-        ticks,
-        path,
-    } = pending;
+pub(super) fn complete(w: &mut World, agent: AgentId, pending: Pending) -> (Outcome, Option<(AgentId, Receipt)>) {
+    let Pending { action, ticks, path } = pending;
     // One draw per completed action keeps the RNG stream independent of which actions
     // happen to be fault-free.
     let roll: f64 = w.rng.random();
@@ -33,22 +25,8 @@ pub(super) fn complete(
         apply(w, agent, action, path)
     };
     match applied {
-        Ok((delta, receipt)) => (
-            Outcome {
-                action,
-                ticks,
-                result: Ok(delta),
-            },
-            receipt,
-        ),
-        Err(f) => (
-            Outcome {
-                action,
-                ticks,
-                result: Err(f),
-            },
-            None,
-        ),
+        Ok((delta, receipt)) => (Outcome { action, ticks, result: Ok(delta) }, receipt),
+        Err(f) => (Outcome { action, ticks, result: Err(f) }, None),
     }
 }
 
@@ -57,12 +35,7 @@ fn apply(w: &mut World, a: AgentId, action: Action, path: Option<crate::path::Pa
         Action::MoveTo { target, .. } => move_to(w, a, target, path),
         Action::Mine { pos } => mine(w, a, pos),
         Action::Craft { recipe, times } => craft(w, a, recipe, times),
-        Action::Smelt {
-            furnace,
-            input,
-            count,
-            fuel,
-        } => smelt(w, a, furnace, input, count, fuel),
+        Action::Smelt { furnace, input, count, fuel } => smelt(w, a, furnace, input, count, fuel),
         Action::Place { pos, item } => place(w, a, pos, item),
         Action::Give { to, item, count } => give(w, a, to, item, count),
         Action::Drop { item, count } => drop(w, a, item, count),
@@ -74,11 +47,7 @@ fn apply(w: &mut World, a: AgentId, action: Action, path: Option<crate::path::Pa
 
 fn exchange_failure(e: ExchangeError) -> Failure {
     match e {
-        ExchangeError::Short(s) => Failure::MissingItems {
-            item: s.item,
-            have: s.have,
-            need: s.need,
-        },
+        ExchangeError::Short(s) => Failure::MissingItems { item: s.item, have: s.have, need: s.need },
         ExchangeError::Full(_) => Failure::InventoryFull,
     }
 }
@@ -92,11 +61,7 @@ fn in_reach(w: &World, a: AgentId, target: Pos) -> Result<(), Failure> {
 }
 
 fn nonzero(n: u32) -> Result<(), Failure> {
-    if n == 0 {
-        Err(Failure::ZeroCount)
-    } else {
-        Ok(())
-    }
+    if n == 0 { Err(Failure::ZeroCount) } else { Ok(()) }
 }
 
 fn items_delta(changes: &[(ItemId, i64)]) -> Vec<(ItemId, i64)> {
@@ -121,13 +86,7 @@ fn move_to(w: &mut World, a: AgentId, target: Pos, path: Option<crate::path::Pat
         return Err(Failure::PathBlocked { target });
     }
     w.bodies[a.index()].pos = end;
-    Ok((
-        Delta {
-            moved_to: Some(end),
-            ..Delta::default()
-        },
-        None,
-    ))
+    Ok((Delta { moved_to: Some(end), ..Delta::default() }, None))
 }
 
 fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
@@ -149,10 +108,7 @@ fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
     // A container's contents spill as a dropped stack, as in the game.
     let drops: Vec<(ItemId, u32)> = info.drops.iter().map(|d| (*d, 1)).collect();
     let reg = w.data.items().clone();
-    w.bodies[a.index()]
-        .inventory
-        .exchange(&reg, &[], &drops)
-        .map_err(exchange_failure)?;
+    w.bodies[a.index()].inventory.exchange(&reg, &[], &drops).map_err(exchange_failure)?;
     let mut removed = vec![(pos, b)];
     if info.height == 2 {
         for other in [pos.up(), pos.down()] {
@@ -173,21 +129,12 @@ fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
         spill(w, pos, contents);
     }
     let changes: Vec<(ItemId, i64)> = drops.iter().map(|(i, n)| (*i, i64::from(*n))).collect();
-    Ok((
-        Delta {
-            items: items_delta(&changes),
-            removed,
-            ..Delta::default()
-        },
-        None,
-    ))
+    w.book(&changes);
+    Ok((Delta { items: items_delta(&changes), removed, ..Delta::default() }, None))
 }
 
 fn spill(w: &mut World, pos: Pos, contents: Inventory) {
-    let stack = w
-        .dropped
-        .entry(pos)
-        .or_insert_with(|| Inventory::new(u32::MAX));
+    let stack = w.dropped.entry(pos).or_insert_with(|| Inventory::new(u32::MAX));
     for (i, n) in contents.iter() {
         stack.insert_unchecked(i, n);
     }
@@ -195,56 +142,26 @@ fn spill(w: &mut World, pos: Pos, contents: Inventory) {
 
 fn craft(w: &mut World, a: AgentId, recipe: RecipeId, times: u32) -> Applied {
     nonzero(times)?;
-    let r = w
-        .data
-        .recipes()
-        .get(usize::from(recipe.0))
-        .cloned()
-        .ok_or(Failure::ZeroCount)?;
+    let r = w.data.recipes().get(usize::from(recipe.0)).cloned().ok_or(Failure::ZeroCount)?;
     if r.grid == 3 && !w.table_in_reach(w.bodies[a.index()].pos) {
         return Err(Failure::NeedsTable);
     }
     let remove: Vec<(ItemId, u32)> = r.ingredients.iter().map(|(i, n)| (*i, n * times)).collect();
     let add = [(r.result, r.count * times)];
     let reg = w.data.items().clone();
-    w.bodies[a.index()]
-        .inventory
-        .exchange(&reg, &remove, &add)
-        .map_err(exchange_failure)?;
-    let mut changes: Vec<(ItemId, i64)> =
-        remove.iter().map(|(i, n)| (*i, -i64::from(*n))).collect();
+    w.bodies[a.index()].inventory.exchange(&reg, &remove, &add).map_err(exchange_failure)?;
+    let mut changes: Vec<(ItemId, i64)> = remove.iter().map(|(i, n)| (*i, -i64::from(*n))).collect();
     changes.push((r.result, i64::from(r.count * times)));
-    Ok((
-        Delta {
-            items: items_delta(&changes),
-            ..Delta::default()
-        },
-        None,
-    ))
+    w.book(&changes);
+    Ok((Delta { items: items_delta(&changes), ..Delta::default() }, None))
 }
 
-fn smelt(
-    w: &mut World,
-    a: AgentId,
-    furnace: Pos,
-    input: ItemId,
-    count: u32,
-    fuel: ItemId,
-) -> Applied {
+fn smelt(w: &mut World, a: AgentId, furnace: Pos, input: ItemId, count: u32, fuel: ItemId) -> Applied {
     nonzero(count)?;
-    let state = *w.furnaces.get(&furnace).ok_or(Failure::NoContainer {
-        pos: furnace,
-        kind: "furnace",
-    })?;
+    let state = *w.furnaces.get(&furnace).ok_or(Failure::NoContainer { pos: furnace, kind: "furnace" })?;
     in_reach(w, a, furnace)?;
-    let recipe = *w
-        .data
-        .smelt_of(input)
-        .ok_or(Failure::NotSmeltable { item: input })?;
-    let burn = w
-        .data
-        .fuel_ticks(fuel)
-        .ok_or(Failure::NotFuel { item: fuel })?;
+    let recipe = *w.data.smelt_of(input).ok_or(Failure::NotSmeltable { item: input })?;
+    let burn = w.data.fuel_ticks(fuel).ok_or(Failure::NotFuel { item: fuel })?;
     let needed = recipe.ticks * count;
     let units = needed.saturating_sub(state.fuel_left).div_ceil(burn);
     let mut remove = vec![(input, count)];
@@ -253,23 +170,14 @@ fn smelt(
     }
     let add = [(recipe.output, count)];
     let reg = w.data.items().clone();
-    w.bodies[a.index()]
-        .inventory
-        .exchange(&reg, &remove, &add)
-        .map_err(exchange_failure)?;
+    w.bodies[a.index()].inventory.exchange(&reg, &remove, &add).map_err(exchange_failure)?;
     if let Some(f) = w.furnaces.get_mut(&furnace) {
         f.fuel_left = state.fuel_left + units * burn - needed;
     }
-    let mut changes: Vec<(ItemId, i64)> =
-        remove.iter().map(|(i, n)| (*i, -i64::from(*n))).collect();
+    let mut changes: Vec<(ItemId, i64)> = remove.iter().map(|(i, n)| (*i, -i64::from(*n))).collect();
     changes.push((recipe.output, i64::from(count)));
-    Ok((
-        Delta {
-            items: items_delta(&changes),
-            ..Delta::default()
-        },
-        None,
-    ))
+    w.book(&changes);
+    Ok((Delta { items: items_delta(&changes), ..Delta::default() }, None))
 }
 
 fn body_in(w: &World, cell: Pos) -> bool {
@@ -277,17 +185,10 @@ fn body_in(w: &World, cell: Pos) -> bool {
 }
 
 fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId) -> Applied {
-    let block = w
-        .data
-        .block_for_item(item)
-        .ok_or(Failure::NotPlaceable { item })?;
+    let block = w.data.block_for_item(item).ok_or(Failure::NotPlaceable { item })?;
     let have = w.bodies[a.index()].inventory.count(item);
     if have == 0 {
-        return Err(Failure::MissingItems {
-            item,
-            have: 0,
-            need: 1,
-        });
+        return Err(Failure::MissingItems { item, have: 0, need: 1 });
     }
     let tall = w.data.block_info(block).height == 2;
     let cells: &[Pos] = if tall { &[pos, pos.up()] } else { &[pos] };
@@ -305,6 +206,7 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId) -> Applied {
     }
     // Checked above: the item is held.
     let _ = w.bodies[a.index()].inventory.remove(item, 1);
+    w.book(&[(item, -1)]);
     let mut placed = Vec::with_capacity(2);
     for &c in cells {
         w.grid.set(c, block);
@@ -317,14 +219,7 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId) -> Applied {
     } else if block == w.special.table {
         w.tables.insert(pos);
     }
-    Ok((
-        Delta {
-            items: vec![(item, -1)],
-            placed,
-            ..Delta::default()
-        },
-        None,
-    ))
+    Ok((Delta { items: vec![(item, -1)], placed, ..Delta::default() }, None))
 }
 
 fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32) -> Applied {
@@ -339,138 +234,69 @@ fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32) -> App
     let reg = w.data.items().clone();
     let have = w.bodies[a.index()].inventory.count(item);
     if have < count {
-        return Err(Failure::MissingItems {
-            item,
-            have,
-            need: count,
-        });
+        return Err(Failure::MissingItems { item, have, need: count });
     }
-    w.bodies[to.index()]
-        .inventory
-        .check_exchange(&reg, &[], &[(item, count)])
-        .map_err(|_| Failure::ReceiverFull)?;
+    w.bodies[to.index()].inventory.check_exchange(&reg, &[], &[(item, count)]).map_err(|_| Failure::ReceiverFull)?;
     // Both sides were checked: the transfer cannot half-happen.
     let _ = w.bodies[a.index()].inventory.remove(item, count);
     w.bodies[to.index()].inventory.insert_unchecked(item, count);
-    let receipt = Receipt {
-        from: a,
-        item,
-        count,
-    };
-    Ok((
-        Delta {
-            items: vec![(item, -i64::from(count))],
-            ..Delta::default()
-        },
-        Some((to, receipt)),
-    ))
+    let receipt = Receipt { from: a, item, count };
+    Ok((Delta { items: vec![(item, -i64::from(count))], ..Delta::default() }, Some((to, receipt))))
 }
 
 fn drop(w: &mut World, a: AgentId, item: ItemId, count: u32) -> Applied {
     nonzero(count)?;
     let pos = w.bodies[a.index()].pos;
-    w.bodies[a.index()]
-        .inventory
-        .remove(item, count)
-        .map_err(|s| Failure::MissingItems {
-            item,
-            have: s.have,
-            need: count,
-        })?;
-    w.dropped
-        .entry(pos)
-        .or_insert_with(|| Inventory::new(u32::MAX))
-        .insert_unchecked(item, count);
-    Ok((
-        Delta {
-            items: vec![(item, -i64::from(count))],
-            ..Delta::default()
-        },
-        None,
-    ))
+    w.bodies[a.index()].inventory.remove(item, count).map_err(|s| Failure::MissingItems {
+        item,
+        have: s.have,
+        need: count,
+    })?;
+    w.dropped.entry(pos).or_insert_with(|| Inventory::new(u32::MAX)).insert_unchecked(item, count);
+    Ok((Delta { items: vec![(item, -i64::from(count))], ..Delta::default() }, None))
 }
 
 fn pick_up(w: &mut World, a: AgentId, pos: Pos) -> Applied {
-    let stack = w
-        .dropped
-        .get(&pos)
-        .cloned()
-        .ok_or(Failure::NothingThere { pos })?;
+    let stack = w.dropped.get(&pos).cloned().ok_or(Failure::NothingThere { pos })?;
     in_reach(w, a, pos)?;
     let add: Vec<(ItemId, u32)> = stack.iter().collect();
     let reg = w.data.items().clone();
-    w.bodies[a.index()]
-        .inventory
-        .exchange(&reg, &[], &add)
-        .map_err(exchange_failure)?;
+    w.bodies[a.index()].inventory.exchange(&reg, &[], &add).map_err(exchange_failure)?;
     w.dropped.remove(&pos);
     let changes: Vec<(ItemId, i64)> = add.iter().map(|(i, n)| (*i, i64::from(*n))).collect();
-    Ok((
-        Delta {
-            items: items_delta(&changes),
-            ..Delta::default()
-        },
-        None,
-    ))
+    Ok((Delta { items: items_delta(&changes), ..Delta::default() }, None))
 }
 
 fn deposit(w: &mut World, a: AgentId, chest: Pos, item: ItemId, count: u32) -> Applied {
     nonzero(count)?;
-    let contents = w.chests.get(&chest).ok_or(Failure::NoContainer {
-        pos: chest,
-        kind: "chest",
-    })?;
+    let contents = w.chests.get(&chest).ok_or(Failure::NoContainer { pos: chest, kind: "chest" })?;
     in_reach(w, a, chest)?;
     let reg = w.data.items().clone();
     let have = w.bodies[a.index()].inventory.count(item);
     if have < count {
-        return Err(Failure::MissingItems {
-            item,
-            have,
-            need: count,
-        });
+        return Err(Failure::MissingItems { item, have, need: count });
     }
-    contents
-        .check_exchange(&reg, &[], &[(item, count)])
-        .map_err(|_| Failure::ContainerFull)?;
+    contents.check_exchange(&reg, &[], &[(item, count)]).map_err(|_| Failure::ContainerFull)?;
     let _ = w.bodies[a.index()].inventory.remove(item, count);
     if let Some(c) = w.chests.get_mut(&chest) {
         c.insert_unchecked(item, count);
     }
-    Ok((
-        Delta {
-            items: vec![(item, -i64::from(count))],
-            ..Delta::default()
-        },
-        None,
-    ))
+    Ok((Delta { items: vec![(item, -i64::from(count))], ..Delta::default() }, None))
 }
 
 fn withdraw(w: &mut World, a: AgentId, chest: Pos, item: ItemId, count: u32) -> Applied {
     nonzero(count)?;
-    let contents = w.chests.get(&chest).ok_or(Failure::NoContainer {
-        pos: chest,
-        kind: "chest",
-    })?;
+    let contents = w.chests.get(&chest).ok_or(Failure::NoContainer { pos: chest, kind: "chest" })?;
     in_reach(w, a, chest)?;
     let have = contents.count(item);
     if have < count {
         return Err(Failure::ContainerShort { have, need: count });
     }
     let reg = w.data.items().clone();
-    w.bodies[a.index()]
-        .inventory
-        .check_exchange(&reg, &[], &[(item, count)])
-        .map_err(|_| Failure::InventoryFull)?;
+    w.bodies[a.index()].inventory.check_exchange(&reg, &[], &[(item, count)]).map_err(|_| Failure::InventoryFull)?;
     if let Some(c) = w.chests.get_mut(&chest) {
         let _ = c.remove(item, count);
     }
     w.bodies[a.index()].inventory.insert_unchecked(item, count);
-    Ok((
-        Delta {
-            items: vec![(item, i64::from(count))],
-            ..Delta::default()
-        },
-        None,
-    ))
+    Ok((Delta { items: vec![(item, i64::from(count))], ..Delta::default() }, None))
 }

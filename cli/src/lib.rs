@@ -1,0 +1,65 @@
+//! The `gatecrew` command line, as a library so that tests drive it in-process with
+//! their own output streams: [`main_with`] parses the arguments, runs the command and
+//! returns the exit code (0 ran, 1 failed while running, 2 bad input).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod paths;
+mod report;
+mod run;
+
+/// Crews of Minecraft construction bots that coordinate through a gated public board.
+#[derive(Debug, Parser)]
+#[command(name = "gatecrew", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one construction episode and report its coordination metrics.
+    Run(run::RunArgs),
+}
+
+/// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+/// Runs the command line with the given arguments (the first is the program name),
+/// writing results to `out` and errors to `err`.
+pub fn main_with<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = e.exit_code();
+            let text = e.render().ansi().to_string();
+            if e.use_stderr() {
+                let _ = write!(err, "{text}");
+            } else {
+                let _ = write!(out, "{text}");
+            }
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(args, out),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let bad_input = e.downcast_ref::<BadInput>().is_some();
+            let _ = writeln!(err, "error: {e:#}");
+            ExitCode::from(if bad_input { 2 } else { 1 })
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Shared fixtures: the real game data, the default configs, small worlds.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use gatecrew_crew::{Overrides, Setup};
+use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_world::{Bounds, GameData, Inventory, Rules, World};
+
+/// The repository's top folder.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The real Minecraft 1.20.4 data, loaded once.
+pub fn data() -> Arc<GameData> {
+    static DATA: OnceLock<Arc<GameData>> = OnceLock::new();
+    DATA.get_or_init(|| Arc::new(GameData::load(&root().join("configs/data/minecraft-1.20.4.json")).expect("data loads")))
+        .clone()
+}
+
+/// An item by name.
+pub fn item(name: &str) -> ItemId {
+    data().item(name).expect("known item")
+}
+
+/// The default crew config.
+pub fn default_config() -> PathBuf {
+    root().join("configs/crew.toml")
+}
+
+/// The default episode.
+pub fn default_setup() -> Setup {
+    Setup::load(&default_config(), &Overrides::default()).expect("default config loads")
+}
+
+/// An empty 21x8x21 world around the origin with the default rules.
+pub fn world() -> World {
+    let bounds = Bounds { min: Pos::new(-10, 0, -10), max: Pos::new(10, 7, 10) };
+    World::new(data(), bounds, Rules::default(), 1).expect("rules name known blocks")
+}
+
+/// An agent inventory holding the given items.
+pub fn inv(items: &[(&str, u32)]) -> Inventory {
+    let mut inv = World::agent_inventory();
+    for (name, n) in items {
+        inv.add(data().items(), item(name), *n).expect("fits");
+    }
+    inv
+}
+
+/// Writes a file into a temporary folder and returns its path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(&p, text).expect("write");
+    p
+}

@@ -1,0 +1,86 @@
+//! Items are never created or lost: every change of the world's item census is booked
+//! by a recipe step, a mining drop or a placed block, and transfers move items
+//! without changing the census at all.
+
+use std::collections::BTreeMap;
+
+use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_world::{Action, World};
+use proptest::prelude::*;
+
+use crate::common::{default_setup, inv, item, world};
+
+fn census_matches(w: &World, start: &BTreeMap<ItemId, u64>) {
+    let now = w.item_census();
+    let mut keys: Vec<ItemId> = now.keys().chain(start.keys()).chain(w.ledger().keys()).copied().collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let delta = now.get(&k).copied().unwrap_or(0) as i64 - start.get(&k).copied().unwrap_or(0) as i64;
+        assert_eq!(delta, w.ledger().get(&k).copied().unwrap_or(0), "item #{} changed without a booked step", k.0);
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Give(u32, u32, u32),
+    Drop(u32, u32),
+    PickUp(u32, u32),
+    Deposit(u32, u32),
+    Withdraw(u32, u32),
+    Move(u32, i32, i32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0..3u32, 0..3u32, 0..20u32).prop_map(|(a, b, n)| Op::Give(a, b, n)),
+        (0..3u32, 0..20u32).prop_map(|(a, n)| Op::Drop(a, n)),
+        (0..3u32, 0..3u32).prop_map(|(a, b)| Op::PickUp(a, b)),
+        (0..3u32, 0..20u32).prop_map(|(a, n)| Op::Deposit(a, n)),
+        (0..3u32, 0..20u32).prop_map(|(a, n)| Op::Withdraw(a, n)),
+        (0..3u32, -3..4i32, -3..4i32).prop_map(|(a, x, z)| Op::Move(a, x, z)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn transfers_conserve_items(ops in prop::collection::vec(op(), 1..60)) {
+        let mut w = world();
+        let glass = item("glass");
+        w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 16)]));
+        w.add_agent(Pos::new(2, 0, 0), inv(&[("glass", 5)]));
+        w.add_agent(Pos::new(0, 0, 2), inv(&[]));
+        w.put_chest(Pos::new(1, 0, 1), World::chest_inventory());
+        let start = w.item_census();
+        for op in ops {
+            let (who, action) = match op {
+                Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n }),
+                Op::Drop(a, n) => (a, Action::Drop { item: glass, count: n }),
+                Op::PickUp(a, b) => {
+                    let pos = w.body(AgentId(b)).map(|b| b.pos).unwrap_or_default();
+                    (a, Action::PickUp { pos })
+                }
+                Op::Deposit(a, n) => (a, Action::Deposit { chest: Pos::new(1, 0, 1), item: glass, count: n }),
+                Op::Withdraw(a, n) => (a, Action::Withdraw { chest: Pos::new(1, 0, 1), item: glass, count: n }),
+                Op::Move(a, x, z) => (a, Action::MoveTo { target: Pos::new(x, 0, z), range: 0.0 }),
+            };
+            let pending = w.begin(AgentId(who), action);
+            w.complete(AgentId(who), pending);
+            census_matches(&w, &start);
+            prop_assert!(w.ledger().values().all(|v| *v == 0), "transfers book nothing");
+        }
+    }
+}
+
+#[test]
+fn the_default_episode_books_every_change() {
+    let setup = default_setup();
+    let start = setup.world.item_census();
+    let (finished, episode) = gatecrew_crew::run_to_end(&setup, &mut |_: &_| {});
+    assert!(finished.progress.correct > 0);
+    census_matches(episode.world(), &start);
+    // The ledger is not trivially empty: blocks were placed and planks crafted.
+    assert!(episode.world().ledger().get(&item("oak_planks")).is_some());
+}

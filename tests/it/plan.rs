@@ -1,0 +1,88 @@
+//! The AND/OR task graph: generation from a blueprint and backtracking to the nearest
+//! valid branching point.
+
+use std::path::Path;
+
+use gatecrew_crew::plan::{AndKind, Backtrack, NodeKind, NodeState, Task, build, split_work};
+use gatecrew_protocol::AgentId;
+use gatecrew_world::Blueprint;
+
+use crate::common::{data, item};
+
+fn small_graph() -> gatecrew_crew::plan::TaskGraph {
+    let text = "name = \"wall\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [3, 1, 0]\nblock = \"cobblestone\"\n";
+    let bp = Blueprint::parse(text, Path::new("wall.toml"), &data()).unwrap();
+    let owners = split_work(&bp, 2);
+    build(&bp, &owners, 2, &data())
+}
+
+#[test]
+fn generation_splits_the_work_and_orders_by_support() {
+    let g = small_graph();
+    let mut total = 0;
+    for a in [AgentId(0), AgentId(1)] {
+        let places = g.children(g.agent_root(a).unwrap());
+        assert!(!places.is_empty(), "both agents get work");
+        total += places.len();
+        // Build order: a node's own-agent prerequisites come before it.
+        for (i, n) in places.iter().enumerate() {
+            for r in g.requires(*n) {
+                if let Some(j) = places.iter().position(|m| *m == r) {
+                    assert!(j < i, "prerequisite after dependent");
+                }
+            }
+        }
+    }
+    assert_eq!(total, 8);
+    // Upper-row cells depend on the cell below.
+    let upper = g.cell_node(1).unwrap();
+    assert_eq!(g.reach_of(g.cell_node(0).unwrap()).dependents, 1);
+    assert!(g.requires(upper).contains(&g.cell_node(0).unwrap()));
+}
+
+#[test]
+fn backtracking_finds_the_nearest_valid_branching_point() {
+    let mut g = small_graph();
+    let a = AgentId(0);
+    // obtain X: [fetch X | all-of(obtain Y: [fetch Y | collect Y], craft X) | collect X]
+    let top = g.obtain_node_or_add(a, item("oak_planks"));
+    let fetch_x = g.add_child(top, NodeKind::Task(Task::Fetch { item: item("oak_planks") }));
+    let recipe = g.add_child(top, NodeKind::And(AndKind::AllOf));
+    let obtain_y = g.add_child(recipe, NodeKind::Obtain { item: item("oak_log") });
+    let fetch_y = g.add_child(obtain_y, NodeKind::Task(Task::Fetch { item: item("oak_log") }));
+    let log = data().block("oak_log").unwrap();
+    let collect_y = g.add_child(obtain_y, NodeKind::Task(Task::Collect { item: item("oak_log"), block: log }));
+    let craft = g.add_child(recipe, NodeKind::Task(Task::Craft { recipe: data().recipes_for(item("oak_planks"))[0] }));
+    let collect_x = g.add_child(top, NodeKind::Task(Task::Collect { item: item("oak_planks"), block: log }));
+
+    // The first alternative fails: try the next one of the same OR.
+    g.set_state(fetch_x, NodeState::Failed);
+    assert_eq!(g.backtrack(fetch_x), Backtrack::Alternative { or: top, next: recipe });
+    // Inside the recipe: a failed ingredient source moves to the ingredient's next source.
+    g.set_state(fetch_y, NodeState::Failed);
+    assert_eq!(g.backtrack(fetch_y), Backtrack::Alternative { or: obtain_y, next: collect_y });
+    // The ingredient's last source fails: the ALL-OF fails with it, and the nearest
+    // valid point is the top OR's next alternative, not the craft beside it.
+    g.set_state(collect_y, NodeState::Failed);
+    assert_eq!(g.backtrack(collect_y), Backtrack::Alternative { or: top, next: collect_x });
+    // The craft failing does the same.
+    assert_eq!(g.backtrack(craft), Backtrack::Alternative { or: top, next: collect_x });
+    // Nothing left: exhausted.
+    g.set_state(collect_x, NodeState::Failed);
+    assert_eq!(g.backtrack(collect_x), Backtrack::Exhausted);
+}
+
+#[test]
+fn a_failed_place_node_lets_the_agent_go_on_with_other_work() {
+    let mut g = small_graph();
+    let root = g.agent_root(AgentId(0)).unwrap();
+    let places = g.children(root);
+    let first = places[0];
+    g.set_state(first, NodeState::Failed);
+    assert_eq!(g.backtrack(first), Backtrack::Continue { and: root, set_aside: first });
+    // With all its other nodes done, the agent's branch is set aside at the crew level.
+    for n in &places[1..] {
+        g.set_state(*n, NodeState::Done);
+    }
+    assert_eq!(g.backtrack(first), Backtrack::Continue { and: g.root(), set_aside: root });
+}
