@@ -161,7 +161,9 @@ impl Actor for WorldActor {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             WorldMsg::Run(reply) => {
-                let result = state.run().await.map_err(|e| e.to_string());
+                use tracing::Instrument;
+                let span = tracing::info_span!("episode", runtime = "actors");
+                let result = state.run().instrument(span).await.map_err(|e| e.to_string());
                 let _ = reply.send(result);
             }
         }

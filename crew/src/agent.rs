@@ -372,6 +372,7 @@ impl AgentCore {
     /// from.
     pub fn step(&mut self, input: StepInput) -> StepOutput {
         assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
+        let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
         let mut out = StepOutput { notes: Vec::new(), posts: Vec::new(), intent: Intent::Continue };
         if let Some(o) = input.outcome {

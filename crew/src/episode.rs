@@ -403,6 +403,9 @@ impl Episode {
     pub fn end(&mut self) -> Progress {
         let reason = self.ended.unwrap_or(EndReason::Stalled);
         let p = self.progress();
+        metrics::histogram!("gatecrew_episode_ticks").record(p.tick as f64);
+        metrics::counter!("gatecrew_episodes_total", "reason" => reason.as_str()).increment(1);
+        tracing::info!(episode = %self.id, reason = reason.as_str(), correct = p.correct, total = p.total, ticks = p.tick, "episode ended");
         let tsr = if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) };
         self.push(EventKind::EpisodeEnd {
             tsr,

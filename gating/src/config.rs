@@ -86,8 +86,8 @@ impl GateConfigError {
     }
 }
 
-/// Checked gate parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Checked gate parameters. The default spec satisfies the hierarchy (a test checks).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GateParams {
     spec: GateSpec,
 }
@@ -138,11 +138,6 @@ impl GateParams {
     }
 }
 
-impl Default for GateParams {
-    fn default() -> Self {
-        GateParams { spec: GateSpec::default() }
-    }
-}
 
 #[cfg(test)]
 mod tests {

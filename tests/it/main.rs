@@ -1,5 +1,8 @@
 //! Integration tests of gatecrew, one binary: each module covers one area.
 
+// Test helpers fail loudly on purpose.
+#![allow(clippy::unwrap_used)]
+
 mod actions;
 mod cli;
 mod common;

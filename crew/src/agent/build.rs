@@ -214,13 +214,8 @@ impl AgentCore {
                 self.plan.set_state(n, NodeState::Done);
                 self.resolve(Blocker::Node(n), ResolvedBy::Local, out);
             }
-            (Action::MoveTo { .. }, Ok(_)) => {
-                if self.first_issue(Blocker::Node(n)).is_some()
-                    && self.blocks.get(&Blocker::Node(n)).is_none_or(|b| b.why.starts_with("cannot reach"))
-                {
-                    self.blocks.remove(&Blocker::Node(n));
-                }
-            }
+            // A walk that arrives changes nothing yet: the next step places.
+            (Action::MoveTo { .. }, Ok(_)) => {}
             (Action::Place { .. }, Err(Failure::Occupied { pos: at }))
                 if self.mem.block(*at) == Some(block) && *at == pos =>
             {
