@@ -23,7 +23,9 @@ fn episode(c: &mut Criterion) {
     });
     g.bench_function("actors", |b| {
         b.iter(|| {
-            let f = rt.block_on(gatecrew_actors::run_episode(&setup, Box::new(std::io::sink()), None)).expect("episode runs");
+            let f = rt
+                .block_on(gatecrew_actors::run_episode(&setup, Box::new(std::io::sink()), None))
+                .expect("episode runs");
             std::hint::black_box(f)
         })
     });

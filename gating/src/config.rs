@@ -138,7 +138,6 @@ impl GateParams {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,23 +137,36 @@ fn smelt_in_a_furnace() {
     let mut w = world();
     w.add_agent(Pos::new(0, 0, 0), inv(&[("sand", 3), ("coal", 1), ("stick", 4)]));
     w.put_furnace(Pos::new(1, 0, 0));
-    let o = act(&mut w, A, Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 3, fuel: item("coal") });
+    let o =
+        act(&mut w, A, Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 3, fuel: item("coal") });
     assert_eq!(o.ticks, 600);
     let d = o.result.unwrap();
     assert!(d.items.contains(&(item("glass"), 3)) && d.items.contains(&(item("coal"), -1)));
     assert_eq!(w.furnaces()[&Pos::new(1, 0, 0)].fuel_left, 1600 - 600, "coal burns on");
-    fails(&mut w, A, Action::Smelt { furnace: Pos::new(3, 0, 3), input: item("sand"), count: 1, fuel: item("coal") }, |f| {
-        matches!(f, Failure::NoContainer { .. })
-    });
-    fails(&mut w, A, Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("stick"), count: 1, fuel: item("coal") }, |f| {
-        matches!(f, Failure::NotSmeltable { .. })
-    });
-    fails(&mut w, A, Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 1, fuel: item("glass") }, |f| {
-        matches!(f, Failure::NotFuel { .. })
-    });
-    fails(&mut w, A, Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 5, fuel: item("stick") }, |f| {
-        matches!(f, Failure::MissingItems { .. })
-    });
+    fails(
+        &mut w,
+        A,
+        Action::Smelt { furnace: Pos::new(3, 0, 3), input: item("sand"), count: 1, fuel: item("coal") },
+        |f| matches!(f, Failure::NoContainer { .. }),
+    );
+    fails(
+        &mut w,
+        A,
+        Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("stick"), count: 1, fuel: item("coal") },
+        |f| matches!(f, Failure::NotSmeltable { .. }),
+    );
+    fails(
+        &mut w,
+        A,
+        Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 1, fuel: item("glass") },
+        |f| matches!(f, Failure::NotFuel { .. }),
+    );
+    fails(
+        &mut w,
+        A,
+        Action::Smelt { furnace: Pos::new(1, 0, 0), input: item("sand"), count: 5, fuel: item("stick") },
+        |f| matches!(f, Failure::MissingItems { .. }),
+    );
 }
 
 #[test]
@@ -166,12 +179,24 @@ fn place_blocks_with_support_reach_and_room() {
     let o = act(&mut w, A, Action::Place { pos: Pos::new(0, 0, 2), item: item("oak_door") });
     assert_eq!(o.result.unwrap().placed.len(), 2);
     assert_eq!(w.block_at(Pos::new(0, 1, 2)), block("oak_door"));
-    fails(&mut w, A, Action::Place { pos: Pos::new(2, 0, 0), item: item("cobblestone") }, |f| matches!(f, Failure::Occupied { .. }));
-    fails(&mut w, A, Action::Place { pos: Pos::new(0, 1, 0), item: item("cobblestone") }, |f| matches!(f, Failure::Occupied { .. }));
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 3, 1), item: item("cobblestone") }, |f| matches!(f, Failure::NoSupport { .. }));
-    fails(&mut w, A, Action::Place { pos: Pos::new(8, 0, 8), item: item("cobblestone") }, |f| matches!(f, Failure::OutOfReach { .. }));
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("stick") }, |f| matches!(f, Failure::NotPlaceable { .. }));
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("glass") }, |f| matches!(f, Failure::MissingItems { .. }));
+    fails(&mut w, A, Action::Place { pos: Pos::new(2, 0, 0), item: item("cobblestone") }, |f| {
+        matches!(f, Failure::Occupied { .. })
+    });
+    fails(&mut w, A, Action::Place { pos: Pos::new(0, 1, 0), item: item("cobblestone") }, |f| {
+        matches!(f, Failure::Occupied { .. })
+    });
+    fails(&mut w, A, Action::Place { pos: Pos::new(1, 3, 1), item: item("cobblestone") }, |f| {
+        matches!(f, Failure::NoSupport { .. })
+    });
+    fails(&mut w, A, Action::Place { pos: Pos::new(8, 0, 8), item: item("cobblestone") }, |f| {
+        matches!(f, Failure::OutOfReach { .. })
+    });
+    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("stick") }, |f| {
+        matches!(f, Failure::NotPlaceable { .. })
+    });
+    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("glass") }, |f| {
+        matches!(f, Failure::MissingItems { .. })
+    });
 }
 
 #[test]
@@ -185,13 +210,21 @@ fn give_moves_items_to_a_teammate_in_reach() {
     let (to, r) = receipt.expect("the receiver gets a receipt");
     assert_eq!((to, r.from, r.item, r.count), (B, A, item("glass"), 2));
     assert_eq!(w.body(B).unwrap().inventory.count(item("glass")), 2);
-    fails(&mut w, A, Action::Give { to: A, item: item("glass"), count: 1 }, |f| matches!(f, Failure::UnknownAgent { .. }));
-    fails(&mut w, A, Action::Give { to: AgentId(7), item: item("glass"), count: 1 }, |f| matches!(f, Failure::UnknownAgent { .. }));
-    fails(&mut w, A, Action::Give { to: B, item: item("glass"), count: 5 }, |f| matches!(f, Failure::MissingItems { .. }));
+    fails(&mut w, A, Action::Give { to: A, item: item("glass"), count: 1 }, |f| {
+        matches!(f, Failure::UnknownAgent { .. })
+    });
+    fails(&mut w, A, Action::Give { to: AgentId(7), item: item("glass"), count: 1 }, |f| {
+        matches!(f, Failure::UnknownAgent { .. })
+    });
+    fails(&mut w, A, Action::Give { to: B, item: item("glass"), count: 5 }, |f| {
+        matches!(f, Failure::MissingItems { .. })
+    });
     let mut far = world();
     far.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
     far.add_agent(Pos::new(8, 0, 0), inv(&[]));
-    fails(&mut far, A, Action::Give { to: B, item: item("glass"), count: 1 }, |f| matches!(f, Failure::OutOfReach { .. }));
+    fails(&mut far, A, Action::Give { to: B, item: item("glass"), count: 1 }, |f| {
+        matches!(f, Failure::OutOfReach { .. })
+    });
     let mut full = world();
     full.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
     full.add_agent(Pos::new(1, 0, 0), inv(&[("dirt", 64 * 36)]));
@@ -210,7 +243,9 @@ fn drop_and_pick_up() {
     assert_eq!(o.result.unwrap().items, vec![(item("oak_planks"), 3)]);
     assert!(w.dropped().is_empty());
     fails(&mut w, B, Action::PickUp { pos: Pos::new(0, 0, 0) }, |f| matches!(f, Failure::NothingThere { .. }));
-    fails(&mut w, A, Action::Drop { item: item("oak_planks"), count: 9 }, |f| matches!(f, Failure::MissingItems { .. }));
+    fails(&mut w, A, Action::Drop { item: item("oak_planks"), count: 9 }, |f| {
+        matches!(f, Failure::MissingItems { .. })
+    });
 }
 
 #[test]
@@ -245,5 +280,7 @@ fn injected_faults_change_nothing() {
     let mut w = world();
     w.add_agent(Pos::new(0, 0, 0), inv(&[("cobblestone", 1)]));
     w.set_failure_rate(1.0);
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 0), item: item("cobblestone") }, |f| matches!(f, Failure::Injected));
+    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 0), item: item("cobblestone") }, |f| {
+        matches!(f, Failure::Injected)
+    });
 }

@@ -21,7 +21,8 @@ fn run_json_reports_the_default_episode() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     let cfg = default_config();
-    let (code, out, err) = gatecrew(&["run", "--config", cfg.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--json"]);
+    let (code, out, err) =
+        gatecrew(&["run", "--config", cfg.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(v["tsr"], 1.0);
@@ -38,7 +39,8 @@ fn run_prints_board_messages_and_a_table() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     let cfg = default_config();
-    let (code, out, _) = gatecrew(&["run", "--config", cfg.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--stepper"]);
+    let (code, out, _) =
+        gatecrew(&["run", "--config", cfg.to_str().unwrap(), "--trace", trace.to_str().unwrap(), "--stepper"]);
     assert_eq!(code, 0);
     assert!(out.contains("REQUEST_MATERIAL") && out.contains("CONFIRM_TRANSFER"), "{out}");
     for row in ["TSR", "CS (actions)", "Msg (board)", "issues", "LRR", "ECR", "RSR", "trace"] {
@@ -51,7 +53,8 @@ fn copy_configs(dir: &Path) -> std::path::PathBuf {
         write(dir, f, &std::fs::read_to_string(root().join(f)).unwrap());
     }
     std::fs::create_dir_all(dir.join("configs/data")).unwrap();
-    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), dir.join("configs/data/minecraft-1.20.4.json")).unwrap();
+    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), dir.join("configs/data/minecraft-1.20.4.json"))
+        .unwrap();
     dir.join("configs/crew.toml")
 }
 

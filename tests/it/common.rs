@@ -15,8 +15,10 @@ pub fn root() -> PathBuf {
 /// The real Minecraft 1.20.4 data, loaded once.
 pub fn data() -> Arc<GameData> {
     static DATA: OnceLock<Arc<GameData>> = OnceLock::new();
-    DATA.get_or_init(|| Arc::new(GameData::load(&root().join("configs/data/minecraft-1.20.4.json")).expect("data loads")))
-        .clone()
+    DATA.get_or_init(|| {
+        Arc::new(GameData::load(&root().join("configs/data/minecraft-1.20.4.json")).expect("data loads"))
+    })
+    .clone()
 }
 
 /// An item by name.

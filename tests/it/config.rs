@@ -28,10 +28,8 @@ fn load_variant(dir: &Path, text: &str) -> Result<Setup, String> {
 #[test]
 fn weights_breaking_the_hierarchy_are_refused_at_load() {
     let dir = tempfile::tempdir().unwrap();
-    let text = default_text().replace(
-        "[world]",
-        "[gate]\nweights = { c = 0.2, a = 0.2, d = 0.2, r = 0.2, h = 0.2 }\n\n[world]",
-    );
+    let text = default_text()
+        .replace("[world]", "[gate]\nweights = { c = 0.2, a = 0.2, d = 0.2, r = 0.2, h = 0.2 }\n\n[world]");
     let err = load_variant(dir.path(), &text).unwrap_err();
     assert!(err.contains("crew.toml:"), "{err}");
     assert!(err.contains("gate.weights") && err.contains("hierarchy"), "{err}");
@@ -89,7 +87,11 @@ fn a_floating_block_is_refused() {
 #[test]
 fn a_recipe_naming_an_unknown_item_is_refused_with_its_key() {
     let text = std::fs::read_to_string(root().join("configs/data/minecraft-1.20.4.json")).unwrap();
-    let bad = text.replacen(r#""ingredients":[{"item":"oak_log","count":1}]"#, r#""ingredients":[{"item":"oak_logg","count":1}]"#, 1);
+    let bad = text.replacen(
+        r#""ingredients":[{"item":"oak_log","count":1}]"#,
+        r#""ingredients":[{"item":"oak_logg","count":1}]"#,
+        1,
+    );
     assert_ne!(bad, text, "the fixture must change a recipe");
     let err = GameData::from_json(&bad, Path::new("data.json")).unwrap_err();
     let msg = err.to_string();

@@ -52,7 +52,10 @@ fn the_default_episode_builds_the_house_with_one_transfer_and_one_local_fix() {
     let evs = events(&stepper_trace(&setup));
     let Some(EventKind::EpisodeEnd { tsr, complete, reason, .. }) = evs.last().map(|e| &e.kind) else { panic!() };
     assert_eq!((*tsr, *complete, reason.as_str()), (1.0, true, "complete"));
-    let confirmed = evs.iter().filter(|e| matches!(&e.kind, EventKind::Window { outcome: Some(o), .. } if o == "confirmed")).count();
+    let confirmed = evs
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::Window { outcome: Some(o), .. } if o == "confirmed"))
+        .count();
     assert!(confirmed >= 1, "at least one transfer through the board");
     let local = evs.iter().filter(|e| matches!(e.kind, EventKind::Resolved { by: ResolvedBy::Local, .. })).count();
     let recovered = evs.iter().filter(|e| matches!(e.kind, EventKind::Recovery { ok: true, .. })).count();
@@ -62,12 +65,20 @@ fn the_default_episode_builds_the_house_with_one_transfer_and_one_local_fix() {
 #[test]
 fn every_issue_gets_exactly_one_gate_event_and_every_escalation_a_window() {
     for policy in [GatePolicy::Gated, GatePolicy::RuleScore, GatePolicy::RuleOnly, GatePolicy::NoGate] {
-        let setup = Setup::load(&default_config(), &Overrides { policy: Some(policy), ..Overrides::default() }).unwrap();
+        let setup =
+            Setup::load(&default_config(), &Overrides { policy: Some(policy), ..Overrides::default() }).unwrap();
         let evs = events(&stepper_trace(&setup));
-        let issues: Vec<_> = evs.iter().filter_map(|e| if let EventKind::Issue { issue_id, .. } = e.kind { Some(issue_id) } else { None }).collect();
-        let gates: Vec<_> = evs.iter().filter_map(|e| if let EventKind::Gate { issue_id, .. } = e.kind { Some(issue_id) } else { None }).collect();
+        let issues: Vec<_> = evs
+            .iter()
+            .filter_map(|e| if let EventKind::Issue { issue_id, .. } = e.kind { Some(issue_id) } else { None })
+            .collect();
+        let gates: Vec<_> = evs
+            .iter()
+            .filter_map(|e| if let EventKind::Gate { issue_id, .. } = e.kind { Some(issue_id) } else { None })
+            .collect();
         assert_eq!(issues, gates, "{policy:?}: one gate event per issue, in order");
-        let escalations = evs.iter().filter(|e| matches!(e.kind, EventKind::Gate { decision: Decision::Escalate, .. })).count();
+        let escalations =
+            evs.iter().filter(|e| matches!(e.kind, EventKind::Gate { decision: Decision::Escalate, .. })).count();
         let opened = evs.iter().filter(|e| matches!(e.kind, EventKind::Window { issue_id: Some(_), .. })).count();
         assert_eq!(escalations, opened, "{policy:?}");
         if policy == GatePolicy::RuleOnly {
@@ -101,9 +112,11 @@ fn actors_and_stepper_give_the_same_trace() {
 #[test]
 fn two_bots_and_other_policies_finish_without_stalling_forever() {
     for (agents, policy) in [(2, GatePolicy::Gated), (4, GatePolicy::NoGate), (1, GatePolicy::Gated)] {
-        let setup =
-            Setup::load(&default_config(), &Overrides { agents: Some(agents), policy: Some(policy), ..Overrides::default() })
-                .unwrap();
+        let setup = Setup::load(
+            &default_config(),
+            &Overrides { agents: Some(agents), policy: Some(policy), ..Overrides::default() },
+        )
+        .unwrap();
         let (f, _) = gatecrew_crew::run_to_end(&setup, &mut |_: &Event| {});
         assert!(f.reason != EndReason::TickLimit || f.progress.tick <= setup.tick_limit);
         assert!(f.progress.correct > f.progress.total / 2, "{agents} bots, {policy:?}: {f:?}");

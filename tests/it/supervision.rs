@@ -8,10 +8,13 @@ use crate::common::{default_config, root, write};
 use crate::episode::{actor_trace, events, stepper_trace};
 
 fn with_crash(dir: &std::path::Path) -> Setup {
-    let text = std::fs::read_to_string(default_config()).unwrap().replace("[world]", "[faults]\ncrash = [{ agent = 1, tick = 40 }]\n\n[world]");
+    let text = std::fs::read_to_string(default_config())
+        .unwrap()
+        .replace("[world]", "[faults]\ncrash = [{ agent = 1, tick = 40 }]\n\n[world]");
     let cfg = write(dir, "configs/crew.toml", &text);
     std::fs::create_dir_all(dir.join("configs/data")).unwrap();
-    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), dir.join("configs/data/minecraft-1.20.4.json")).unwrap();
+    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), dir.join("configs/data/minecraft-1.20.4.json"))
+        .unwrap();
     let bp = std::fs::read_to_string(root().join("configs/blueprints/house.toml")).unwrap();
     write(dir, "configs/blueprints/house.toml", &bp);
     Setup::load(&cfg, &Overrides::default()).unwrap()

@@ -39,9 +39,11 @@ impl AgentCore {
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
                 && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocks.contains_key(b))
-                && self.plan.requires(m).into_iter().all(|s| {
-                    place_of(&self.plan.node(s).kind).is_none() || self.plan.node(s).state == NodeState::Done
-                })
+                && self
+                    .plan
+                    .requires(m)
+                    .into_iter()
+                    .all(|s| place_of(&self.plan.node(s).kind).is_none() || self.plan.node(s).state == NodeState::Done)
         })
     }
 

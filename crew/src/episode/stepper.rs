@@ -41,7 +41,8 @@ pub fn run(setup: &Setup, sink: &mut dyn Observer) -> Finished {
 
 /// Runs one episode and also returns the episode core at its end (the final world).
 pub fn run_to_end(setup: &Setup, sink: &mut dyn Observer) -> (Finished, Episode) {
-    let _span = tracing::info_span!("episode", id = %setup.name, policy = setup.policy.as_str(), seed = setup.seed).entered();
+    let _span =
+        tracing::info_span!("episode", id = %setup.name, policy = setup.policy.as_str(), seed = setup.seed).entered();
     let mut episode = Episode::new(setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
