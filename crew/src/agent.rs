@@ -475,7 +475,7 @@ impl AgentCore {
         match self.purpose.take() {
             Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
             Some(Purpose::Recover) => self.recover_outcome(&o, out),
-            Some(Purpose::Handover) => self.handover_outcome(&o, out),
+            Some(Purpose::Handover) => self.handover_outcome(&o),
             None => {}
         }
     }
@@ -484,7 +484,7 @@ impl AgentCore {
         // A few rounds: an issue decision or a finished recovery can free the way for an
         // action in the same step.
         for _ in 0..8 {
-            if let Some(a) = self.next_handover_action(out) {
+            if let Some(a) = self.next_handover_action() {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
             }

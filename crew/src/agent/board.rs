@@ -54,11 +54,11 @@ impl AgentCore {
                             CloseOutcome::CannotSupply => {
                                 let cooldown = self.gate.params().spec().cooldown_ticks;
                                 self.history.cannot_supply(aw.key, self.now, cooldown);
-                                self.fall_back(c.item, aw.count, out);
+                                self.fall_back(c.item, aw.count);
                             }
                             CloseOutcome::Timeout => {
                                 self.history.timed_out(aw.key);
-                                self.fall_back(c.item, aw.count, out);
+                                self.fall_back(c.item, aw.count);
                             }
                         }
                     }
@@ -69,7 +69,7 @@ impl AgentCore {
                 BoardMessage::RequestMaterial { item, count, .. } => {
                     tracing::warn!(agent = %self.id, ?error, "request rejected");
                     if self.awaiting.remove(&item).is_some() {
-                        self.fall_back(item, count.get(), out);
+                        self.fall_back(item, count.get());
                     }
                 }
                 BoardMessage::ConfirmTransfer { .. } | BoardMessage::CannotSupply { .. } => {
@@ -103,7 +103,7 @@ impl AgentCore {
     }
 
     /// A window closed without the items: control returns to the local solver at once.
-    fn fall_back(&mut self, item: ItemId, count: u32, out: &mut StepOutput) {
+    fn fall_back(&mut self, item: ItemId, count: u32) {
         if let Some(rec) = &mut self.recovery {
             if rec.paused_for() == Some(item) {
                 // The recovery that needed this tool goes on with its local alternatives.
@@ -118,7 +118,7 @@ impl AgentCore {
         let k = self.known();
         let local = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).is_some();
         if local {
-            self.start_recovery(item, want, None, id, out);
+            self.start_recovery(item, want, id);
         } else {
             let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
@@ -148,7 +148,7 @@ impl AgentCore {
         }
     }
 
-    pub(super) fn next_handover_action(&mut self, _out: &mut StepOutput) -> Option<Action> {
+    pub(super) fn next_handover_action(&mut self) -> Option<Action> {
         loop {
             let h = self.handovers.front()?.clone();
             if self.inv.count(h.item) < h.count || h.attempts > 12 {
@@ -172,7 +172,7 @@ impl AgentCore {
         }
     }
 
-    pub(super) fn handover_outcome(&mut self, o: &Outcome, _out: &mut StepOutput) {
+    pub(super) fn handover_outcome(&mut self, o: &Outcome) {
         if let (Action::Give { to, item, .. }, Ok(_)) = (&o.action, &o.result) {
             if let Some(i) = self.handovers.iter().position(|h| h.to == *to && h.item == *item) {
                 self.handovers.remove(i);

@@ -230,7 +230,7 @@ impl AgentCore {
         match (decision, action, issue.requestable()) {
             (Decision::Escalate, _, Some(_)) => self.escalate(id, issue, out),
             (_, GateAction::LocalRecover, Some((item, n))) => {
-                self.start_recovery(item, self.inv.count(item) + n, node, id, out);
+                self.start_recovery(item, self.inv.count(item) + n, id);
             }
             (_, GateAction::LocalSkip, Some(_))
             | (Decision::Escalate, _, None)

@@ -61,14 +61,7 @@ enum TaskStep {
 
 impl AgentCore {
     /// Starts `LOCAL_RECOVER` for holding `want` of `item`.
-    pub(super) fn start_recovery(
-        &mut self,
-        item: ItemId,
-        want: u32,
-        _origin: Option<NodeId>,
-        issue: IssueId,
-        _out: &mut StepOutput,
-    ) {
+    pub(super) fn start_recovery(&mut self, item: ItemId, want: u32, issue: IssueId) {
         let top = self.plan.obtain_node_or_add(self.id, item);
         self.plan.clear_below(top);
         self.recovery = Some(Recovery {
