@@ -269,6 +269,8 @@ pub struct AgentSetup {
     pub plan: TaskGraph,
     /// Its gate.
     pub gate: Gate,
+    /// The crew's coordination policy.
+    pub policy: crate::policy::Policy,
     /// Patience and retries.
     pub tuning: AgentTuning,
     /// Public physics.
@@ -289,6 +291,7 @@ pub struct AgentCore {
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
     gate: Gate,
+    policy: crate::policy::Policy,
     tuning: AgentTuning,
     physics: Physics,
     board_cfg: BoardConfig,
@@ -326,6 +329,7 @@ impl AgentCore {
             data: s.data,
             blueprint: s.blueprint,
             gate: s.gate,
+            policy: s.policy,
             tuning: s.tuning,
             physics: s.physics,
             board_cfg: s.board,
@@ -386,6 +390,7 @@ impl AgentCore {
         for news in input.board {
             self.on_news(news, &mut out);
         }
+        self.expire_awaiting();
         if input.final_call {
             self.report_unfinished(&mut out);
             out.intent = Intent::Done;

@@ -93,6 +93,7 @@ pub struct Episode {
     window_issue: std::collections::BTreeMap<WindowId, IssueId>,
     ended: Option<EndReason>,
     started: bool,
+    muted: Vec<bool>,
 }
 
 impl Episode {
@@ -122,6 +123,7 @@ impl Episode {
             window_issue: Default::default(),
             ended: None,
             started: false,
+            muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
         }
     }
 
@@ -357,7 +359,8 @@ impl Episode {
                 s.done = true;
             }
         }
-        out.posts
+        // A muted agent (a fault) stops answering: nothing it posts reaches the board.
+        if self.muted.get(agent.index()).copied().unwrap_or(false) { Vec::new() } else { out.posts }
     }
 
     /// The board's answer to a message `agent` posted.

@@ -10,8 +10,10 @@
 pub mod agent;
 pub mod episode;
 pub mod plan;
+pub mod policy;
 pub mod setup;
 
 pub use episode::stepper::{Finished, Observer, run, run_to_end};
 pub use episode::{EndReason, Episode, Progress};
+pub use policy::Policy;
 pub use setup::{Overrides, Setup, SetupError};

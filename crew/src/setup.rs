@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gatecrew_gating::{Gate, GateParams, GatePolicy, GateSpec};
+use gatecrew_gating::{Gate, GateParams, GateSpec};
 use gatecrew_protocol::{AgentId, BoardConfig, ItemId, Pos};
 use gatecrew_world::scenario::{AgentSpec, ItemCounts, Source, WorldSpec};
 use gatecrew_world::{Blueprint, GameData, LoadError, LoadErrorKind, World};
@@ -30,6 +30,7 @@ use toml::Spanned;
 
 use crate::agent::{AgentCore, AgentSetup, AgentTuning, Physics};
 use crate::plan::{TaskGraph, build, split_work};
+use crate::policy::Policy;
 
 /// The `[episode]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,9 +43,18 @@ pub struct EpisodeSpec {
     /// The episode ends at this tick at the latest.
     pub tick_limit: u64,
     /// The coordination policy.
-    pub policy: GatePolicy,
+    pub policy: Policy,
     /// Budget of the local-recovery oracle recorded for UER, in ticks.
     pub oracle_ticks: u64,
+    /// Suite class (A..D or standard), written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Suite template, written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Suite split, written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 impl Default for EpisodeSpec {
@@ -53,8 +63,11 @@ impl Default for EpisodeSpec {
             name: "episode".into(),
             seed: 7,
             tick_limit: 24_000,
-            policy: GatePolicy::Gated,
+            policy: Policy::Gated,
             oracle_ticks: 600,
+            class: None,
+            template: None,
+            split: None,
         }
     }
 }
@@ -77,6 +90,8 @@ pub struct FaultSpec {
     pub action_failure_rate: f64,
     /// Agent actor crashes.
     pub crash: Vec<CrashSpec>,
+    /// Agents that stop answering: their board messages are never delivered.
+    pub mute: Vec<u32>,
 }
 
 fn default_data() -> PathBuf {
@@ -113,7 +128,7 @@ pub struct Overrides {
     /// Another crew size.
     pub agents: Option<usize>,
     /// Another policy.
-    pub policy: Option<GatePolicy>,
+    pub policy: Option<Policy>,
 }
 
 /// A config that cannot be used.
@@ -134,7 +149,7 @@ pub struct Setup {
     /// Tick limit.
     pub tick_limit: u64,
     /// Policy.
-    pub policy: GatePolicy,
+    pub policy: Policy,
     /// Oracle budget.
     pub oracle_ticks: u64,
     /// Game data.
@@ -240,6 +255,13 @@ impl Setup {
         let mut world = world;
         world.set_failure_rate(file.faults.action_failure_rate);
         world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
+        for a in &file.faults.mute {
+            if *a as usize >= agents.len() {
+                return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {a} does not exist")))
+                    .at("faults.mute")
+                    .into());
+            }
+        }
         for c in &file.faults.crash {
             if c.agent as usize >= agents.len() {
                 return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)))
@@ -279,7 +301,11 @@ impl Setup {
             faults: file.faults,
             plan,
             config_hash,
-            labels: Labels::default(),
+            labels: Labels {
+                class: file.episode.class.clone(),
+                template: file.episode.template.clone(),
+                split: file.episode.split.clone(),
+            },
         })
     }
 
@@ -302,7 +328,8 @@ impl Setup {
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),
-                    gate: Gate::new(self.gate, self.policy),
+                    gate: Gate::new(self.gate, self.policy.gate()),
+                    policy: self.policy,
                     tuning: self.tuning,
                     physics: physics.clone(),
                     board: self.board,

@@ -81,6 +81,21 @@ impl AgentCore {
         }
     }
 
+    /// A request whose window never opened or never closed (a lost message, a muted
+    /// agent) is treated as timed out one tick after its deadline, so nothing waits
+    /// forever.
+    pub(super) fn expire_awaiting(&mut self) {
+        let stale: Vec<ItemId> =
+            self.awaiting.iter().filter(|(_, aw)| self.now > aw.deadline + 1).map(|(item, _)| *item).collect();
+        for item in stale {
+            if let Some(aw) = self.awaiting.remove(&item) {
+                tracing::debug!(agent = %self.id, item = item.0, "request lost: treated as timed out");
+                self.history.timed_out(aw.key);
+                self.fall_back(item, aw.count);
+            }
+        }
+    }
+
     /// Answers a request from private state only: offer true surplus, or say no.
     fn answer(
         &mut self,
