@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod paths;
 mod report;
 mod run;
+mod suite;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -24,6 +25,9 @@ struct Cli {
 enum Command {
     /// Run one construction episode and report its coordination metrics.
     Run(run::RunArgs),
+    /// Generate or run the episode suite.
+    #[command(subcommand)]
+    Suite(suite::SuiteCmd),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -53,6 +57,7 @@ where
     };
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
+        Command::Suite(cmd) => suite::run(cmd, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{NodeId, TaskGraph};
 
+pub use board::FALLBACK_REACH;
 pub use memory::{Memory, Physics};
 
 /// Tuning of the agents' patience and retries.
@@ -306,6 +307,7 @@ pub struct AgentCore {
     // B
     issues: BTreeMap<Blocker, Vec<OpenIssue>>,
     blocks: BTreeMap<Blocker, Block>,
+    last_features: BTreeMap<Blocker, gatecrew_gating::Features>,
     next_issue: u32,
     recovery: Option<recover::Recovery>,
     awaiting: BTreeMap<ItemId, Awaiting>,
@@ -341,6 +343,7 @@ impl AgentCore {
             targets: BTreeMap::new(),
             issues: BTreeMap::new(),
             blocks: BTreeMap::new(),
+            last_features: BTreeMap::new(),
             next_issue: 0,
             recovery: None,
             awaiting: BTreeMap::new(),

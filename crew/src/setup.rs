@@ -205,11 +205,25 @@ impl Setup {
         Self::parse(&text, path, ov)
     }
 
+    /// Loads a crew config with game data already loaded (the config's `data` key is
+    /// ignored): for suites, where hundreds of episodes share one data file.
+    pub fn load_with_data(path: &Path, ov: &Overrides, data: Arc<GameData>) -> Result<Setup, SetupError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        Self::parse_inner(&text, path, ov, Some(data))
+    }
+
     /// Parses a crew config's text; relative paths resolve against `path`'s folder.
     pub fn parse(text: &str, path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
+        Self::parse_inner(text, path, ov, None)
+    }
+
+    fn parse_inner(text: &str, path: &Path, ov: &Overrides, data: Option<Arc<GameData>>) -> Result<Setup, SetupError> {
         let mut file: CrewFile = toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let data = Arc::new(GameData::load(&base.join(&file.data))?);
+        let data = match data {
+            Some(d) => d,
+            None => Arc::new(GameData::load(&base.join(&file.data))?),
+        };
         let bp_path = ov.blueprint.clone().unwrap_or_else(|| base.join(&file.blueprint));
         let blueprint = Arc::new(Blueprint::load(&bp_path, &data)?);
         if let Some(seed) = ov.seed {

@@ -11,6 +11,9 @@ use gatecrew_world::{Action, Outcome, Receipt};
 
 use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
 
+/// How much further the local solver searches once the board failed to help.
+pub const FALLBACK_REACH: u64 = 4;
+
 impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
         match news {
@@ -130,10 +133,13 @@ impl AgentCore {
             return;
         };
         let want = self.inv.count(item) + count;
+        // No teammate helps: a long local chain is now worth it (DESIGN 5.5's last
+        // resort), so the search reaches further than the gate's.
+        let budget = self.gate.params().spec().search_ticks.saturating_mul(FALLBACK_REACH);
         let k = self.known();
-        let local = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).is_some();
+        let local = Planner::new(&k, budget).obtain(item, want).is_some();
         if local {
-            self.start_recovery(item, want, id);
+            self.start_recovery(item, want, id, budget);
         } else {
             let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
