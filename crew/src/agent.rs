@@ -12,6 +12,7 @@
 //! board messages for the caller to post and reads the board only through the news it
 //! is handed.
 
+mod baseline;
 mod board;
 mod build;
 mod gate;
@@ -77,6 +78,11 @@ pub enum BoardNews {
     },
     /// A window closed.
     Closed(WindowClosed),
+    /// A free chat line (the `flatcomm` baseline's status reports).
+    Chat {
+        /// Who said it.
+        from: AgentId,
+    },
     /// The board rejected one of this agent's own messages.
     Rejected {
         /// The message.
@@ -103,6 +109,8 @@ pub struct StepInput {
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
     pub crash: bool,
+    /// Directives from the central manager (`central_dag` only).
+    pub directives: Vec<crate::episode::manager::Directive>,
 }
 
 /// What the agent wants next.
@@ -191,6 +199,12 @@ pub struct StepOutput {
     pub notes: Vec<Note>,
     /// Board messages to post, in order, with the issue behind each request.
     pub posts: Vec<(BoardMessage, Option<IssueId>)>,
+    /// Free chat lines without protocol meaning (`flatcomm` status reports).
+    pub chats: Vec<gatecrew_protocol::Recipient>,
+    /// Requests to the central manager (`central_dag`).
+    pub manager: Vec<crate::episode::manager::ManagerAsk>,
+    /// Ticks of work lost reading messages (the baselines' interruptions).
+    pub interrupt: u64,
     /// What next.
     pub intent: Intent,
 }
@@ -320,6 +334,9 @@ pub struct AgentCore {
     // What the board said, by item.
     offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
     refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
+    // central_dag: the issue the agent waits on the manager for, and the issues sent.
+    waiting_manager: Option<IssueId>,
+    sent_to_manager: BTreeMap<IssueId, Issue>,
 }
 
 impl AgentCore {
@@ -354,6 +371,8 @@ impl AgentCore {
             recent: VecDeque::new(),
             offered: BTreeMap::new(),
             refused: BTreeMap::new(),
+            waiting_manager: None,
+            sent_to_manager: BTreeMap::new(),
         }
     }
 
@@ -381,7 +400,14 @@ impl AgentCore {
         assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
         let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
-        let mut out = StepOutput { notes: Vec::new(), posts: Vec::new(), intent: Intent::Continue };
+        let mut out = StepOutput {
+            notes: Vec::new(),
+            posts: Vec::new(),
+            chats: Vec::new(),
+            manager: Vec::new(),
+            interrupt: 0,
+            intent: Intent::Continue,
+        };
         if let Some(o) = input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
@@ -391,7 +417,11 @@ impl AgentCore {
         }
         self.observe(&input.view);
         for news in input.board {
+            out.interrupt += self.read_cost(&news);
             self.on_news(news, &mut out);
+        }
+        for d in input.directives {
+            self.on_directive(d, &mut out);
         }
         self.expire_awaiting();
         if input.final_call {
@@ -495,6 +525,10 @@ impl AgentCore {
             if let Some(a) = self.next_handover_action() {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
+            }
+            if self.waiting_manager.is_some() {
+                // central_dag: the agent waits for the manager's re-plan.
+                return Intent::Wait(None);
             }
             if self.recovery.as_ref().is_some_and(|r| !r.paused()) {
                 match self.next_recovery_action(out) {

@@ -14,6 +14,8 @@
 //! tick after posting. Trace events accumulate in order and are drained with
 //! [`Episode::drain`].
 
+mod baseline;
+pub mod manager;
 mod record;
 pub mod stepper;
 
@@ -72,6 +74,9 @@ struct Slot {
     outcome: Option<Outcome>,
     done: bool,
     crash_at: Option<Tick>,
+    directives: Vec<manager::Directive>,
+    directive_due: Option<Tick>,
+    chat_lines_seen: u32,
 }
 
 /// The episode core. See the module docs.
@@ -94,6 +99,8 @@ pub struct Episode {
     ended: Option<EndReason>,
     started: bool,
     muted: Vec<bool>,
+    policy_kind: crate::policy::Policy,
+    manager: Option<manager::Manager>,
 }
 
 impl Episode {
@@ -124,6 +131,11 @@ impl Episode {
             ended: None,
             started: false,
             muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
+            policy_kind: setup.policy,
+            manager: (setup.policy == crate::policy::Policy::CentralDag).then(|| {
+                let owners = crate::plan::split_work(&setup.blueprint, n);
+                manager::Manager::new(manager::ManagerConfig::default(), owners)
+            }),
         }
     }
 
@@ -188,6 +200,12 @@ impl Episode {
             if let Some(t) = s.news_due {
                 consider(t);
             }
+            if let Some(t) = s.directive_due {
+                consider(t);
+            }
+        }
+        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
+            consider(t);
         }
         let Some(next) = next else {
             self.ended = Some(self.judge(EndReason::Stalled));
@@ -226,7 +244,12 @@ impl Episode {
                 s.news_due = None;
                 s.wake = true;
             }
+            if s.directive_due.is_some_and(|t| t <= now) {
+                s.directive_due = None;
+                s.wake = true;
+            }
         }
+        self.expire_deliveries(now);
         true
     }
 
@@ -295,6 +318,7 @@ impl Episode {
                     view,
                     final_call: false,
                     crash,
+                    directives: std::mem::take(&mut s.directives),
                 },
             ));
         }
@@ -317,6 +341,7 @@ impl Episode {
                     view,
                     final_call: true,
                     crash: false,
+                    directives: std::mem::take(&mut s.directives),
                 };
                 (agent, input)
             })
@@ -333,6 +358,16 @@ impl Episode {
     pub fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         for note in out.notes {
             self.record_note(agent, note);
+        }
+        let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
+        if !muted {
+            for to in out.chats {
+                self.record_chat(agent, to);
+                self.broadcast(BoardNews::Chat { from: agent });
+            }
+            for ask in out.manager {
+                self.ask_manager(agent, ask);
+            }
         }
         let now = self.tick;
         let Some(slot) = self.slots.get(agent.index()) else {
@@ -359,8 +394,18 @@ impl Episode {
                 s.done = true;
             }
         }
+        // Reading messages costs the baselines work time: the action in flight (or the
+        // wait) ends that much later.
+        if out.interrupt > 0 {
+            let s = &mut self.slots[agent.index()];
+            if let Some((t, _)) = &mut s.pending {
+                *t = *t + out.interrupt;
+            } else if let Some(t) = &mut s.wait_until {
+                *t = *t + out.interrupt;
+            }
+        }
         // A muted agent (a fault) stops answering: nothing it posts reaches the board.
-        if self.muted.get(agent.index()).copied().unwrap_or(false) { Vec::new() } else { out.posts }
+        if muted { Vec::new() } else { out.posts }
     }
 
     /// The board's answer to a message `agent` posted.
@@ -374,7 +419,12 @@ impl Episode {
         match result {
             Ok(receipt) => {
                 let window = receipt.posted.window;
-                self.record_board(&receipt.posted.msg, window);
+                if self.policy_kind == crate::policy::Policy::Flatcomm {
+                    // flatcomm's coordination is free chat: the same exchange, as chat lines.
+                    self.record_chat(receipt.posted.msg.from(), receipt.posted.msg.to());
+                } else {
+                    self.record_board(&receipt.posted.msg, window);
+                }
                 if matches!(msg, BoardMessage::RequestMaterial { .. }) {
                     if let Some(id) = issue {
                         self.window_issue.insert(window, id);

@@ -25,9 +25,10 @@ impl AgentCore {
                                 aw.window = Some(window);
                             }
                         }
-                    } else if to == Recipient::All || to == Recipient::Agent(self.id) {
+                    } else if (to == Recipient::All || to == Recipient::Agent(self.id)) && !self.busy_for_chat() {
                         self.answer(window, from, item, count.get(), out);
                     }
+                    self.echo(&msg, out);
                 }
                 BoardMessage::OfferTransfer { from, to, item, count, .. } => {
                     self.offered.entry(item).or_default().insert(from);
@@ -46,6 +47,7 @@ impl AgentCore {
                 }
                 BoardMessage::ConfirmTransfer { .. } => {}
             },
+            BoardNews::Chat { .. } => {}
             BoardNews::Closed(c) => {
                 self.handovers.retain(|h| h.window != c.window);
                 if c.requester == self.id {
@@ -55,7 +57,12 @@ impl AgentCore {
                         match c.outcome {
                             CloseOutcome::Confirmed => {}
                             CloseOutcome::CannotSupply => {
-                                let cooldown = self.gate.params().spec().cooldown_ticks;
+                                // flatcomm has no cooldown: it may ask again at once.
+                                let cooldown = if self.policy == crate::policy::Policy::Flatcomm {
+                                    0
+                                } else {
+                                    self.gate.params().spec().cooldown_ticks
+                                };
                                 self.history.cannot_supply(aw.key, self.now, cooldown);
                                 self.fall_back(c.item, aw.count);
                             }
@@ -121,6 +128,10 @@ impl AgentCore {
     }
 
     /// A window closed without the items: control returns to the local solver at once.
+    pub(super) fn fall_back_now(&mut self, item: ItemId, count: u32) {
+        self.fall_back(item, count);
+    }
+
     fn fall_back(&mut self, item: ItemId, count: u32) {
         if let Some(rec) = &mut self.recovery {
             if rec.paused_for() == Some(item) {
@@ -149,6 +160,12 @@ impl AgentCore {
     /// Items from a teammate, verified by the world: confirm on the board.
     pub(super) fn on_receipt(&mut self, r: Receipt, out: &mut StepOutput) {
         self.inv.insert_unchecked(r.item, r.count);
+        if self.confirm_to_manager(r.item, out) {
+            if let Some(rec) = &mut self.recovery {
+                rec.unpause(r.item);
+            }
+            return;
+        }
         let Some(aw) = self.awaiting.get(&r.item) else {
             return;
         };

@@ -176,7 +176,10 @@ impl AgentCore {
                 // deterministic, so the same features would give the same decision.
                 let (features, _, _) = self.evaluate(issue, Some(n));
                 let blocker = Blocker::Item(item);
-                if self.first_issue(blocker).is_some() && self.last_features.get(&blocker) == Some(&features) {
+                if self.suppress_repeats()
+                    && self.first_issue(blocker).is_some()
+                    && self.last_features.get(&blocker) == Some(&features)
+                {
                     let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
                     self.hold(blocker, Retry::WhenIdle, why);
                     return Next::Again;

@@ -237,6 +237,13 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
+        if self.policy == crate::policy::Policy::CentralDag {
+            self.ask_manager(id, issue, out);
+            return;
+        }
+        if issue.requestable().is_none() {
+            self.chat_status(out);
+        }
         match (decision, action, issue.requestable()) {
             (Decision::Escalate, _, Some(_)) => self.escalate(id, issue, out),
             (_, GateAction::LocalRecover, Some((item, n))) => {
