@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyze;
 mod paths;
 mod report;
 mod run;
@@ -28,6 +29,8 @@ enum Command {
     /// Generate or run the episode suite.
     #[command(subcommand)]
     Suite(suite::SuiteCmd),
+    /// Coordination metrics from traces, per policy and class, with 95% intervals.
+    Analyze(analyze::AnalyzeArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -58,6 +61,7 @@ where
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
         Command::Suite(cmd) => suite::run(cmd, out),
+        Command::Analyze(args) => analyze::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
