@@ -95,10 +95,10 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
                     current.get_or_insert_with(EpisodeMetrics::default).observe(&ev);
                 }
                 Err(e @ TraceError::Truncated { .. }) => {
-                    sum.warnings.push(format!("{}:{}: {e}", path.display(), e.line()));
+                    sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));
                 }
                 Err(e) => {
-                    return Err(AnalyzeError::Trace { path: path.clone(), line: e.line(), message: e.to_string() });
+                    return Err(AnalyzeError::Trace { path: path.clone(), line: e.line(), message: without_line(&e) });
                 }
             }
         }
@@ -115,4 +115,11 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
         }
     }
     Ok(sum)
+}
+
+/// The error's message without its "line N: " prefix (the caller puts `file:line` first).
+fn without_line(e: &TraceError) -> String {
+    let text = e.to_string();
+    let prefix = format!("line {}: ", e.line());
+    text.strip_prefix(&prefix).map(str::to_owned).unwrap_or(text)
 }

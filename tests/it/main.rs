@@ -4,10 +4,12 @@
 #![allow(clippy::unwrap_used)]
 
 mod actions;
+mod analyze;
 mod cli;
 mod common;
 mod config;
 mod conservation;
 mod episode;
 mod plan;
+mod suite;
 mod supervision;

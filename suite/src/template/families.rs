@@ -28,6 +28,7 @@ pub fn walls() -> Vec<Template> {
     v
 }
 
+#[allow(clippy::too_many_arguments)]
 fn house(
     name: &str,
     w: i32,
