@@ -30,6 +30,8 @@ pub enum Metric {
     Complete,
     /// Mean environment actions.
     Cs,
+    /// Mean episode length in ticks (20 per second of game time).
+    Ticks,
     /// Mean public messages.
     Msg,
     /// Mean modelled tokens of chat and manager messages.
@@ -56,10 +58,11 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 14] = [
+    pub const ALL: [Metric; 15] = [
         Metric::Tsr,
         Metric::Complete,
         Metric::Cs,
+        Metric::Ticks,
         Metric::Msg,
         Metric::MsgTokens,
         Metric::Lrr,
@@ -79,6 +82,7 @@ impl Metric {
             Metric::Tsr => "TSR",
             Metric::Complete => "complete",
             Metric::Cs => "CS",
+            Metric::Ticks => "ticks",
             Metric::Msg => "Msg",
             Metric::MsgTokens => "Msg tokens",
             Metric::Lrr => "LRR",
@@ -120,6 +124,7 @@ impl Metric {
             Metric::Tsr => mean(&|e| e.tsr),
             Metric::Complete => mean(&|e| f64::from(u8::from(e.complete))),
             Metric::Cs => mean(&|e| e.cs as f64),
+            Metric::Ticks => mean(&|e| e.ticks as f64),
             Metric::Msg => mean(&|e| e.msg as f64),
             Metric::MsgTokens => mean(&|e| e.msg_tokens as f64),
             Metric::Lrr => pooled(&|e| e.resolved_local, &|e| e.resolved()),
