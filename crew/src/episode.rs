@@ -93,6 +93,7 @@ pub struct Episode {
     window_issue: std::collections::BTreeMap<WindowId, IssueId>,
     ended: Option<EndReason>,
     started: bool,
+    scorer: Option<Arc<dyn crate::setup::EndScorer>>,
 }
 
 impl Episode {
@@ -122,6 +123,7 @@ impl Episode {
             window_issue: Default::default(),
             ended: None,
             started: false,
+            scorer: setup.scorer.clone(),
         }
     }
 
@@ -151,7 +153,7 @@ impl Episode {
 
     /// Blocks in place.
     pub fn progress(&self) -> Progress {
-        let correct = self.blueprint.cells().iter().filter(|c| self.world.block_at(c.pos) == c.block).count() as u32;
+        let correct = self.blueprint.cells().iter().filter(|c| self.world.has_cell(c)).count() as u32;
         Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0 }
     }
 
@@ -407,12 +409,14 @@ impl Episode {
         metrics::counter!("gatecrew_episodes_total", "reason" => reason.as_str()).increment(1);
         tracing::info!(episode = %self.id, reason = reason.as_str(), correct = p.correct, total = p.total, ticks = p.tick, "episode ended");
         let tsr = if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) };
+        let scores = self.scorer.as_ref().map(|s| s.score(&self.world)).unwrap_or_default();
         self.push(EventKind::EpisodeEnd {
             tsr,
             complete: p.correct == p.total,
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
             reason: reason.as_str().to_owned(),
+            scores,
         });
         p
     }

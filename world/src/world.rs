@@ -216,6 +216,15 @@ impl World {
         true
     }
 
+    /// Puts a built block with its state, as if a bot had placed it (no item is spent,
+    /// it is not a resource): for scenes and tests of scoring.
+    pub fn put_built(&mut self, p: Pos, b: BlockId, state: crate::state::BlockState) -> bool {
+        for set in self.resources.values_mut() {
+            set.remove(&p);
+        }
+        self.grid.set_with_state(p, b, state)
+    }
+
     /// Places a chest with contents.
     pub fn put_chest(&mut self, p: Pos, items: Inventory) -> bool {
         if !self.grid.set(p, self.special.chest) {
@@ -283,6 +292,17 @@ impl World {
     /// The block at a position.
     pub fn block_at(&self, p: Pos) -> BlockId {
         self.grid.get(p)
+    }
+
+    /// The state of the block at a position (empty when none was given).
+    pub fn state_at(&self, p: Pos) -> crate::state::BlockState {
+        self.grid.state(p)
+    }
+
+    /// Whether a blueprint cell is built: its block is there, with every state property
+    /// the blueprint specifies.
+    pub fn has_cell(&self, c: &crate::blueprint::Cell) -> bool {
+        self.grid.get(c.pos) == c.block && c.state.satisfied_by(&self.grid.state(c.pos))
     }
 
     /// Chests and their contents.

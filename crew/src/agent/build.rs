@@ -177,7 +177,9 @@ impl AgentCore {
                 return Next::Again;
             }
             if reach_distance(self.pos, pos) <= self.physics.reach {
-                return Next::Act(n, Action::Place { pos, item });
+                // The blueprint's state (facing, door half...) is placed with the block.
+                let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+                return Next::Act(n, Action::Place { pos, item, state });
             }
             return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }

@@ -449,7 +449,7 @@ impl AgentCore {
                     return TaskStep::Fail;
                 }
                 match self.free_spot_near() {
-                    Some(spot) => TaskStep::Act(Action::Place { pos: spot, item }),
+                    Some(spot) => TaskStep::Act(Action::place(spot, item)),
                     None => TaskStep::Fail,
                 }
             }
@@ -477,7 +477,7 @@ impl AgentCore {
                 self.mem.adjust_container(*chest, *item, -i64::from(*count))
             }
             (Action::PickUp { pos }, Ok(_)) => self.mem.forget_dropped(*pos),
-            (Action::Place { pos, item }, Ok(_)) => {
+            (Action::Place { pos, item, .. }, Ok(_)) => {
                 if Some(*item) == self.physics.table.1 {
                     self.mem.add_station(*pos, ContainerKind::Table);
                 } else if Some(*item) == self.physics.furnace.1 {
