@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod paths;
 mod report;
 mod run;
+mod task;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
