@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::adjudicator::Deterministic;
 use crate::config::GateParams;
 use crate::features::Features;
+use crate::level::Level;
 use crate::rules::{RuleContext, RuleId, local_action, tier1};
 use crate::score::normalised;
 
@@ -116,7 +117,12 @@ impl Gate {
             return decided(Tier::Policy, None, Decision::StayLocal, local_action(f));
         }
         let spec = self.params.spec();
-        if score < spec.theta_low {
+        // DESIGN 5.5: LOCAL_RECOVER needs a known local way (R > 0) and LOCAL_SKIP needs
+        // independent work to go on with. With neither, a low score stands for no local
+        // action at all: the case goes to the adjudicator like the gray zone (whose
+        // deterministic form escalates when R = 0), instead of waiting forever.
+        let no_local_action = f.r == Level::L0 && !q.ctx.other_work && q.ctx.requestable;
+        if score < spec.theta_low && !no_local_action {
             return decided(Tier::Score, None, Decision::StayLocal, local_action(f));
         }
         if score >= spec.theta_high {
@@ -180,6 +186,24 @@ mod tests {
         }
         // C3 A1 D3 R0 H0 -> 0.8667: gray.
         assert!(matches!(g.assess(q(3, 1, 3, 0, 0)), Stage::Gray { score } if (score - 2.6 / 3.0).abs() < 1e-12));
+    }
+
+    #[test]
+    fn no_local_action_goes_to_the_adjudicator() {
+        let g = gate(GatePolicy::Gated);
+        let idle = |c, a, d, r, h| GateQuery { ctx: RuleContext { other_work: false, ..CTX }, ..q(c, a, d, r, h) };
+        // C1 A1 D2 R0 H0 -> (0.35+0.2+0.4+0.75)/3 = 0.5667 < 0.60, but nothing else to do
+        // and no local way: gray.
+        assert!(matches!(g.assess(idle(1, 1, 2, 0, 0)), Stage::Gray { score } if (score - 1.7 / 3.0).abs() < 1e-12));
+        // The same with other work left: stay local and skip.
+        let Stage::Decided(d) = g.assess(q(1, 1, 2, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.action), (Tier::Score, GateAction::LocalSkip));
+        // A local way (R1): stay local and recover.
+        let Stage::Decided(d) = g.assess(idle(1, 1, 2, 1, 0)) else { panic!() };
+        assert_eq!((d.tier, d.action), (Tier::Score, GateAction::LocalRecover));
+        // rule_score settles it: R = 0, escalate.
+        let Stage::Decided(d) = gate(GatePolicy::RuleScore).assess(idle(0, 1, 2, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision), (Tier::Adjudicator, Decision::Escalate));
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl AgentCore {
             return;
         };
         let want = self.inv.count(item) + count;
-        let k = self.known();
+        let k = self.known_for(Some(item));
         let local = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).is_some();
         if local {
             self.start_recovery(item, want, id);

@@ -163,6 +163,10 @@ pub struct Known<'a> {
     pub pos: Pos,
     /// Physics.
     pub physics: &'a Physics,
+    /// Items the agent must keep for its own remaining placements: local recovery may
+    /// not spend them (crafting stone bricks from the stone it must place would only
+    /// move the shortage). The item being obtained is not reserved.
+    pub reserved: BTreeMap<ItemId, u32>,
 }
 
 impl Known<'_> {
@@ -184,7 +188,7 @@ impl Knowledge for Known<'_> {
         self.pos
     }
     fn held(&self, item: ItemId) -> u32 {
-        self.inv.count(item)
+        self.inv.count(item).saturating_sub(self.reserved.get(&item).copied().unwrap_or(0))
     }
     fn stored(&self, item: ItemId) -> Vec<(Pos, u32)> {
         let chests = self.mem.containers.iter().filter_map(|(p, c)| {

@@ -97,7 +97,7 @@ impl AgentCore {
         }
         let mut alts: Vec<(u64, u8, usize, Alt)> = Vec::new();
         {
-            let k = self.known();
+            let k = self.known_for(Some(item));
             let mut p = Planner::new(&k, budget);
             if let Some(e) = p.take(item, deficit) {
                 alts.push((e.ticks, 0, 0, Alt::Fetch));
