@@ -22,11 +22,14 @@ impl AgentCore {
         self.known_for(None)
     }
 
-    /// The planner's view when obtaining `target`: every other item the agent still has
-    /// to place is reserved for that.
+    /// The planner's view when obtaining `target`: what the crew's blueprint still
+    /// places (every other item of every unfinished place node, the agent's own and,
+    /// as far as it knows, its teammates') is reserved for that, so a local recovery
+    /// never eats the structure's materials. Crafting stairs from the planks a teammate
+    /// needs for the floor would only move the shortage.
     pub(super) fn known_for(&self, target: Option<ItemId>) -> Known<'_> {
         let mut reserved = std::collections::BTreeMap::new();
-        for m in self.own_places() {
+        for m in self.plan.node_ids() {
             let node = self.plan.node(m);
             if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
                 if Some(i) != target {

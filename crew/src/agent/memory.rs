@@ -163,9 +163,9 @@ pub struct Known<'a> {
     pub pos: Pos,
     /// Physics.
     pub physics: &'a Physics,
-    /// Items the agent must keep for its own remaining placements: local recovery may
-    /// not spend them (crafting stone bricks from the stone it must place would only
-    /// move the shortage). The item being obtained is not reserved.
+    /// Items the crew's blueprint still places: local recovery may not spend them
+    /// (crafting stone bricks from the stone that must be placed would only move the
+    /// shortage). The item being obtained is not reserved.
     pub reserved: BTreeMap<ItemId, u32>,
 }
 
