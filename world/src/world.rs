@@ -390,7 +390,10 @@ impl World {
     /// keep-clear cells.
     pub fn path(&self, from: Pos, target: Pos, range: f64) -> Option<Path> {
         let cost = MoveCost { per_block: self.rules.ticks.move_per_block, climb: self.rules.ticks.climb };
-        let avoid = |p: Pos| self.keep_clear.contains(&p) && self.grid.get(p) == BlockId::AIR;
+        // A standing bot fills its feet cell and the one above: neither may be a cell
+        // that still has to be built.
+        let unbuilt = |p: Pos| self.keep_clear.contains(&p) && self.grid.get(p) == BlockId::AIR;
+        let avoid = |p: Pos| unbuilt(p) || unbuilt(p.up());
         find_path(&self.grid, &self.data, from, Goal { target, range }, &avoid, cost, self.rules.path_budget)
     }
 
