@@ -4,9 +4,11 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// `base.key`, or `base["key"]` when the key is not a plain identifier.
+/// `base.key`, or `base["key"]` when the key is not a plain identifier (`["0"]`).
 pub fn key(base: &str, k: &str) -> String {
-    if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
         format!("{base}.{k}")
     } else {
         format!("{base}[{}]", Value::String(k.to_owned()))
