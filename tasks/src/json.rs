@@ -8,11 +8,7 @@ use serde_json::Value;
 pub fn key(base: &str, k: &str) -> String {
     let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
-        format!("{base}.{k}")
-    } else {
-        format!("{base}[{}]", Value::String(k.to_owned()))
-    }
+    if plain { format!("{base}.{k}") } else { format!("{base}[{}]", Value::String(k.to_owned())) }
 }
 
 /// `base[i]`.

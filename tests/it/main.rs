@@ -10,4 +10,6 @@ mod config;
 mod conservation;
 mod episode;
 mod plan;
+mod scores;
 mod supervision;
+mod tasks;
