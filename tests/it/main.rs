@@ -12,4 +12,5 @@ mod episode;
 mod plan;
 mod scores;
 mod supervision;
+mod task_cli;
 mod tasks;
