@@ -13,6 +13,7 @@ mod paths;
 mod report;
 mod run;
 mod suite;
+mod task;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]

@@ -5,6 +5,7 @@ use std::path::Path;
 use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_crew::{Finished, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::TaskScores;
 use serde::Serialize;
 
 /// The figures of one run.
@@ -62,6 +63,9 @@ pub struct Report {
     pub rsr: Option<f64>,
     /// Where the trace is.
     pub trace: String,
+    /// MindCraft's accuracy and VillagerBench's recall, for `--task` runs only.
+    #[serde(flatten)]
+    pub scores: TaskScores,
 }
 
 impl Report {
@@ -95,6 +99,7 @@ impl Report {
             ecr: m.ecr(),
             rsr: m.rsr(),
             trace: trace.display().to_string(),
+            scores: TaskScores::default(),
         }
     }
 }
@@ -131,6 +136,14 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ("ticks", format!("{} (ended: {})", r.ticks, r.end_reason)),
         ("trace", r.trace.clone()),
     ];
+    let mut rows = rows;
+    let s = &r.scores;
+    if let (Some(a), Some(m), Some(x)) = (s.mindcraft_accuracy, s.mindcraft_matches, s.mindcraft_mismatches) {
+        rows.insert(1, ("MindCraft acc.", format!("{a:.3} ({m} matches, {x} mismatches)")));
+    }
+    if let (Some(v), Some(c), Some(t)) = (s.villager_recall, s.villager_correct, s.villager_blocks) {
+        rows.insert(2, ("VillagerBench", format!("recall {v:.3} ({c}/{t} blocks, facing checked)")));
+    }
     for (k, v) in rows {
         t.add_row(vec![Cell::new(k), Cell::new(v)]);
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use gatecrew_crew::{Finished, Observer, Overrides, Policy, Progress, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
-use gatecrew_protocol::trace::{Event, EventKind, TraceWriter};
+use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
@@ -63,6 +63,12 @@ pub struct RunArgs {
     /// Build this blueprint instead of the config's
     #[arg(long, value_name = "FILE")]
     blueprint: Option<PathBuf>,
+    /// Run a MindCraft (MineCollab) or VillagerBench task file instead of a crew config
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["config", "blueprint"])]
+    task: Option<PathBuf>,
+    /// The task to run from a file holding several (without it, they are listed)
+    #[arg(long, value_name = "ID", requires = "task")]
+    task_id: Option<String>,
     /// Episode seed (the world's RNG)
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
@@ -91,6 +97,7 @@ struct Watch<'o> {
     bar: Option<ProgressBar>,
     board_lines: bool,
     metrics: EpisodeMetrics,
+    scores: TaskScores,
     out: &'o mut dyn Write,
 }
 
@@ -108,6 +115,9 @@ impl Watch<'_> {
 impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
+        if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
+            self.scores = *scores;
+        }
         if !self.board_lines {
             return;
         }
@@ -141,19 +151,34 @@ impl Observer for Watch<'_> {
 
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let config = match &args.config {
-        Some(c) => c.clone(),
-        None => {
-            paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?
-        }
-    };
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
         agents: args.agents.map(usize::from),
         policy: args.policy.map(Policy::from),
     };
-    let setup = Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?;
+    let (setup, notes) = match &args.task {
+        Some(file) => {
+            let targs = crate::task::TaskArgs {
+                file,
+                id: args.task_id.as_deref(),
+                seed: args.seed,
+                policy: overrides.policy,
+                agents: overrides.agents,
+            };
+            let t = crate::task::load(&targs, out)?;
+            let notes = t.notes.iter().map(|n| format!("{}: {n}", t.format)).collect();
+            (t.setup, notes)
+        }
+        None => {
+            let config = match &args.config {
+                Some(c) => c.clone(),
+                None => paths::default_config()
+                    .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+            };
+            (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
+        }
+    };
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -170,7 +195,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         );
         bar
     });
-    let mut watch = Watch { bar, board_lines: !args.json && !args.quiet, metrics: EpisodeMetrics::default(), out };
+    let mut watch = Watch {
+        bar,
+        board_lines: !args.json && !args.quiet,
+        metrics: EpisodeMetrics::default(),
+        scores: Default::default(),
+        out,
+    };
     if watch.board_lines {
         watch.line(format!(
             "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
@@ -180,13 +211,18 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             setup.policy.as_str(),
             setup.seed
         ));
+        for n in notes {
+            watch.line(format!("  note: {n}"));
+        }
     }
     let finished =
         if args.stepper { run_stepper(&setup, file, &mut watch)? } else { run_actors(&setup, file, &mut watch)? };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let report = Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    let mut report =
+        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    report.scores = watch.scores;
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;

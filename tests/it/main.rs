@@ -11,5 +11,8 @@ mod config;
 mod conservation;
 mod episode;
 mod plan;
+mod scores;
 mod suite;
 mod supervision;
+mod task_cli;
+mod tasks;
