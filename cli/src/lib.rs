@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyze;
+mod calibrate;
 mod paths;
 mod report;
 mod run;
@@ -32,6 +33,8 @@ enum Command {
     Suite(suite::SuiteCmd),
     /// Coordination metrics from traces, per policy and class, with 95% intervals.
     Analyze(analyze::AnalyzeArgs),
+    /// Grid-search the gate's weights and thresholds on the suite's calibration split.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -63,6 +66,7 @@ where
         Command::Run(args) => run::run(args, out),
         Command::Suite(cmd) => suite::run(cmd, out),
         Command::Analyze(args) => analyze::run(args, out, err),
+        Command::Calibrate(args) => calibrate::run(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -78,6 +78,9 @@ pub struct RunArgs {
     /// Coordination policy
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
+    /// Gate parameters from a file with a [gate] table (e.g. calibrate's best-gate.toml)
+    #[arg(long, value_name = "FILE")]
+    gate: Option<PathBuf>,
     /// Where to write the JSON Lines trace [default: runs/<episode>-<policy>-s<seed>.jsonl]
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
@@ -151,11 +154,30 @@ impl Observer for Watch<'_> {
 
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let default_config =
+        || paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()));
+    // A file holding only a [gate] table (what `gatecrew calibrate` writes) overlays the
+    // default crew; any other file is a full crew config.
+    let (config, gate_overlay) = match &args.config {
+        Some(c) => match gate_only(c)? {
+            Some(spec) => (Some(default_config()?), Some(spec)),
+            None => (Some(c.clone()), None),
+        },
+        None => (None, None),
+    };
+    let gate_overlay = match &args.gate {
+        Some(g) => Some(
+            gate_only(g)?
+                .ok_or_else(|| BadInput(format!("{}: expected a file with only a [gate] table", g.display())))?,
+        ),
+        None => gate_overlay,
+    };
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
         agents: args.agents.map(usize::from),
         policy: args.policy.map(Policy::from),
+        gate: gate_overlay,
     };
     let (setup, notes) = match &args.task {
         Some(file) => {
@@ -171,10 +193,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             (t.setup, notes)
         }
         None => {
-            let config = match &args.config {
-                Some(c) => c.clone(),
-                None => paths::default_config()
-                    .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+            let config = match config {
+                Some(c) => c,
+                None => default_config()?,
             };
             (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
         }
@@ -294,4 +315,22 @@ fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
         gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
         gatecrew_actors::Tap::Progress(p) => watch.progress(p),
     }
+}
+
+/// The gate spec of a file that holds only a `[gate]` table, `None` for a crew config.
+fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecrew_gating::GateSpec>> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct GateFile {
+        gate: gatecrew_gating::GateSpec,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
+    let Ok(value) = text.parse::<toml::Table>() else { return Ok(None) };
+    if value.len() != 1 || !value.contains_key("gate") {
+        return Ok(None);
+    }
+    let f: GateFile = toml::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    gatecrew_gating::GateParams::new(f.gate)
+        .map_err(|e| BadInput(format!("{}: key `{}`: {e}", path.display(), e.key())))?;
+    Ok(Some(f.gate))
 }

@@ -135,8 +135,23 @@ pub struct GateNote {
     pub decision: gatecrew_gating::GateDecision,
     /// The features.
     pub features: gatecrew_gating::Features,
+    /// The rule context.
+    pub ctx: gatecrew_gating::RuleContext,
     /// What the oracle should be asked: the item and count a local recovery would need
     /// (`None`: the issue is not about items).
+    pub oracle: OracleQuery,
+}
+
+/// What the gate says about an issue now, and why.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// The features.
+    pub features: gatecrew_gating::Features,
+    /// The rule context.
+    pub ctx: gatecrew_gating::RuleContext,
+    /// The decision.
+    pub decision: gatecrew_gating::GateDecision,
+    /// What the oracle should be asked.
     pub oracle: OracleQuery,
 }
 

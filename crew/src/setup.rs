@@ -132,6 +132,8 @@ pub struct Overrides {
     pub agents: Option<usize>,
     /// Another policy.
     pub policy: Option<Policy>,
+    /// Other gate parameters (checked against the hierarchy like the config's).
+    pub gate: Option<GateSpec>,
 }
 
 /// A config that cannot be used.
@@ -236,6 +238,9 @@ impl Setup {
         }
         if let Some(policy) = ov.policy {
             file.episode.policy = policy;
+        }
+        if let Some(gate) = ov.gate {
+            file.gate = gate;
         }
         let gate = GateParams::new(file.gate).map_err(|e| {
             let key = e.key();

@@ -5,6 +5,7 @@
 
 mod actions;
 mod analyze;
+mod calibrate;
 mod cli;
 mod common;
 mod config;

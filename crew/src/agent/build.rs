@@ -174,7 +174,7 @@ impl AgentCore {
                 let issue = Issue::MissingMaterial { item, count: deficit };
                 // A revisit re-detects the issue only if something changed: the gate is
                 // deterministic, so the same features would give the same decision.
-                let (features, _, _) = self.evaluate(issue, Some(n));
+                let features = self.evaluate(issue, Some(n)).features;
                 let blocker = Blocker::Item(item);
                 if self.suppress_repeats()
                     && self.first_issue(blocker).is_some()

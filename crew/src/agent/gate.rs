@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use gatecrew_gating::features::{
     AdvantageFacts, CriticalityFacts, ImpactFacts, RecoverabilityFacts, advantage, criticality, impact, recoverability,
 };
-use gatecrew_gating::{Features, GateDecision, GateQuery, Issue, RuleContext, Stage};
+use gatecrew_gating::{Features, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
 use gatecrew_protocol::{BoardMessage, Count, IssueId, ItemId, Recipient, RequestReason};
 use gatecrew_world::cost::{Knowledge, Planner};
@@ -14,7 +14,7 @@ use gatecrew_world::reach_distance;
 
 use super::build::place_of;
 use super::memory::Known;
-use super::{AgentCore, Awaiting, Blocker, GateNote, Note, OracleQuery, Retry, StepOutput};
+use super::{AgentCore, Awaiting, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
 use crate::plan::{NodeId, NodeState};
 
 impl AgentCore {
@@ -160,21 +160,21 @@ impl AgentCore {
         node: Option<NodeId>,
         out: &mut StepOutput,
     ) -> (Decision, GateAction) {
-        let (features, decision, oracle) = self.evaluate(issue, node);
+        let Evaluation { features, ctx, decision, oracle } = self.evaluate(issue, node);
         tracing::debug!(agent = %self.id, issue = %id, tier = ?decision.tier, decision = ?decision.decision, "gate");
         metrics::counter!("gatecrew_gate_decisions_total", "decision" => match decision.decision {
             Decision::Escalate => "escalate",
             Decision::StayLocal => "stay_local",
         })
         .increment(1);
-        out.notes.push(Note::Gate(GateNote { issue_id: id, decision, features, oracle }));
+        out.notes.push(Note::Gate(GateNote { issue_id: id, decision, features, ctx, oracle }));
         (decision.decision, decision.action)
     }
 
     /// What the gate decides about `issue` on `node` now, without acting on it: the
     /// features from the agent's own state, tiers 1 and 2, and the deterministic
     /// adjudicator for the gray zone. Also says what the oracle should be asked.
-    pub fn evaluate(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateDecision, OracleQuery) {
+    pub fn evaluate(&self, issue: Issue, node: Option<NodeId>) -> Evaluation {
         let requested = issue.requestable();
         let item = requested.map(|(i, _)| i);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
@@ -221,7 +221,7 @@ impl AgentCore {
                 self.gate.settle(q, score, v.decision)
             }
         };
-        (features, decision, oracle)
+        Evaluation { features, ctx, decision, oracle }
     }
 
     /// Opens a window for the issue's item.
