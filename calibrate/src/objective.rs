@@ -51,7 +51,7 @@ pub struct Score {
 impl Objective {
     pub(crate) fn check(&self) -> Result<(), String> {
         let ok = [self.l1, self.l2, self.l3, self.tokens_per_call].iter().all(|v| v.is_finite() && *v >= 0.0);
-        if !ok || !(self.t_max.is_finite() && self.t_max > 0.0) {
+        if !(ok && self.t_max.is_finite() && self.t_max > 0.0) {
             return Err("objective: lambdas and tokens_per_call must be >= 0 and t_max > 0".into());
         }
         Ok(())

@@ -161,13 +161,15 @@ pub fn pareto_front(points: &[PointMetrics], cost: impl Fn(&PointMetrics) -> f64
     front
 }
 
+/// A cost axis of the Pareto plot: its label and how to read it off a point.
+type CostAxis = (&'static str, fn(&PointMetrics) -> f64);
+
 fn plot_pareto(c: &Calibration, path: &Path) -> Result<(), String> {
     gatecrew_analyze::plot::use_bundled_font();
     let root = SVGBackend::new(path, (1200, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let panels = root.split_evenly((1, 2));
-    let costs: [(&str, fn(&PointMetrics) -> f64); 2] =
-        [("messages per episode", |p| p.score.msg), ("tokens per episode", |p| p.score.tokens)];
+    let costs: [CostAxis; 2] = [("messages per episode", |p| p.score.msg), ("tokens per episode", |p| p.score.tokens)];
     for (area, (label, cost)) in panels.iter().zip(costs) {
         let xs: Vec<f64> = c.points.iter().map(cost).collect();
         let x_max = xs.iter().copied().fold(1e-9, f64::max) * 1.1;
