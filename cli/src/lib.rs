@@ -8,9 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod adjudicate;
+mod adjudications;
 mod paths;
 mod report;
 mod run;
+mod tier3;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -24,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run one construction episode and report its coordination metrics.
     Run(run::RunArgs),
+    /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
+    Adjudicate(adjudicate::AdjudicateArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -53,6 +58,7 @@ where
     };
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
+        Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,8 +12,10 @@ use gatecrew_protocol::trace::{Event, EventKind, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
+use crate::adjudications::Tally;
 use crate::paths;
 use crate::report::{Report, print_table};
+use crate::tier3::Tier3;
 
 /// Coordination policies selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -73,6 +75,15 @@ pub struct RunArgs {
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
+    /// Settle the gray zone with this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    #[arg(long, value_name = "URL")]
+    llm_url: Option<String>,
+    /// Model name for --llm-url
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
+    replay_adjudications: Option<PathBuf>,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -80,6 +91,7 @@ struct Watch<'o> {
     bar: Option<ProgressBar>,
     board_lines: bool,
     metrics: EpisodeMetrics,
+    tally: Tally,
     out: &'o mut dyn Write,
 }
 
@@ -97,6 +109,7 @@ impl Watch<'_> {
 impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
+        self.tally.observe(ev);
         if !self.board_lines {
             return;
         }
@@ -141,8 +154,12 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         seed: args.seed,
         agents: args.agents.map(usize::from),
         policy: args.policy.map(GatePolicy::from),
+        llm_url: args.llm_url.clone(),
+        llm_model: args.model.clone(),
+        consult: args.replay_adjudications.is_some(),
     };
     let setup = Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?;
+    let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -159,7 +176,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         );
         bar
     });
-    let mut watch = Watch { bar, board_lines: !args.json && !args.quiet, metrics: EpisodeMetrics::default(), out };
+    let mut watch = Watch {
+        bar,
+        board_lines: !args.json && !args.quiet,
+        metrics: EpisodeMetrics::default(),
+        tally: Tally::default(),
+        out,
+    };
     if watch.board_lines {
         watch.line(format!(
             "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
@@ -170,12 +193,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             setup.seed
         ));
     }
-    let finished =
-        if args.stepper { run_stepper(&setup, file, &mut watch)? } else { run_actors(&setup, file, &mut watch)? };
+    let finished = if args.stepper {
+        run_stepper(&setup, file, &mut watch, tier3)?
+    } else {
+        run_actors(&setup, file, &mut watch, tier3)?
+    };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let report = Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    let mut report =
+        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    report.adjudication = setup.consults().then(|| watch.tally.summary());
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
@@ -186,17 +214,19 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let mut writer = TraceWriter::new(BufWriter::new(file));
     let mut error: Option<std::io::Error> = None;
+    let mut resolver = tier3.into_resolver()?;
     let finished = {
         let mut observer = Tee { watch, writer: &mut writer, error: &mut error };
-        gatecrew_crew::run(setup, &mut observer)
+        gatecrew_crew::run_with(setup, &mut observer, resolver.as_mut()).map(|(f, _)| f)
     };
+    writer.flush().context("writing the trace")?;
+    let finished = finished?;
     if let Some(e) = error {
         return Err(e).context("writing the trace");
     }
-    writer.flush().context("writing the trace")?;
     Ok(finished)
 }
 
@@ -221,12 +251,12 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
-        let run = gatecrew_actors::run_episode(setup, out, Some(tx));
+        let run = gatecrew_actors::run_episode_with(setup, out, Some(tx), tier3.into_consultant());
         tokio::pin!(run);
         let finished = loop {
             tokio::select! {

@@ -14,6 +14,7 @@
 
 mod board;
 mod build;
+mod consult;
 mod gate;
 mod memory;
 mod recover;
@@ -21,7 +22,7 @@ mod recover;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use gatecrew_gating::{Gate, History, Issue, IssueKey};
+use gatecrew_gating::{Gate, History, Issue, IssueKey, Verdict};
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{
     AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed, WindowId,
@@ -31,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{NodeId, TaskGraph};
 
+pub use consult::Consult;
 pub use memory::{Memory, Physics};
 
 /// Tuning of the agents' patience and retries.
@@ -98,6 +100,8 @@ pub struct StepInput {
     pub board: Vec<BoardNews>,
     /// What it sees.
     pub view: Observation,
+    /// Tier-3 verdicts on this agent's gray-zone consults, entering now.
+    pub verdicts: Vec<(IssueId, Verdict)>,
     /// The episode is ending: report unfinished work and stop.
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
@@ -190,6 +194,9 @@ pub struct StepOutput {
     pub notes: Vec<Note>,
     /// Board messages to post, in order, with the issue behind each request.
     pub posts: Vec<(BoardMessage, Option<IssueId>)>,
+    /// Gray-zone cases for the tier-3 adjudicator (only when it consults one); each
+    /// issue waits for its verdict in [`StepInput::verdicts`].
+    pub consults: Vec<Consult>,
     /// What next.
     pub intent: Intent,
 }
@@ -279,6 +286,9 @@ pub struct AgentSetup {
     pub start: Pos,
     /// Start inventory (verified at spawn).
     pub inventory: Inventory,
+    /// Whether the gray zone is put to an external adjudicator (consults) instead of
+    /// being settled inline by the deterministic one.
+    pub consult: bool,
 }
 
 /// One bot's mind. Cloning it is how the supervisor snapshots it.
@@ -289,6 +299,7 @@ pub struct AgentCore {
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
     gate: Gate,
+    consult: bool,
     tuning: AgentTuning,
     physics: Physics,
     board_cfg: BoardConfig,
@@ -306,6 +317,7 @@ pub struct AgentCore {
     next_issue: u32,
     recovery: Option<recover::Recovery>,
     awaiting: BTreeMap<ItemId, Awaiting>,
+    parked: BTreeMap<IssueId, consult::Parked>,
     handovers: VecDeque<Handover>,
     purpose: Option<Purpose>,
     in_flight: bool,
@@ -326,6 +338,7 @@ impl AgentCore {
             data: s.data,
             blueprint: s.blueprint,
             gate: s.gate,
+            consult: s.consult,
             tuning: s.tuning,
             physics: s.physics,
             board_cfg: s.board,
@@ -340,6 +353,7 @@ impl AgentCore {
             next_issue: 0,
             recovery: None,
             awaiting: BTreeMap::new(),
+            parked: BTreeMap::new(),
             handovers: VecDeque::new(),
             purpose: None,
             in_flight: false,
@@ -374,7 +388,8 @@ impl AgentCore {
         assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
         let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
-        let mut out = StepOutput { notes: Vec::new(), posts: Vec::new(), intent: Intent::Continue };
+        let mut out =
+            StepOutput { notes: Vec::new(), posts: Vec::new(), consults: Vec::new(), intent: Intent::Continue };
         if let Some(o) = input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
@@ -385,6 +400,9 @@ impl AgentCore {
         self.observe(&input.view);
         for news in input.board {
             self.on_news(news, &mut out);
+        }
+        for (id, verdict) in input.verdicts {
+            self.on_verdict(id, verdict, &mut out);
         }
         if input.final_call {
             self.report_unfinished(&mut out);

@@ -13,8 +13,14 @@
 //! Time jumps: a 40-tick walk costs one step, not forty. Board news is delivered one
 //! tick after posting. Trace events accumulate in order and are drained with
 //! [`Episode::drain`].
+//!
+//! With an external tier-3 adjudicator, agents' gray-zone consults are recorded here
+//! with the tick at which their verdicts enter (see [`consult`]); the driver resolves
+//! them in between, however long that takes, and the trace does not depend on it.
 
+pub mod consult;
 mod record;
+pub mod replay;
 pub mod stepper;
 
 use std::sync::Arc;
@@ -70,6 +76,7 @@ struct Slot {
     news_due: Option<Tick>,
     receipts: Vec<Receipt>,
     outcome: Option<Outcome>,
+    verdicts: Vec<(IssueId, gatecrew_gating::Verdict)>,
     done: bool,
     crash_at: Option<Tick>,
 }
@@ -91,6 +98,7 @@ pub struct Episode {
     slots: Vec<Slot>,
     events: Vec<Event>,
     window_issue: std::collections::BTreeMap<WindowId, IssueId>,
+    tier3: Option<consult::Tier3>,
     ended: Option<EndReason>,
     started: bool,
 }
@@ -120,6 +128,7 @@ impl Episode {
             slots,
             events: Vec::new(),
             window_issue: Default::default(),
+            tier3: consult::Tier3::for_setup(setup),
             ended: None,
             started: false,
         }
@@ -167,27 +176,11 @@ impl Episode {
             self.start();
             return true;
         }
-        let all_done = self.slots.iter().all(|s| s.done && s.pending.is_none());
-        if all_done
-            || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(|s| s.pending.is_none())
-        {
+        if self.work_over() {
             self.ended = Some(self.judge(EndReason::Stalled));
             return false;
         }
-        let mut next: Option<Tick> = board_deadline;
-        let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
-        for s in &self.slots {
-            if let Some((t, _)) = &s.pending {
-                consider(*t);
-            }
-            if let Some(t) = s.wait_until {
-                consider(t);
-            }
-            if let Some(t) = s.news_due {
-                consider(t);
-            }
-        }
-        let Some(next) = next else {
+        let Some(next) = self.next_event(board_deadline) else {
             self.ended = Some(self.judge(EndReason::Stalled));
             return false;
         };
@@ -215,6 +208,7 @@ impl Episode {
                 }
             }
         }
+        self.enter_verdicts();
         for s in &mut self.slots {
             if s.wait_until.is_some_and(|t| t <= now) {
                 s.wait_until = None;
@@ -226,6 +220,34 @@ impl Episode {
             }
         }
         true
+    }
+
+    /// Every agent is done, or the blueprint is complete with no action in flight.
+    fn work_over(&self) -> bool {
+        let all_done = self.slots.iter().all(|s| s.done && s.pending.is_none());
+        all_done
+            || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(|s| s.pending.is_none())
+    }
+
+    /// The next tick at which something happens, if any.
+    fn next_event(&self, board_deadline: Option<Tick>) -> Option<Tick> {
+        let mut next: Option<Tick> = board_deadline;
+        let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
+        for s in &self.slots {
+            if let Some((t, _)) = &s.pending {
+                consider(*t);
+            }
+            if let Some(t) = s.wait_until {
+                consider(t);
+            }
+            if let Some(t) = s.news_due {
+                consider(t);
+            }
+        }
+        if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
+            consider(t);
+        }
+        next
     }
 
     /// A complete blueprint is a complete episode, whatever else was going on.
@@ -291,6 +313,7 @@ impl Episode {
                     receipts: std::mem::take(&mut s.receipts),
                     board: std::mem::take(&mut s.news),
                     view,
+                    verdicts: std::mem::take(&mut s.verdicts),
                     final_call: false,
                     crash,
                 },
@@ -313,6 +336,7 @@ impl Episode {
                     receipts: std::mem::take(&mut s.receipts),
                     board: std::mem::take(&mut s.news),
                     view,
+                    verdicts: std::mem::take(&mut s.verdicts),
                     final_call: true,
                     crash: false,
                 };
@@ -331,6 +355,9 @@ impl Episode {
     pub fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         for note in out.notes {
             self.record_note(agent, note);
+        }
+        for c in out.consults {
+            self.consult(agent, c);
         }
         let now = self.tick;
         let Some(slot) = self.slots.get(agent.index()) else {

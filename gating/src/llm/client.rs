@@ -117,6 +117,13 @@ impl LlmClient {
         &self.spec
     }
 
+    /// The fallback's adjudication of a card, when no usable answer came (a caller's
+    /// own guard uses it too).
+    pub fn fallback(&self, card: &DecisionCard, score: f64, reason: FallbackReason, latency_ms: u64) -> Adjudication {
+        let verdict = self.spec.fallback.verdict(self.det, card.f.r, score);
+        Adjudication::fallback(verdict, reason, String::new(), latency_ms)
+    }
+
     /// Adjudicates one card; `score` is the unrounded score (for the fallback).
     pub async fn adjudicate(&self, card: &DecisionCard, score: f64) -> Adjudication {
         let span = tracing::debug_span!("adjudicate", model = %self.model, issue = card.issue.as_str());
