@@ -9,5 +9,6 @@ mod common;
 mod config;
 mod conservation;
 mod episode;
+mod llm;
 mod plan;
 mod supervision;
