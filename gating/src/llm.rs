@@ -14,6 +14,8 @@
 //! request with reqwest. The [`Breaker`] counts failures per verdict, driven by
 //! episode ticks, so that an episode is deterministic given its verdicts.
 
+#[cfg(feature = "http")]
+mod blocking;
 mod breaker;
 #[cfg(feature = "http")]
 pub mod client;
@@ -22,9 +24,11 @@ mod prompt;
 mod reply;
 mod wire;
 
+#[cfg(feature = "http")]
+pub use blocking::BlockingLlm;
 pub use breaker::{Admission, Breaker, BreakerState, Transition};
 #[cfg(feature = "http")]
-pub use client::{ApiKey, BlockingLlm, LlmClient, LlmClientError};
+pub use client::{ApiKey, LlmClient, LlmClientError};
 pub use config::{BreakerSpec, EpisodeTerms, LlmConfigError, LlmSpec, OutputMode};
 pub use prompt::{GRAMMAR, SYSTEM_PROMPT, response_schema};
 pub use reply::{FallbackReason, UnknownFallback, parse_verdict};

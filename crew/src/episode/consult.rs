@@ -140,7 +140,7 @@ impl Episode {
             let v = t3.terms.fallback.verdict(t3.det, c.card.f.r, c.score);
             Adjudication::fallback(v, FallbackReason::BreakerOpen, String::new(), 0)
         });
-        let due = now + t3.terms.verdict_delay_ticks.max(1);
+        let due = now + t3.terms.verdict_delay_ticks;
         let p = Pending { agent, card: c.card, score: c.score, admission, dispatched: result.is_some(), result };
         t3.pending.insert((due, c.issue_id), p);
     }

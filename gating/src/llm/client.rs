@@ -17,7 +17,7 @@ use super::reply::{FallbackReason, parse_verdict};
 use super::wire::{ChatRequest, ChatResponse, Usage};
 use tracing::Instrument;
 
-use crate::adjudicator::{Adjudication, Adjudicator, DecisionCard, Deterministic};
+use crate::adjudicator::{Adjudication, DecisionCard, Deterministic};
 
 /// Longest raw reply kept for the trace, in bytes.
 const REPLY_KEEP: usize = 512;
@@ -273,35 +273,6 @@ fn classify(e: &reqwest::Error) -> FallbackReason {
         source = s.source();
     }
     FallbackReason::Transport
-}
-
-/// [`LlmClient`] behind the synchronous [`Adjudicator`] trait, on a current-thread
-/// tokio runtime of its own: for the synchronous stepper and one-off checks.
-#[derive(Debug)]
-pub struct BlockingLlm {
-    rt: tokio::runtime::Runtime,
-    client: LlmClient,
-}
-
-impl BlockingLlm {
-    /// Wraps a client.
-    pub fn new(client: LlmClient) -> Result<Self, LlmClientError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LlmClientError::Build(e.to_string()))?;
-        Ok(BlockingLlm { rt, client })
-    }
-}
-
-impl Adjudicator for BlockingLlm {
-    fn adjudicate(&mut self, card: &DecisionCard, score: f64) -> Adjudication {
-        self.rt.block_on(self.client.adjudicate(card, score))
-    }
-
-    fn is_llm(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -187,6 +187,9 @@ impl LlmSpec {
         if self.token_budget == 0 {
             return bad("llm.token_budget", "must be positive".into());
         }
+        if self.verdict_delay_ticks == 0 {
+            return bad("llm.verdict_delay_ticks", "must be at least 1 (a verdict enters after its consult)".into());
+        }
         if self.breaker.failures == 0 {
             return bad("llm.breaker.failures", "must be at least 1".into());
         }

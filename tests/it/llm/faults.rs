@@ -154,3 +154,45 @@ fn every_fault_is_counted_in_the_run_summary_and_the_trace() {
         assert!(started.elapsed() < bound, "{want}: {:?}", started.elapsed());
     }
 }
+
+#[test]
+fn adjudicate_prints_verdict_tokens_and_latency_and_fails_on_a_fallback() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = crate::common::write(dir.path(), "card.json", &card().to_json());
+    let card = card.to_str().unwrap();
+    let good = Fake::start(|_, _| answer("escalate", 0.9));
+    let (code, out, err) = gatecrew(&["adjudicate", "--card", card, "--llm-url", &good.url, "--model", "m"]);
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "verdict   escalate, confidence 0.90, decided by the model",
+        "tokens    100 prompt + 14 completion = 114",
+        "latency ",
+    ] {
+        assert!(out.contains(want), "{want}:\n{out}");
+    }
+    let (code, out, _) = gatecrew(&["adjudicate", "--card", card, "--llm-url", &good.url, "--model", "m", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((v["decision"].as_str(), v["tokens"].as_u64()), (Some("escalate"), Some(114)));
+
+    let down = Fake::start(|_, _| Reply::Full { status: 502, body: Vec::new() });
+    let (code, out, err) = gatecrew(&["adjudicate", "--card", card, "--llm-url", &down.url, "--model", "m"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("the fallback (http_502)") && err.contains("http_502"), "{out}{err}");
+
+    // Bad input: exit 2, saying what is wrong.
+    let bad = crate::common::write(dir.path(), "bad.json", r#"{"issue":"missing_material","f":{}}"#);
+    let (code, _, err) =
+        gatecrew(&["adjudicate", "--card", bad.to_str().unwrap(), "--llm-url", &good.url, "--model", "m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.json") && err.contains("not a decision card"), "{err}");
+    let (code, _, err) = gatecrew(&["adjudicate", "--card", card, "--model", "m", "--config", "/nonexistent.toml"]);
+    assert_eq!(code, 2, "{err}");
+    let cfg = config_with(dir.path(), "[llm]\nmax_tokens = 20\n");
+    let (code, _, err) = gatecrew(&["run", "--config", cfg.to_str().unwrap(), "--llm-url", &good.url, "--model", "m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("crew.toml") && err.contains("llm.max_tokens") && err.contains("32"), "{err}");
+    let (code, _, err) = gatecrew(&["run", "--llm-url", "127.0.0.1:8080", "--model", "m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("llm.url"), "{err}");
+}
