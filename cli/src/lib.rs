@@ -10,9 +10,11 @@ use clap::{Parser, Subcommand};
 
 mod adjudicate;
 mod adjudications;
+mod analyze;
 mod paths;
 mod report;
 mod run;
+mod suite;
 mod tier3;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
@@ -29,6 +31,11 @@ enum Command {
     Run(run::RunArgs),
     /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
     Adjudicate(adjudicate::AdjudicateArgs),
+    /// Generate or run the episode suite.
+    #[command(subcommand)]
+    Suite(suite::SuiteCmd),
+    /// Coordination metrics from traces, per policy and class, with 95% intervals.
+    Analyze(analyze::AnalyzeArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -59,6 +66,8 @@ where
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
         Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
+        Command::Suite(cmd) => suite::run(cmd, out),
+        Command::Analyze(args) => analyze::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,3 +17,22 @@ pub fn default_config() -> Option<PathBuf> {
 pub fn default_trace(name: &str, policy: &str, seed: u64) -> PathBuf {
     PathBuf::from("runs").join(format!("{name}-{policy}-s{seed}.jsonl"))
 }
+
+fn configs_file(rel: &str) -> Option<PathBuf> {
+    let here = PathBuf::from("configs").join(rel);
+    if here.exists() {
+        return Some(here);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs").join(rel);
+    built.exists().then_some(built)
+}
+
+/// The default game data file.
+pub fn default_data() -> Option<PathBuf> {
+    configs_file("data/minecraft-1.20.4.json")
+}
+
+/// The default suite folder: `configs/suite` (created by `gatecrew suite generate`).
+pub fn default_suite() -> PathBuf {
+    configs_file("suite").unwrap_or_else(|| PathBuf::from("configs/suite"))
+}

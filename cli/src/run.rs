@@ -5,8 +5,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use gatecrew_crew::{Finished, Observer, Overrides, Progress, Setup};
-use gatecrew_gating::GatePolicy;
+use gatecrew_crew::{Finished, Observer, Overrides, Policy, Progress, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{Event, EventKind, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -32,15 +31,27 @@ pub enum PolicyArg {
     /// Every issue the protocol can carry is escalated.
     #[value(name = "no_gate")]
     NoGate,
+    /// The gate, but every public message interrupts the agent (baseline).
+    #[value(name = "no_partition")]
+    NoPartition,
+    /// MindCraft-like free chat (baseline).
+    #[value(name = "flatcomm")]
+    Flatcomm,
+    /// VillagerAgent-like central manager (baseline).
+    #[value(name = "central_dag")]
+    CentralDag,
 }
 
-impl From<PolicyArg> for GatePolicy {
+impl From<PolicyArg> for Policy {
     fn from(p: PolicyArg) -> Self {
         match p {
-            PolicyArg::Gated => GatePolicy::Gated,
-            PolicyArg::RuleScore => GatePolicy::RuleScore,
-            PolicyArg::RuleOnly => GatePolicy::RuleOnly,
-            PolicyArg::NoGate => GatePolicy::NoGate,
+            PolicyArg::Gated => Policy::Gated,
+            PolicyArg::RuleScore => Policy::RuleScore,
+            PolicyArg::RuleOnly => Policy::RuleOnly,
+            PolicyArg::NoGate => Policy::NoGate,
+            PolicyArg::NoPartition => Policy::NoPartition,
+            PolicyArg::Flatcomm => Policy::Flatcomm,
+            PolicyArg::CentralDag => Policy::CentralDag,
         }
     }
 }
@@ -153,7 +164,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
         agents: args.agents.map(usize::from),
-        policy: args.policy.map(GatePolicy::from),
+        policy: args.policy.map(Policy::from),
         llm_url: args.llm_url.clone(),
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),

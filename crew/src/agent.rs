@@ -12,6 +12,7 @@
 //! board messages for the caller to post and reads the board only through the news it
 //! is handed.
 
+mod baseline;
 mod board;
 mod build;
 mod consult;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{NodeId, TaskGraph};
 
+pub use board::FALLBACK_REACH;
 pub use consult::Consult;
 pub use memory::{Memory, Physics};
 
@@ -78,6 +80,11 @@ pub enum BoardNews {
     },
     /// A window closed.
     Closed(WindowClosed),
+    /// A free chat line (the `flatcomm` baseline's status reports).
+    Chat {
+        /// Who said it.
+        from: AgentId,
+    },
     /// The board rejected one of this agent's own messages.
     Rejected {
         /// The message.
@@ -106,6 +113,8 @@ pub struct StepInput {
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
     pub crash: bool,
+    /// Directives from the central manager (`central_dag` only).
+    pub directives: Vec<crate::episode::manager::Directive>,
 }
 
 /// What the agent wants next.
@@ -197,6 +206,12 @@ pub struct StepOutput {
     /// Gray-zone cases for the tier-3 adjudicator (only when it consults one); each
     /// issue waits for its verdict in [`StepInput::verdicts`].
     pub consults: Vec<Consult>,
+    /// Free chat lines without protocol meaning (`flatcomm` status reports).
+    pub chats: Vec<gatecrew_protocol::Recipient>,
+    /// Requests to the central manager (`central_dag`).
+    pub manager: Vec<crate::episode::manager::ManagerAsk>,
+    /// Ticks of work lost reading messages (the baselines' interruptions).
+    pub interrupt: u64,
     /// What next.
     pub intent: Intent,
 }
@@ -276,6 +291,8 @@ pub struct AgentSetup {
     pub plan: TaskGraph,
     /// Its gate.
     pub gate: Gate,
+    /// The crew's coordination policy.
+    pub policy: crate::policy::Policy,
     /// Patience and retries.
     pub tuning: AgentTuning,
     /// Public physics.
@@ -300,6 +317,7 @@ pub struct AgentCore {
     blueprint: Arc<Blueprint>,
     gate: Gate,
     consult: bool,
+    policy: crate::policy::Policy,
     tuning: AgentTuning,
     physics: Physics,
     board_cfg: BoardConfig,
@@ -314,6 +332,7 @@ pub struct AgentCore {
     // B
     issues: BTreeMap<Blocker, Vec<OpenIssue>>,
     blocks: BTreeMap<Blocker, Block>,
+    last_features: BTreeMap<Blocker, gatecrew_gating::Features>,
     next_issue: u32,
     recovery: Option<recover::Recovery>,
     awaiting: BTreeMap<ItemId, Awaiting>,
@@ -327,6 +346,9 @@ pub struct AgentCore {
     // What the board said, by item.
     offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
     refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
+    // central_dag: the issue the agent waits on the manager for, and the issues sent.
+    waiting_manager: Option<IssueId>,
+    sent_to_manager: BTreeMap<IssueId, Issue>,
 }
 
 impl AgentCore {
@@ -339,6 +361,7 @@ impl AgentCore {
             blueprint: s.blueprint,
             gate: s.gate,
             consult: s.consult,
+            policy: s.policy,
             tuning: s.tuning,
             physics: s.physics,
             board_cfg: s.board,
@@ -350,6 +373,7 @@ impl AgentCore {
             targets: BTreeMap::new(),
             issues: BTreeMap::new(),
             blocks: BTreeMap::new(),
+            last_features: BTreeMap::new(),
             next_issue: 0,
             recovery: None,
             awaiting: BTreeMap::new(),
@@ -361,6 +385,8 @@ impl AgentCore {
             recent: VecDeque::new(),
             offered: BTreeMap::new(),
             refused: BTreeMap::new(),
+            waiting_manager: None,
+            sent_to_manager: BTreeMap::new(),
         }
     }
 
@@ -388,8 +414,15 @@ impl AgentCore {
         assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
         let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
-        let mut out =
-            StepOutput { notes: Vec::new(), posts: Vec::new(), consults: Vec::new(), intent: Intent::Continue };
+        let mut out = StepOutput {
+            notes: Vec::new(),
+            posts: Vec::new(),
+            consults: Vec::new(),
+            chats: Vec::new(),
+            manager: Vec::new(),
+            interrupt: 0,
+            intent: Intent::Continue,
+        };
         if let Some(o) = input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
@@ -399,8 +432,13 @@ impl AgentCore {
         }
         self.observe(&input.view);
         for news in input.board {
+            out.interrupt += self.read_cost(&news);
             self.on_news(news, &mut out);
         }
+        for d in input.directives {
+            self.on_directive(d, &mut out);
+        }
+        self.expire_awaiting();
         for (id, verdict) in input.verdicts {
             self.on_verdict(id, verdict, &mut out);
         }
@@ -505,6 +543,10 @@ impl AgentCore {
             if let Some(a) = self.next_handover_action() {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
+            }
+            if self.waiting_manager.is_some() {
+                // central_dag: the agent waits for the manager's re-plan.
+                return Intent::Wait(None);
             }
             if self.recovery.as_ref().is_some_and(|r| !r.paused()) {
                 match self.next_recovery_action(out) {

@@ -18,7 +18,9 @@
 //! with the tick at which their verdicts enter (see [`consult`]); the driver resolves
 //! them in between, however long that takes, and the trace does not depend on it.
 
+mod baseline;
 pub mod consult;
+pub mod manager;
 mod record;
 pub mod replay;
 pub mod stepper;
@@ -79,6 +81,9 @@ struct Slot {
     verdicts: Vec<(IssueId, gatecrew_gating::Verdict)>,
     done: bool,
     crash_at: Option<Tick>,
+    directives: Vec<manager::Directive>,
+    directive_due: Option<Tick>,
+    chat_lines_seen: u32,
 }
 
 /// The episode core. See the module docs.
@@ -101,6 +106,9 @@ pub struct Episode {
     tier3: Option<consult::Tier3>,
     ended: Option<EndReason>,
     started: bool,
+    muted: Vec<bool>,
+    policy_kind: crate::policy::Policy,
+    manager: Option<manager::Manager>,
 }
 
 impl Episode {
@@ -131,6 +139,12 @@ impl Episode {
             tier3: consult::Tier3::for_setup(setup),
             ended: None,
             started: false,
+            muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
+            policy_kind: setup.policy,
+            manager: (setup.policy == crate::policy::Policy::CentralDag).then(|| {
+                let owners = crate::plan::split_work(&setup.blueprint, n);
+                manager::Manager::new(manager::ManagerConfig::default(), owners)
+            }),
         }
     }
 
@@ -218,7 +232,12 @@ impl Episode {
                 s.news_due = None;
                 s.wake = true;
             }
+            if s.directive_due.is_some_and(|t| t <= now) {
+                s.directive_due = None;
+                s.wake = true;
+            }
         }
+        self.expire_deliveries(now);
         true
     }
 
@@ -243,6 +262,12 @@ impl Episode {
             if let Some(t) = s.news_due {
                 consider(t);
             }
+            if let Some(t) = s.directive_due {
+                consider(t);
+            }
+        }
+        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
+            consider(t);
         }
         if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
             consider(t);
@@ -316,6 +341,7 @@ impl Episode {
                     verdicts: std::mem::take(&mut s.verdicts),
                     final_call: false,
                     crash,
+                    directives: std::mem::take(&mut s.directives),
                 },
             ));
         }
@@ -339,6 +365,7 @@ impl Episode {
                     verdicts: std::mem::take(&mut s.verdicts),
                     final_call: true,
                     crash: false,
+                    directives: std::mem::take(&mut s.directives),
                 };
                 (agent, input)
             })
@@ -358,6 +385,16 @@ impl Episode {
         }
         for c in out.consults {
             self.consult(agent, c);
+        }
+        let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
+        if !muted {
+            for to in out.chats {
+                self.record_chat(agent, to);
+                self.broadcast(BoardNews::Chat { from: agent });
+            }
+            for ask in out.manager {
+                self.ask_manager(agent, ask);
+            }
         }
         let now = self.tick;
         let Some(slot) = self.slots.get(agent.index()) else {
@@ -384,7 +421,18 @@ impl Episode {
                 s.done = true;
             }
         }
-        out.posts
+        // Reading messages costs the baselines work time: the action in flight (or the
+        // wait) ends that much later.
+        if out.interrupt > 0 {
+            let s = &mut self.slots[agent.index()];
+            if let Some((t, _)) = &mut s.pending {
+                *t = *t + out.interrupt;
+            } else if let Some(t) = &mut s.wait_until {
+                *t = *t + out.interrupt;
+            }
+        }
+        // A muted agent (a fault) stops answering: nothing it posts reaches the board.
+        if muted { Vec::new() } else { out.posts }
     }
 
     /// The board's answer to a message `agent` posted.
@@ -398,7 +446,12 @@ impl Episode {
         match result {
             Ok(receipt) => {
                 let window = receipt.posted.window;
-                self.record_board(&receipt.posted.msg, window);
+                if self.policy_kind == crate::policy::Policy::Flatcomm {
+                    // flatcomm's coordination is free chat: the same exchange, as chat lines.
+                    self.record_chat(receipt.posted.msg.from(), receipt.posted.msg.to());
+                } else {
+                    self.record_board(&receipt.posted.msg, window);
+                }
                 if matches!(msg, BoardMessage::RequestMaterial { .. }) {
                     if let Some(id) = issue {
                         self.window_issue.insert(window, id);

@@ -231,6 +231,24 @@ impl TaskGraph {
         self.reach.get(n.index()).copied().unwrap_or_default()
     }
 
+    /// The facts of any node: precomputed for place nodes, walked for others (an
+    /// `obtain` node's dependents are the place nodes needing its item and everything
+    /// resting on them).
+    pub fn reach(&self, n: NodeId) -> Reach {
+        if matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+            return self.reach_of(n);
+        }
+        let direct = self.dependents(n);
+        let desc = self.descendants(n);
+        let owner = self.g[n].owner;
+        let depth = direct.iter().map(|d| 1 + self.reach_of(*d).depth).max().unwrap_or(0);
+        Reach {
+            dependents: desc.len() as u32,
+            depth,
+            teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
+        }
+    }
+
     /// Children in rank order.
     pub fn children(&self, n: NodeId) -> Vec<NodeId> {
         let mut c: Vec<(u32, NodeId)> = self

@@ -36,6 +36,7 @@ use toml::Spanned;
 
 use crate::agent::{AgentCore, AgentSetup, AgentTuning, Physics};
 use crate::plan::{TaskGraph, build, split_work};
+use crate::policy::Policy;
 
 /// The `[episode]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,9 +49,18 @@ pub struct EpisodeSpec {
     /// The episode ends at this tick at the latest.
     pub tick_limit: u64,
     /// The coordination policy.
-    pub policy: GatePolicy,
+    pub policy: Policy,
     /// Budget of the local-recovery oracle recorded for UER, in ticks.
     pub oracle_ticks: u64,
+    /// Suite class (A..D or standard), written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Suite template, written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// Suite split, written into the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
 }
 
 impl Default for EpisodeSpec {
@@ -59,8 +69,11 @@ impl Default for EpisodeSpec {
             name: "episode".into(),
             seed: 7,
             tick_limit: 24_000,
-            policy: GatePolicy::Gated,
+            policy: Policy::Gated,
             oracle_ticks: 600,
+            class: None,
+            template: None,
+            split: None,
         }
     }
 }
@@ -83,6 +96,8 @@ pub struct FaultSpec {
     pub action_failure_rate: f64,
     /// Agent actor crashes.
     pub crash: Vec<CrashSpec>,
+    /// Agents that stop answering: their board messages are never delivered.
+    pub mute: Vec<u32>,
 }
 
 fn default_data() -> PathBuf {
@@ -121,7 +136,7 @@ pub struct Overrides {
     /// Another crew size.
     pub agents: Option<usize>,
     /// Another policy.
-    pub policy: Option<GatePolicy>,
+    pub policy: Option<Policy>,
     /// Another LLM endpoint (turns tier-3 consults on).
     pub llm_url: Option<String>,
     /// Another LLM model name (turns tier-3 consults on).
@@ -149,7 +164,7 @@ pub struct Setup {
     /// Tick limit.
     pub tick_limit: u64,
     /// Policy.
-    pub policy: GatePolicy,
+    pub policy: Policy,
     /// Oracle budget.
     pub oracle_ticks: u64,
     /// Game data.
@@ -210,11 +225,25 @@ impl Setup {
         Self::parse(&text, path, ov)
     }
 
+    /// Loads a crew config with game data already loaded (the config's `data` key is
+    /// ignored): for suites, where hundreds of episodes share one data file.
+    pub fn load_with_data(path: &Path, ov: &Overrides, data: Arc<GameData>) -> Result<Setup, SetupError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        Self::parse_inner(&text, path, ov, Some(data))
+    }
+
     /// Parses a crew config's text; relative paths resolve against `path`'s folder.
     pub fn parse(text: &str, path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
+        Self::parse_inner(text, path, ov, None)
+    }
+
+    fn parse_inner(text: &str, path: &Path, ov: &Overrides, data: Option<Arc<GameData>>) -> Result<Setup, SetupError> {
         let mut file: CrewFile = toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let data = Arc::new(GameData::load(&base.join(&file.data))?);
+        let data = match data {
+            Some(d) => d,
+            None => Arc::new(GameData::load(&base.join(&file.data))?),
+        };
         let bp_path = ov.blueprint.clone().unwrap_or_else(|| base.join(&file.blueprint));
         let blueprint = Arc::new(Blueprint::load(&bp_path, &data)?);
         if let Some(seed) = ov.seed {
@@ -261,6 +290,13 @@ impl Setup {
         let mut world = world;
         world.set_failure_rate(file.faults.action_failure_rate);
         world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
+        for a in &file.faults.mute {
+            if *a as usize >= agents.len() {
+                return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {a} does not exist")))
+                    .at("faults.mute")
+                    .into());
+            }
+        }
         for c in &file.faults.crash {
             if c.agent as usize >= agents.len() {
                 return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)))
@@ -278,7 +314,7 @@ impl Setup {
             board: &file.board,
             agent: &file.agent,
             faults: &file.faults,
-            llm: llm.as_ref().filter(|_| file.episode.policy == GatePolicy::Gated).map(LlmSpec::episode_terms),
+            llm: llm.as_ref().filter(|_| file.episode.policy.gate() == GatePolicy::Gated).map(LlmSpec::episode_terms),
             world: &file.world,
             agents: &agents,
             blueprint: cells,
@@ -301,7 +337,11 @@ impl Setup {
             faults: file.faults,
             plan,
             config_hash,
-            labels: Labels::default(),
+            labels: Labels {
+                class: file.episode.class.clone(),
+                template: file.episode.template.clone(),
+                split: file.episode.split.clone(),
+            },
             llm,
         })
     }
@@ -309,7 +349,7 @@ impl Setup {
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or
     /// its command-line overrides) under the `gated` policy.
     pub fn consults(&self) -> bool {
-        self.llm.is_some() && self.policy == GatePolicy::Gated
+        self.llm.is_some() && self.policy.gate() == GatePolicy::Gated
     }
 
     /// The crew roster.
@@ -331,7 +371,8 @@ impl Setup {
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),
-                    gate: Gate::new(self.gate, self.policy),
+                    gate: Gate::new(self.gate, self.policy.gate()),
+                    policy: self.policy,
                     tuning: self.tuning,
                     physics: physics.clone(),
                     board: self.board,

@@ -46,15 +46,19 @@ pub struct CriticalityFacts {
     pub blocks_all_own_work: bool,
 }
 
-/// C: 0 no dependents; 1 a local sub-structure of depth <= 2; 2 a major component (a
-/// deeper chain, or a teammate's nodes); 3 the critical path (all of this agent's
-/// remaining work waits on it and a teammate's work depends on it).
+/// Dependents beyond which a sub-structure counts as a major component.
+pub const LOCAL_SUBSTRUCTURE: usize = 3;
+
+/// C: 0 no dependents; 1 a local sub-structure (at most [`LOCAL_SUBSTRUCTURE`]
+/// dependents, depth <= 2); 2 a major component (more descendants, a deeper chain, or a
+/// teammate's nodes); 3 the critical path (all of this agent's remaining work waits on
+/// it and a teammate's work depends on it).
 pub fn criticality(f: CriticalityFacts) -> Level {
     if f.dependents == 0 {
         Level::L0
     } else if f.blocks_all_own_work && f.teammate_dependents {
         Level::L3
-    } else if f.teammate_dependents || f.depth > 2 {
+    } else if f.teammate_dependents || f.depth > 2 || f.dependents > LOCAL_SUBSTRUCTURE {
         Level::L2
     } else {
         Level::L1
@@ -154,6 +158,8 @@ mod tests {
         assert_eq!(f(2, 2, false, false), Level::L1);
         assert_eq!(f(2, 2, false, true), Level::L1, "all own work waits, but no teammate does");
         assert_eq!(f(5, 3, false, false), Level::L2);
+        assert_eq!(f(4, 1, false, false), Level::L2, "more descendants: a major component");
+        assert_eq!(f(3, 2, false, true), Level::L1);
         assert_eq!(f(1, 1, true, false), Level::L2);
         assert_eq!(f(1, 1, true, true), Level::L3);
     }

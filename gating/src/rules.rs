@@ -1,7 +1,12 @@
 //! Tier 1: the rules (DESIGN section 5.2), in order; the first that fires decides and
-//! its id is logged. `no_message` comes first and is ours: the protocol has a message
-//! only for materials and tools, so a blocked dependency or an unreachable target
-//! cannot be escalated at all, whatever the features say.
+//! its id is logged. Two rules are ours, each closing a gap in the specification:
+//!
+//! * `no_message` (first): the protocol has a message only for materials and tools, so a
+//!   blocked dependency or an unreachable target cannot be escalated at all;
+//! * `no_local_option` (last): staying local means `LOCAL_RECOVER` (needs R > 0) or
+//!   `LOCAL_SKIP` (needs independent work left, DESIGN 5.5). When neither exists, a
+//!   teammate may still help (A >= 1) and asking has not failed repeatedly (H <= 1),
+//!   the only option left is to ask.
 
 use gatecrew_protocol::trace::{Decision, GateAction};
 
@@ -23,6 +28,8 @@ pub enum RuleId {
     CriticalExact,
     /// C = 0 and other independent work remains.
     Cosmetic,
+    /// R = 0, no other work, A >= 1, H <= 1: no local option is left.
+    NoLocalOption,
 }
 
 impl RuleId {
@@ -35,6 +42,7 @@ impl RuleId {
             RuleId::Alone => "alone",
             RuleId::CriticalExact => "critical_exact",
             RuleId::Cosmetic => "cosmetic",
+            RuleId::NoLocalOption => "no_local_option",
         }
     }
 }
@@ -92,6 +100,13 @@ pub fn tier1(f: Features, ctx: RuleContext) -> Option<RuleHit> {
     if f.c == Level::L0 && ctx.other_work {
         return stay(RuleId::Cosmetic, GateAction::LocalSkip);
     }
+    if f.r == Level::L0 && !ctx.other_work && f.a >= Level::L1 && f.h <= Level::L1 {
+        return Some(RuleHit {
+            rule: RuleId::NoLocalOption,
+            decision: Decision::Escalate,
+            action: GateAction::RequestMaterial,
+        });
+    }
     None
 }
 
@@ -127,6 +142,18 @@ mod tests {
         );
         let hit = tier1(f(0, 1, 0, 1, 0), OPEN).unwrap();
         assert_eq!((hit.rule, hit.action), (RuleId::Cosmetic, GateAction::LocalSkip));
+        let idle = RuleContext { other_work: false, ..OPEN };
+        let hit = tier1(f(1, 1, 2, 0, 1), idle).unwrap();
+        assert_eq!((hit.rule, hit.decision), (RuleId::NoLocalOption, Decision::Escalate));
+    }
+
+    #[test]
+    fn no_local_option_respects_history_and_refusals() {
+        let idle = RuleContext { other_work: false, ..OPEN };
+        assert_eq!(rule(f(1, 1, 2, 0, 2), idle), None, "asked repeatedly with zero yield");
+        assert_eq!(rule(f(1, 0, 2, 0, 0), idle), None, "every teammate refused");
+        assert_eq!(rule(f(1, 1, 2, 1, 0), idle), None, "a local way exists");
+        assert_eq!(rule(f(1, 1, 2, 0, 0), OPEN), None, "other work remains: skip is an option");
     }
 
     #[test]

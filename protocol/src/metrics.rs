@@ -27,6 +27,8 @@ pub struct EpisodeMetrics {
     pub cs: u64,
     /// Public messages: board, chat and manager lines (Msg).
     pub msg: u64,
+    /// Modelled tokens of chat and manager messages (the baselines' LLM traffic).
+    pub msg_tokens: u64,
     /// Board messages the board rejected.
     pub rejected: u64,
     /// Issues detected.
@@ -75,7 +77,11 @@ impl EpisodeMetrics {
                 self.agents = agents.len() as u32;
             }
             EventKind::Action { .. } => self.cs += 1,
-            EventKind::Board { .. } | EventKind::Chat { .. } | EventKind::Manager { .. } => self.msg += 1,
+            EventKind::Board { .. } => self.msg += 1,
+            EventKind::Chat { tokens, .. } | EventKind::Manager { tokens, .. } => {
+                self.msg += 1;
+                self.msg_tokens += u64::from(*tokens);
+            }
             EventKind::BoardReject { .. } => self.rejected += 1,
             EventKind::Issue { .. } => self.issues += 1,
             EventKind::Gate { decision, oracle_local_feasible, .. } => {
@@ -205,6 +211,7 @@ impl GroupMetrics {
             t.rejected += e.rejected;
             t.cs += e.cs;
             t.msg += e.msg;
+            t.msg_tokens += e.msg_tokens;
             t.latencies_ms.extend_from_slice(&e.latencies_ms);
         }
         if g.episodes > 0 {

@@ -1,8 +1,8 @@
 //! Whole episodes: the default house, determinism, and the actor runtime matching the
 //! synchronous stepper byte for byte.
 
+use gatecrew_crew::Policy as GatePolicy;
 use gatecrew_crew::{EndReason, Overrides, Setup};
-use gatecrew_gating::GatePolicy;
 use gatecrew_protocol::trace::{Decision, Event, EventKind, ResolvedBy, TraceReader, TraceWriter};
 
 use crate::common::{default_config, default_setup};

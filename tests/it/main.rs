@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod actions;
+mod analyze;
 mod cli;
 mod common;
 mod config;
@@ -11,4 +12,5 @@ mod conservation;
 mod episode;
 mod llm;
 mod plan;
+mod suite;
 mod supervision;

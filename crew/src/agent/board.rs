@@ -11,6 +11,9 @@ use gatecrew_world::{Action, Outcome, Receipt};
 
 use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
 
+/// How much further the local solver searches once the board failed to help.
+pub const FALLBACK_REACH: u64 = 4;
+
 impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
         match news {
@@ -22,9 +25,10 @@ impl AgentCore {
                                 aw.window = Some(window);
                             }
                         }
-                    } else if to == Recipient::All || to == Recipient::Agent(self.id) {
+                    } else if (to == Recipient::All || to == Recipient::Agent(self.id)) && !self.busy_for_chat() {
                         self.answer(window, from, item, count.get(), out);
                     }
+                    self.echo(&msg, out);
                 }
                 BoardMessage::OfferTransfer { from, to, item, count, .. } => {
                     self.offered.entry(item).or_default().insert(from);
@@ -43,6 +47,7 @@ impl AgentCore {
                 }
                 BoardMessage::ConfirmTransfer { .. } => {}
             },
+            BoardNews::Chat { .. } => {}
             BoardNews::Closed(c) => {
                 self.handovers.retain(|h| h.window != c.window);
                 if c.requester == self.id {
@@ -52,7 +57,12 @@ impl AgentCore {
                         match c.outcome {
                             CloseOutcome::Confirmed => {}
                             CloseOutcome::CannotSupply => {
-                                let cooldown = self.gate.params().spec().cooldown_ticks;
+                                // flatcomm has no cooldown: it may ask again at once.
+                                let cooldown = if self.policy == crate::policy::Policy::Flatcomm {
+                                    0
+                                } else {
+                                    self.gate.params().spec().cooldown_ticks
+                                };
                                 self.history.cannot_supply(aw.key, self.now, cooldown);
                                 self.fall_back(c.item, aw.count);
                             }
@@ -81,6 +91,21 @@ impl AgentCore {
         }
     }
 
+    /// A request whose window never opened or never closed (a lost message, a muted
+    /// agent) is treated as timed out one tick after its deadline, so nothing waits
+    /// forever.
+    pub(super) fn expire_awaiting(&mut self) {
+        let stale: Vec<ItemId> =
+            self.awaiting.iter().filter(|(_, aw)| self.now > aw.deadline + 1).map(|(item, _)| *item).collect();
+        for item in stale {
+            if let Some(aw) = self.awaiting.remove(&item) {
+                tracing::debug!(agent = %self.id, item = item.0, "request lost: treated as timed out");
+                self.history.timed_out(aw.key);
+                self.fall_back(item, aw.count);
+            }
+        }
+    }
+
     /// Answers a request from private state only: offer true surplus, or say no.
     fn answer(
         &mut self,
@@ -103,6 +128,10 @@ impl AgentCore {
     }
 
     /// A window closed without the items: control returns to the local solver at once.
+    pub(super) fn fall_back_now(&mut self, item: ItemId, count: u32) {
+        self.fall_back(item, count);
+    }
+
     fn fall_back(&mut self, item: ItemId, count: u32) {
         if let Some(rec) = &mut self.recovery {
             if rec.paused_for() == Some(item) {
@@ -115,10 +144,13 @@ impl AgentCore {
             return;
         };
         let want = self.inv.count(item) + count;
+        // No teammate helps: a long local chain is now worth it (DESIGN 5.5's last
+        // resort), so the search reaches further than the gate's.
+        let budget = self.gate.params().spec().search_ticks.saturating_mul(FALLBACK_REACH);
         let k = self.known();
-        let local = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).is_some();
+        let local = Planner::new(&k, budget).obtain(item, want).is_some();
         if local {
-            self.start_recovery(item, want, id);
+            self.start_recovery(item, want, id, budget);
         } else {
             let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
@@ -128,6 +160,12 @@ impl AgentCore {
     /// Items from a teammate, verified by the world: confirm on the board.
     pub(super) fn on_receipt(&mut self, r: Receipt, out: &mut StepOutput) {
         self.inv.insert_unchecked(r.item, r.count);
+        if self.confirm_to_manager(r.item, out) {
+            if let Some(rec) = &mut self.recovery {
+                rec.unpause(r.item);
+            }
+            return;
+        }
         let Some(aw) = self.awaiting.get(&r.item) else {
             return;
         };

@@ -176,7 +176,20 @@ impl AgentCore {
             if self.inv.count(item) == 0 {
                 let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
                 let issue = Issue::MissingMaterial { item, count: deficit };
-                let id = self.new_issue(issue, Blocker::Item(item), Some(n), out);
+                // A revisit re-detects the issue only if something changed: the gate is
+                // deterministic, so the same features would give the same decision.
+                let (features, _, _) = self.evaluate(issue, Some(n));
+                let blocker = Blocker::Item(item);
+                if self.suppress_repeats()
+                    && self.first_issue(blocker).is_some()
+                    && self.last_features.get(&blocker) == Some(&features)
+                {
+                    let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
+                    self.hold(blocker, Retry::WhenIdle, why);
+                    return Next::Again;
+                }
+                self.last_features.insert(blocker, features);
+                let id = self.new_issue(issue, blocker, Some(n), out);
                 self.run_gate(id, issue, Some(n), out);
                 return Next::Again;
             }

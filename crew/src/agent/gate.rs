@@ -52,7 +52,7 @@ impl AgentCore {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach_of(n);
+        let reach = self.plan.reach(n);
         let desc: BTreeSet<NodeId> = self.plan.descendants(n).into_iter().collect();
         let own_left: Vec<NodeId> = self
             .own_places()
@@ -212,6 +212,16 @@ impl AgentCore {
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
+        // A missing item blocks every node that needs it: the node the graph says is
+        // blocked is this agent's `obtain` node for the item, whose dependents are all
+        // those place nodes and what rests on them.
+        let node = match issue {
+            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
+            Issue::MissingTool { .. } => {
+                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
+            }
+            _ => node,
+        };
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
             c: criticality(self.criticality_facts(node)),
@@ -259,10 +269,17 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
+        if self.policy == crate::policy::Policy::CentralDag {
+            self.ask_manager(id, issue, out);
+            return;
+        }
+        if issue.requestable().is_none() {
+            self.chat_status(out);
+        }
         match (decision, action, issue.requestable()) {
             (Decision::Escalate, _, Some(_)) => self.escalate(id, issue, out),
             (_, GateAction::LocalRecover, Some((item, n))) => {
-                self.start_recovery(item, self.inv.count(item) + n, id);
+                self.start_recovery(item, self.inv.count(item) + n, id, self.gate.params().spec().search_ticks);
             }
             (_, GateAction::LocalSkip, Some(_))
             | (Decision::Escalate, _, None)

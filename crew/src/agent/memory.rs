@@ -77,9 +77,16 @@ impl Memory {
         for &(p, i, c) in &obs.dropped {
             self.dropped.entry(p).or_default().push((i, c));
         }
-        self.containers.retain(|p, _| p.dist_sq(obs.pos) > sight_sq);
+        // Containers in sight are replaced by what is seen now; contents seen earlier are
+        // kept for those now out of reach (the bot remembers what it looked at).
+        let previous = std::mem::take(&mut self.containers);
+        for (p, c) in &previous {
+            if p.dist_sq(obs.pos) > sight_sq {
+                self.containers.insert(*p, c.clone());
+            }
+        }
         for c in &obs.containers {
-            let prev = self.containers.get(&c.pos).and_then(|s| s.contents.clone());
+            let prev = previous.get(&c.pos).and_then(|s| s.contents.clone());
             self.containers.insert(c.pos, SeenContainer { kind: c.kind, contents: c.contents.clone().or(prev) });
         }
         self.visible = obs.teammates.clone();

@@ -32,6 +32,7 @@ pub(super) struct Recovery {
     stack: Vec<Frame>,
     paused_for: Option<ItemId>,
     asked: Vec<ItemId>,
+    budget: u64,
 }
 
 impl Recovery {
@@ -60,8 +61,9 @@ enum TaskStep {
 }
 
 impl AgentCore {
-    /// Starts `LOCAL_RECOVER` for holding `want` of `item`.
-    pub(super) fn start_recovery(&mut self, item: ItemId, want: u32, issue: IssueId) {
+    /// Starts `LOCAL_RECOVER` for holding `want` of `item`, considering routes that cost
+    /// at most `budget` ticks.
+    pub(super) fn start_recovery(&mut self, item: ItemId, want: u32, issue: IssueId, budget: u64) {
         let top = self.plan.obtain_node_or_add(self.id, item);
         self.plan.clear_below(top);
         self.recovery = Some(Recovery {
@@ -70,6 +72,7 @@ impl AgentCore {
             stack: vec![Frame::Obtain { node: top, item, target: want, depth: 0 }],
             paused_for: None,
             asked: Vec::new(),
+            budget,
         });
     }
 
@@ -88,7 +91,7 @@ impl AgentCore {
     /// Generates the alternatives of an `obtain` node in cost order.
     fn expand(&mut self, or: NodeId, item: ItemId, target: u32) {
         let deficit = target.saturating_sub(self.inv.count(item)).max(1);
-        let budget = self.gate.params().spec().search_ticks;
+        let budget = self.recovery.as_ref().map_or(self.gate.params().spec().search_ticks, |r| r.budget);
         enum Alt {
             Fetch,
             Craft(gatecrew_world::RecipeId),

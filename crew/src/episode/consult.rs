@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use gatecrew_gating::llm::{Admission, Breaker, EpisodeTerms, FallbackReason, Transition};
-use gatecrew_gating::{Adjudication, Adjudicator, DecisionCard, Deterministic, GatePolicy};
+use gatecrew_gating::{Adjudication, Adjudicator, DecisionCard, Deterministic};
 use gatecrew_protocol::trace::EventKind;
 use gatecrew_protocol::{AgentId, IssueId, Tick};
 
@@ -93,7 +93,7 @@ pub(super) struct Tier3 {
 impl Tier3 {
     /// The tier-3 state of an episode that consults an external adjudicator.
     pub(super) fn for_setup(setup: &Setup) -> Option<Self> {
-        let spec = setup.llm.as_ref().filter(|_| setup.policy == GatePolicy::Gated)?;
+        let spec = setup.llm.as_ref().filter(|_| setup.consults())?;
         let terms = spec.episode_terms();
         Some(Tier3 {
             terms,

@@ -14,6 +14,11 @@ fn half(dx: i64, dz: i64) -> u8 {
 }
 
 fn cmp_angle(a: (i64, i64), b: (i64, i64)) -> Ordering {
+    // The centre itself has no angle: it sorts first.
+    let zero = |v: (i64, i64)| v == (0, 0);
+    if zero(a) || zero(b) {
+        return zero(b).cmp(&zero(a));
+    }
     half(a.0, a.1).cmp(&half(b.0, b.1)).then_with(|| {
         // Cross product sign: positive when a comes before b.
         let cross = a.0 * b.1 - a.1 * b.0;
@@ -60,5 +65,7 @@ mod tests {
             assert_eq!(cmp_angle(w[0], w[1]), Ordering::Less, "{:?} before {:?}", w[0], w[1]);
         }
         assert_eq!(cmp_angle((2, 0), (5, 0)), Ordering::Equal);
+        assert_eq!(cmp_angle((0, 0), (5, 0)), Ordering::Less);
+        assert_eq!(cmp_angle((0, 0), (0, 0)), Ordering::Equal);
     }
 }

@@ -375,10 +375,12 @@ pub enum EventKind {
     },
     /// A manager message (central_dag baseline).
     Manager {
-        /// Sender (the manager is `None` in the agent slot).
+        /// The agent that wrote to the manager; absent when the manager writes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<AgentId>,
-        /// Addressee.
-        to: Recipient,
+        /// The agent the manager writes to; absent when an agent writes to the manager.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<AgentId>,
         /// Modelled tokens.
         tokens: u32,
     },

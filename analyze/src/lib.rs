@@ -1,0 +1,21 @@
+//! `gatecrew analyze`: coordination metrics from traces alone (DESIGN section 8).
+//!
+//! [`read_traces`] streams JSON Lines traces (files or folders, walked in sorted order)
+//! one line at a time: memory grows with the number of episodes, never with the size of
+//! a trace. A truncated last line (a crash) is reported and skipped; any other malformed
+//! line is an error naming `file:line`; an unknown major version is refused.
+//!
+//! [`Report::build`] groups episodes by policy and by class (or crew size), computes the
+//! metrics the way DESIGN section 8 says (TSR, CS and Msg are means over episodes; the
+//! rates pool their counts), and attaches 95% percentile-bootstrap confidence intervals
+//! (2,000 resamples of episodes, seeded: the same traces give the same intervals).
+//! [`plot`] draws them with a bundled font, so no system font is needed.
+
+pub mod plot;
+mod read;
+mod report;
+mod stats;
+
+pub use read::{AnalyzeError, ReadSummary, read_traces};
+pub use report::{By, Cell, Group, Metric, Report};
+pub use stats::{Interval, bootstrap};

@@ -1,0 +1,129 @@
+//! Bar charts of the main metrics per policy and group, with their intervals, drawn
+//! with a bundled font (DejaVu Sans, see assets/DejaVuSans-LICENSE.txt) so that no
+//! system font is needed. SVG or PNG by the file's extension.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+use crate::report::{Metric, Report};
+
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+/// Why a plot could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw {path}: {message}")]
+pub struct PlotError {
+    /// The file.
+    pub path: String,
+    /// Why.
+    pub message: String,
+}
+
+const PANELS: [Metric; 6] = [Metric::Tsr, Metric::Msg, Metric::Cs, Metric::Uer, Metric::Ecr, Metric::Rsr];
+const COLOURS: [RGBColor; 7] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(127, 127, 127),
+];
+
+/// Draws six panels (TSR, Msg, CS, UER, ECR, RSR): bars per policy for each key, with
+/// 95% interval whiskers.
+pub fn plot(report: &Report, path: &Path) -> Result<(), PlotError> {
+    let err = |e: &dyn std::fmt::Display| PlotError { path: path.display().to_string(), message: e.to_string() };
+    // Registering twice is harmless; the bundled font replaces any system lookup.
+    let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    let size = (1500, 900);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg") => draw(report, SVGBackend::new(path, size).into_drawing_area()).map_err(|e| err(&e)),
+        Some("png") => draw(report, BitMapBackend::new(path, size).into_drawing_area()).map_err(|e| err(&e)),
+        _ => Err(err(&"the plot file must end in .svg or .png")),
+    }
+}
+
+fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let panels = root.split_evenly((2, 3));
+    let keys = &report.keys;
+    let np = report.policies.len().max(1);
+    for (area, metric) in panels.iter().zip(PANELS) {
+        let values: Vec<f64> = report
+            .groups
+            .iter()
+            .flat_map(|g| g.cells.iter().filter(|c| c.metric == metric).filter_map(|c| c.interval.map(|i| i.hi)))
+            .collect();
+        let top =
+            values.iter().copied().fold(0.0f64, f64::max).max(if metric == Metric::Tsr { 1.0 } else { 1e-9 }) * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(metric.label(), ("sans-serif", 22))
+            .margin(8)
+            .x_label_area_size(28)
+            .y_label_area_size(48)
+            .build_cartesian_2d(-0.5..keys.len() as f64 - 0.5, 0.0..top)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(keys.len() + 1)
+            .x_label_formatter(&|x| {
+                let k = x.round();
+                if (x - k).abs() < 1e-6 && k >= 0.0 {
+                    keys.get(k as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .label_style(("sans-serif", 13))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let width = 0.8 / np as f64;
+        for (k, key) in keys.iter().enumerate() {
+            for (p, policy) in report.policies.iter().enumerate() {
+                let Some(i) = report
+                    .group(policy, key)
+                    .and_then(|g| g.cells.iter().find(|c| c.metric == metric))
+                    .and_then(|c| c.interval)
+                else {
+                    continue;
+                };
+                let x0 = k as f64 - 0.4 + p as f64 * width;
+                let colour = COLOURS[p % COLOURS.len()];
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x0, 0.0), (x0 + width * 0.9, i.value)],
+                        colour.filled(),
+                    )))
+                    .map_err(|e| e.to_string())?;
+                let xm = x0 + width * 0.45;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(vec![(xm, i.lo), (xm, i.hi)], BLACK.stroke_width(1))))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        if metric == Metric::Tsr {
+            for (p, policy) in report.policies.iter().enumerate() {
+                let colour = COLOURS[p % COLOURS.len()];
+                chart
+                    .draw_series(std::iter::once(Rectangle::new([(0.0, -1.0), (0.0, -1.0)], colour.filled())))
+                    .map_err(|e| e.to_string())?
+                    .label(policy.clone())
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `gatecrew analyze`: metrics from traces, per policy and class, side by side.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use gatecrew_analyze::{By, Report, read_traces};
+
+use crate::BadInput;
+
+/// How to group episodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ByArg {
+    /// Suite class (A-D, standard), policies side by side.
+    Class,
+    /// Policy only.
+    Policy,
+    /// Crew size, policies side by side.
+    Agents,
+}
+
+/// Arguments of `gatecrew analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// Trace files or folders (searched for *.jsonl)
+    #[arg(required = true, value_name = "DIR")]
+    paths: Vec<PathBuf>,
+    /// Grouping besides the policy
+    #[arg(long, value_enum, default_value = "class")]
+    by: ByArg,
+    /// Print one JSON object instead of tables
+    #[arg(long)]
+    json: bool,
+    /// Draw the main metrics to FILE.svg or FILE.png
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `gatecrew analyze`.
+pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let read = read_traces(&a.paths).map_err(|e| BadInput(e.to_string()))?;
+    for w in &read.warnings {
+        writeln!(err, "warning: {w}")?;
+    }
+    let by = match a.by {
+        ByArg::Class => By::Class,
+        ByArg::Policy => By::Policy,
+        ByArg::Agents => By::Agents,
+    };
+    let report = Report::build(&read.episodes, by);
+    let secs = started.elapsed().as_secs_f64();
+    if let Some(p) = &a.plot {
+        gatecrew_analyze::plot::plot(&report, p).map_err(|e| BadInput(e.to_string()))?;
+    }
+    if a.json {
+        let v = serde_json::json!({
+            "files": read.files,
+            "episodes": read.episodes.len(),
+            "bytes": read.bytes,
+            "warnings": read.warnings,
+            "report": report,
+        });
+        serde_json::to_writer(&mut *out, &v)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} episodes from {} traces ({:.1} MB, {} lines) in {:.2} s; 95% bootstrap intervals in brackets",
+            read.episodes.len(),
+            read.files,
+            read.bytes as f64 / 1e6,
+            read.lines,
+            secs
+        )?;
+        write!(out, "{}", report.tables())?;
+        if let Some(p) = &a.plot {
+            writeln!(out, "plot: {}", p.display())?;
+        }
+    }
+    Ok(())
+}

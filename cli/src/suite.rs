@@ -1,0 +1,217 @@
+//! `gatecrew suite generate` and `gatecrew suite run`.
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_protocol::metrics::{EpisodeMetrics, GroupMetrics};
+use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_suite::Manifest;
+use gatecrew_world::GameData;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::BadInput;
+use crate::paths;
+
+/// `gatecrew suite ...`
+#[derive(Debug, clap::Subcommand)]
+pub enum SuiteCmd {
+    /// Write the 200-episode suite (plus the standard split) as files.
+    Generate(GenerateArgs),
+    /// Run every episode of a split under one or more policies, one trace per episode.
+    Run(RunArgs),
+}
+
+/// Arguments of `gatecrew suite generate`.
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// Output folder [default: configs/suite]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Game data file [default: configs/data/minecraft-1.20.4.json]
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+}
+
+/// Arguments of `gatecrew suite run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Suite folder (with suite.toml) [default: configs/suite]
+    #[arg(long, value_name = "DIR")]
+    suite: Option<PathBuf>,
+    /// calibration, test, standard or all
+    #[arg(long, default_value = "test")]
+    split: String,
+    /// Comma-separated policies
+    #[arg(long, value_delimiter = ',', default_value = "gated")]
+    policy: Vec<String>,
+    /// Where the traces go: OUT/<policy>/<episode>.jsonl
+    #[arg(long, value_name = "DIR", default_value = "runs/suite")]
+    out: PathBuf,
+    /// Worker threads [default: all cores]
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Only episodes whose id contains this text
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+}
+
+/// Runs `gatecrew suite ...`.
+pub fn run(cmd: SuiteCmd, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cmd {
+        SuiteCmd::Generate(a) => generate(a, out),
+        SuiteCmd::Run(a) => run_suite(a, out),
+    }
+}
+
+fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let dir = a.out.unwrap_or_else(paths::default_suite);
+    let data = match a.data {
+        Some(d) => d,
+        None => paths::default_data()
+            .ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json here; pass --data FILE".into()))?,
+    };
+    let started = Instant::now();
+    let m = gatecrew_suite::generate(&dir, &data)
+        .with_context(|| format!("generating the suite into {}", dir.display()))?;
+    let count = |f: &dyn Fn(&gatecrew_suite::Entry) -> bool| m.episode.iter().filter(|e| f(e)).count();
+    writeln!(
+        out,
+        "wrote {} episodes into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {}; {} with 2 bots, {} with 3",
+        m.episode.len(),
+        dir.display(),
+        started.elapsed().as_secs_f64(),
+        count(&|e| e.split == "calibration"),
+        count(&|e| e.split == "test"),
+        count(&|e| e.split == "standard"),
+        count(&|e| e.class == "A"),
+        count(&|e| e.class == "B"),
+        count(&|e| e.class == "C"),
+        count(&|e| e.class == "D"),
+        count(&|e| e.split != "standard" && e.agents == 2),
+        count(&|e| e.split != "standard" && e.agents == 3),
+    )?;
+    Ok(())
+}
+
+/// One finished episode.
+struct Done {
+    policy: Policy,
+    metrics: EpisodeMetrics,
+}
+
+fn run_suite(a: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let dir = a.suite.unwrap_or_else(paths::default_suite);
+    let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
+    let policies: Vec<Policy> =
+        a.policy.iter().map(|p| p.parse::<Policy>().map_err(|e| BadInput(e.to_string()))).collect::<Result<_, _>>()?;
+    let entries: Vec<_> =
+        manifest.split(&a.split).filter(|e| a.filter.as_deref().is_none_or(|f| e.id.contains(f))).cloned().collect();
+    if entries.is_empty() {
+        return Err(BadInput(format!("no episodes in split \"{}\" of {}", a.split, dir.display())).into());
+    }
+    let data_path =
+        paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
+    let data = Arc::new(GameData::load(&data_path).map_err(|e| BadInput(e.to_string()))?);
+    let jobs: Vec<(Policy, &gatecrew_suite::Entry)> =
+        policies.iter().flat_map(|p| entries.iter().map(move |e| (*p, e))).collect();
+    for p in &policies {
+        let d = a.out.join(p.as_str());
+        std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    let bar = ProgressBar::new(jobs.len() as u64);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template(
+                "[{elapsed_precise}] [{bar:40.cyan/blue}] {pos}/{len} episodes, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+    } else {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the worker pool")?;
+    let started = Instant::now();
+    let results: Vec<anyhow::Result<Done>> = pool.install(|| {
+        jobs.par_iter()
+            .map(|(policy, e)| {
+                let r = run_one(&dir, e, *policy, &a.out, &data);
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let wall = started.elapsed();
+    let mut done = Vec::with_capacity(results.len());
+    for r in results {
+        done.push(r?);
+    }
+    writeln!(
+        out,
+        "ran {} episodes ({} policies x {} episodes of split {}) in {:.2} s wall; traces in {}",
+        done.len(),
+        policies.len(),
+        entries.len(),
+        a.split,
+        wall.as_secs_f64(),
+        a.out.display()
+    )?;
+    for p in &policies {
+        let g = GroupMetrics::pool(done.iter().filter(|d| d.policy == *p).map(|d| &d.metrics));
+        let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.1}%", v * 100.0));
+        writeln!(
+            out,
+            "  {:<13} n={:<4} TSR {:.3}  complete {:.0}%  CS {:.1}  Msg {:.2}  LRR {}  UER {}  ECR {}  RSR {}",
+            p.as_str(),
+            g.episodes,
+            g.tsr,
+            g.complete_share * 100.0,
+            g.cs,
+            g.msg,
+            pct(g.lrr),
+            pct(g.uer),
+            pct(g.ecr),
+            pct(g.rsr)
+        )?;
+    }
+    writeln!(out, "analyse with: gatecrew analyze {}", a.out.display())?;
+    Ok(())
+}
+
+fn run_one(
+    dir: &Path,
+    e: &gatecrew_suite::Entry,
+    policy: Policy,
+    out: &Path,
+    data: &Arc<GameData>,
+) -> anyhow::Result<Done> {
+    let cfg = dir.join(&e.file);
+    let setup = Setup::load_with_data(&cfg, &Overrides { policy: Some(policy), ..Overrides::default() }, data.clone())
+        .map_err(|err| BadInput(err.to_string()))?;
+    let path = out.join(policy.as_str()).join(format!("{}.jsonl", e.id));
+    let file = File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = TraceWriter::new(BufWriter::new(file));
+    let mut metrics = EpisodeMetrics::default();
+    let mut error = None;
+    gatecrew_crew::run(&setup, &mut |ev: &Event| {
+        metrics.observe(ev);
+        if error.is_none() {
+            if let Err(err) = w.write(ev) {
+                error = Some(err);
+            }
+        }
+    });
+    if let Some(err) = error {
+        return Err(err).with_context(|| format!("writing {}", path.display()));
+    }
+    w.flush().with_context(|| format!("writing {}", path.display()))?;
+    Ok(Done { policy, metrics })
+}

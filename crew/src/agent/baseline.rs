@@ -1,0 +1,131 @@
+//! What the baseline policies change in an agent (DESIGN section 6; docs/baselines.md):
+//! who gets interrupted by public messages, who is too busy to answer, who reacts to
+//! others' requests as if they were its own, and how the central manager's directives
+//! are carried out.
+
+use gatecrew_gating::Issue;
+use gatecrew_protocol::trace::ResolvedBy;
+use gatecrew_protocol::{BoardMessage, IssueId, Recipient};
+
+use super::{AgentCore, Awaiting, Blocker, BoardNews, Handover, Retry, StepOutput};
+use crate::episode::manager::{Directive, ManagerAsk};
+use crate::policy::Policy;
+
+/// Ticks a `no_partition` bot loses taking any public message into its own context.
+pub const NO_PARTITION_READ_TICKS: u64 = 10;
+/// Ticks a `flatcomm` bot loses stopping to read (and think about) a chat line.
+pub const FLATCOMM_READ_TICKS: u64 = 20;
+
+impl AgentCore {
+    /// Work lost to reading one piece of news.
+    pub(super) fn read_cost(&self, news: &BoardNews) -> u64 {
+        let from_other = match news {
+            BoardNews::Posted { msg, .. } => msg.from() != self.id,
+            BoardNews::Chat { from } => *from != self.id,
+            BoardNews::Closed(_) | BoardNews::Rejected { .. } => false,
+        };
+        match self.policy {
+            Policy::NoPartition if from_other => NO_PARTITION_READ_TICKS,
+            Policy::Flatcomm if from_other => FLATCOMM_READ_TICKS,
+            _ => 0,
+        }
+    }
+
+    /// `flatcomm`: one conversation at a time; a bot already in one ignores requests.
+    pub(super) fn busy_for_chat(&self) -> bool {
+        self.policy == Policy::Flatcomm && (!self.handovers.is_empty() || !self.awaiting.is_empty())
+    }
+
+    /// `no_partition`: a teammate's request is taken as if it were the bot's own issue:
+    /// if it is short of the same item, it raises the issue at once.
+    pub(super) fn echo(&mut self, msg: &BoardMessage, out: &mut StepOutput) {
+        let BoardMessage::RequestMaterial { from, item, .. } = *msg else { return };
+        if self.policy != Policy::NoPartition || from == self.id {
+            return;
+        }
+        let deficit = self.own_need(item).saturating_sub(self.inv.count(item));
+        if deficit == 0 || self.awaiting.contains_key(&item) || self.first_issue(Blocker::Item(item)).is_some() {
+            return;
+        }
+        let node = self.own_places().into_iter().find(|n| {
+            super::build::place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item)
+                && self.plan.node(*n).state != crate::plan::NodeState::Done
+        });
+        let issue = Issue::MissingMaterial { item, count: deficit };
+        let id = self.new_issue(issue, Blocker::Item(item), node, out);
+        self.run_gate(id, issue, node, out);
+    }
+
+    /// `central_dag`: every issue goes to the manager, and the bot waits for the re-plan.
+    pub(super) fn ask_manager(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
+        out.manager.push(ManagerAsk::Issue { issue: id, item: issue.requestable() });
+        self.sent_to_manager.insert(id, issue);
+        self.waiting_manager = Some(id);
+        if let Some((item, _)) = issue.requestable() {
+            // Until the manager answers, the item counts as awaited.
+            self.hold(Blocker::Item(item), Retry::WhenIdle, "waiting for the manager's re-plan".into());
+        }
+    }
+
+    /// Carries out a directive of the manager.
+    pub(super) fn on_directive(&mut self, d: Directive, out: &mut StepOutput) {
+        match d {
+            Directive::Deliver { window, to, item, count } => {
+                self.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
+            }
+            Directive::Incoming { window, from, item, count } => {
+                self.waiting_manager = None;
+                self.blocks.remove(&Blocker::Item(item));
+                let key = Issue::MissingMaterial { item, count }.key();
+                let deadline = self.now + self.board_cfg.handover_ticks;
+                self.awaiting.insert(
+                    item,
+                    Awaiting { key, count, window: Some(window), deadline, offered_by: Some((from, count)) },
+                );
+            }
+            Directive::RecoverLocally { issue } => {
+                if self.waiting_manager == Some(issue) {
+                    self.waiting_manager = None;
+                }
+                if let Some((item, count)) = self.sent_to_manager.get(&issue).and_then(|i| i.requestable()) {
+                    self.awaiting.remove(&item);
+                    self.blocks.remove(&Blocker::Item(item));
+                    self.fall_back_now(item, count);
+                }
+                let _ = out;
+            }
+            Directive::Resume { issue } => {
+                if self.waiting_manager == Some(issue) {
+                    self.waiting_manager = None;
+                }
+            }
+        }
+    }
+
+    /// `central_dag`: items of a delivery arrived; the manager closes the window.
+    pub(super) fn confirm_to_manager(&mut self, item: gatecrew_protocol::ItemId, out: &mut StepOutput) -> bool {
+        if self.policy != Policy::CentralDag {
+            return false;
+        }
+        let Some(aw) = self.awaiting.remove(&item) else { return true };
+        if let Some(window) = aw.window {
+            out.manager.push(ManagerAsk::Received { window });
+        }
+        self.history.confirmed(aw.key);
+        self.resolve(Blocker::Item(item), ResolvedBy::Board, out);
+        true
+    }
+
+    /// `flatcomm`: issues the protocol cannot carry are still chatted about.
+    pub(super) fn chat_status(&mut self, out: &mut StepOutput) {
+        if self.policy == Policy::Flatcomm {
+            out.chats.push(Recipient::All);
+        }
+    }
+
+    /// Whether a repeated detection of an unchanged issue may be suppressed (`flatcomm`
+    /// asks again every time: it has no cooldown).
+    pub(super) fn suppress_repeats(&self) -> bool {
+        self.policy != Policy::Flatcomm
+    }
+}

@@ -1,0 +1,99 @@
+//! The episode suite: deterministic generation, the class of every episode checked with
+//! the world's oracle, balanced splits.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use gatecrew_crew::Overrides;
+use gatecrew_suite::Manifest;
+use gatecrew_suite::inject::check_class;
+
+use crate::common::{data, root};
+
+fn suite_dir() -> std::path::PathBuf {
+    root().join("configs/suite")
+}
+
+/// Every file under a folder, relative path -> text, with the data path line removed
+/// (it is relative to where the suite is written).
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for sub in ["", "blueprints", "episodes"] {
+        let d = dir.join(sub);
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let text: String =
+                    text.lines().filter(|l| !l.starts_with("data = ")).map(|l| format!("{l}\n")).collect();
+                out.insert(p.strip_prefix(dir).unwrap().display().to_string(), text);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn generation_is_deterministic_and_reproduces_the_committed_suite() {
+    let data_path = root().join("configs/data/minecraft-1.20.4.json");
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    gatecrew_suite::generate(a.path(), &data_path).unwrap();
+    gatecrew_suite::generate(b.path(), &data_path).unwrap();
+    let (fa, fb) = (files(a.path()), files(b.path()));
+    assert_eq!(fa.len(), 40 + 240 + 1);
+    assert!(fa == fb, "two generations differ");
+    let committed = files(&suite_dir());
+    assert!(committed == fa, "configs/suite differs from a fresh `gatecrew suite generate`: regenerate it");
+    let one = std::fs::read_to_string(suite_dir().join("episodes/00-wall-low-cobble-A-s0.toml")).unwrap();
+    assert!(one.contains("data = \"../../data/minecraft-1.20.4.json\""));
+}
+
+#[test]
+fn the_suite_is_balanced_and_split_by_template() {
+    let m = Manifest::load(&suite_dir()).unwrap();
+    let main: Vec<_> = m.episode.iter().filter(|e| e.split != "standard").collect();
+    assert_eq!(main.len(), 200);
+    let count = |f: &dyn Fn(&&gatecrew_suite::Entry) -> bool| main.iter().filter(|e| f(e)).count();
+    for class in ["A", "B", "C", "D"] {
+        assert_eq!(count(&|e| e.class == class), 50, "class {class}");
+        for split in ["calibration", "test"] {
+            assert_eq!(count(&|e| e.class == class && e.split == split), 25, "class {class} in {split}");
+            assert_eq!(count(&|e| e.class == class && e.split == split && e.agents == 2), 15);
+        }
+    }
+    assert_eq!(count(&|e| e.agents == 2), 120);
+    assert_eq!(count(&|e| e.agents == 3), 80);
+    let templates =
+        |split: &str| main.iter().filter(|e| e.split == split).map(|e| e.template.clone()).collect::<BTreeSet<_>>();
+    let (cal, test) = (templates("calibration"), templates("test"));
+    assert_eq!((cal.len(), test.len()), (20, 20));
+    assert!(cal.is_disjoint(&test), "no template on both sides");
+    let sizes: Vec<usize> = gatecrew_suite::template::templates().iter().map(|t| t.len()).collect();
+    assert!(sizes.iter().all(|s| (20..=400).contains(s)), "{sizes:?}");
+    let families: BTreeSet<_> = gatecrew_suite::template::templates().iter().map(|t| t.family).collect();
+    assert_eq!(families.len(), 10);
+}
+
+#[test]
+fn every_episode_means_what_its_class_says() {
+    let m = Manifest::load(&suite_dir()).unwrap();
+    let d = data();
+    for e in &m.episode {
+        let setup = gatecrew_crew::Setup::load_with_data(&suite_dir().join(&e.file), &Overrides::default(), d.clone())
+            .unwrap_or_else(|err| panic!("{}: {err}", e.id));
+        check_class(&setup, e).unwrap_or_else(|err| panic!("{err}"));
+    }
+}
+
+#[test]
+fn every_standard_episode_is_buildable() {
+    let m = Manifest::load(&suite_dir()).unwrap();
+    let d = data();
+    for e in m.split("standard") {
+        let setup =
+            gatecrew_crew::Setup::load_with_data(&suite_dir().join(&e.file), &Overrides::default(), d.clone()).unwrap();
+        let f = gatecrew_crew::run(&setup, &mut |_: &gatecrew_protocol::trace::Event| {});
+        assert_eq!(f.progress.correct, f.progress.total, "{} is not buildable: {f:?}", e.id);
+    }
+}
