@@ -81,7 +81,7 @@ impl Default for LlmSpec {
             model: None,
             api_key_env: None,
             timeout_ms: 2000,
-            max_tokens: 48,
+            max_tokens: 40,
             temperature: 0.0,
             output: OutputMode::JsonSchema,
             confidence_floor: 0.5,

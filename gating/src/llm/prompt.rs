@@ -10,7 +10,7 @@ use crate::adjudicator::DecisionCard;
 
 /// The system prompt. It says what the card's letters mean because a model cannot
 /// guess; nothing else (no examples: they cost tokens on every call).
-pub const SYSTEM_PROMPT: &str = "Blocked bot: escalate (ask team) or stay_local? C critical A help D others wait R local fix H refused (0-3), s score.";
+pub const SYSTEM_PROMPT: &str = "Blocked bot: escalate or stay_local? C crit A help D wait R fix H refused (0-3)";
 
 /// GBNF admitting exactly `{"decision":"stay_local"|"escalate","confidence":N}` with
 /// N one of 0, 1, 1.0, 0.d, 0.dd: no whitespace, so the answer costs a dozen tokens.
