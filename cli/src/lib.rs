@@ -15,6 +15,7 @@ mod paths;
 mod report;
 mod run;
 mod suite;
+mod task;
 mod tier3;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.

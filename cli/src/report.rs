@@ -5,6 +5,7 @@ use std::path::Path;
 use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_crew::{Finished, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::TaskScores;
 use serde::Serialize;
 
 use crate::adjudications::AdjudicationSummary;
@@ -67,6 +68,9 @@ pub struct Report {
     /// Tier-3 adjudications, when the gray zone went to an external adjudicator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<AdjudicationSummary>,
+    /// MindCraft's accuracy and VillagerBench's recall, for `--task` runs only.
+    #[serde(flatten)]
+    pub scores: TaskScores,
 }
 
 impl Report {
@@ -101,6 +105,7 @@ impl Report {
             rsr: m.rsr(),
             trace: trace.display().to_string(),
             adjudication: None,
+            scores: TaskScores::default(),
         }
     }
 }
@@ -153,6 +158,13 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ("RSR", rate(r.rsr)),
         ("ticks", format!("{} (ended: {})", r.ticks, r.end_reason)),
     ];
+    let s = &r.scores;
+    if let (Some(a), Some(m), Some(x)) = (s.mindcraft_accuracy, s.mindcraft_matches, s.mindcraft_mismatches) {
+        rows.insert(1, ("MindCraft acc.", format!("{a:.3} ({m} matches, {x} mismatches)")));
+    }
+    if let (Some(v), Some(c), Some(t)) = (s.villager_recall, s.villager_correct, s.villager_blocks) {
+        rows.insert(2, ("VillagerBench", format!("recall {v:.3} ({c}/{t} blocks, facing checked)")));
+    }
     if let Some(a) = &r.adjudication {
         rows.extend(adjudication_rows(a));
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use gatecrew_crew::{Finished, Observer, Overrides, Policy, Progress, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
-use gatecrew_protocol::trace::{Event, EventKind, TraceWriter};
+use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
@@ -65,6 +65,12 @@ pub struct RunArgs {
     /// Build this blueprint instead of the config's
     #[arg(long, value_name = "FILE")]
     blueprint: Option<PathBuf>,
+    /// Run a MindCraft (MineCollab) or VillagerBench task file instead of a crew config
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["config", "blueprint"])]
+    task: Option<PathBuf>,
+    /// The task to run from a file holding several (without it, they are listed)
+    #[arg(long, value_name = "ID", requires = "task")]
+    task_id: Option<String>,
     /// Episode seed (the world's RNG)
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
@@ -103,6 +109,7 @@ struct Watch<'o> {
     board_lines: bool,
     metrics: EpisodeMetrics,
     tally: Tally,
+    scores: TaskScores,
     out: &'o mut dyn Write,
 }
 
@@ -121,6 +128,9 @@ impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
         self.tally.observe(ev);
+        if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
+            self.scores = *scores;
+        }
         if !self.board_lines {
             return;
         }
@@ -154,12 +164,6 @@ impl Observer for Watch<'_> {
 
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let config = match &args.config {
-        Some(c) => c.clone(),
-        None => {
-            paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?
-        }
-    };
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
@@ -169,7 +173,34 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
     };
-    let setup = Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?;
+    if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+        // A task file has no [llm] section and its own config hash; not wired yet.
+        return Err(
+            BadInput("--llm-url, --model and --replay-adjudications need a crew config, not --task".into()).into()
+        );
+    }
+    let (setup, notes) = match &args.task {
+        Some(file) => {
+            let targs = crate::task::TaskArgs {
+                file,
+                id: args.task_id.as_deref(),
+                seed: args.seed,
+                policy: overrides.policy,
+                agents: overrides.agents,
+            };
+            let t = crate::task::load(&targs, out)?;
+            let notes = t.notes.iter().map(|n| format!("{}: {n}", t.format)).collect();
+            (t.setup, notes)
+        }
+        None => {
+            let config = match &args.config {
+                Some(c) => c.clone(),
+                None => paths::default_config()
+                    .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+            };
+            (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
+        }
+    };
     let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
@@ -192,6 +223,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         board_lines: !args.json && !args.quiet,
         metrics: EpisodeMetrics::default(),
         tally: Tally::default(),
+        scores: Default::default(),
         out,
     };
     if watch.board_lines {
@@ -203,6 +235,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             setup.policy.as_str(),
             setup.seed
         ));
+        for n in notes {
+            watch.line(format!("  note: {n}"));
+        }
     }
     let finished = if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
@@ -215,6 +250,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut report =
         Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
     report.adjudication = setup.consults().then(|| watch.tally.summary());
+    report.scores = watch.scores;
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;

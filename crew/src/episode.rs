@@ -109,6 +109,7 @@ pub struct Episode {
     muted: Vec<bool>,
     policy_kind: crate::policy::Policy,
     manager: Option<manager::Manager>,
+    scorer: Option<Arc<dyn crate::setup::EndScorer>>,
 }
 
 impl Episode {
@@ -145,6 +146,7 @@ impl Episode {
                 let owners = crate::plan::split_work(&setup.blueprint, n);
                 manager::Manager::new(manager::ManagerConfig::default(), owners)
             }),
+            scorer: setup.scorer.clone(),
         }
     }
 
@@ -174,7 +176,7 @@ impl Episode {
 
     /// Blocks in place.
     pub fn progress(&self) -> Progress {
-        let correct = self.blueprint.cells().iter().filter(|c| self.world.block_at(c.pos) == c.block).count() as u32;
+        let correct = self.blueprint.cells().iter().filter(|c| self.world.has_cell(c)).count() as u32;
         Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0 }
     }
 
@@ -487,12 +489,14 @@ impl Episode {
         metrics::counter!("gatecrew_episodes_total", "reason" => reason.as_str()).increment(1);
         tracing::info!(episode = %self.id, reason = reason.as_str(), correct = p.correct, total = p.total, ticks = p.tick, "episode ended");
         let tsr = if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) };
+        let scores = self.scorer.as_ref().map(|s| s.score(&self.world)).unwrap_or_default();
         self.push(EventKind::EpisodeEnd {
             tsr,
             complete: p.correct == p.total,
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
             reason: reason.as_str().to_owned(),
+            scores,
         });
         p
     }

@@ -31,12 +31,15 @@ use gatecrew_protocol::{AgentId, BoardConfig, ItemId, Pos};
 use gatecrew_world::scenario::{AgentSpec, ItemCounts, Source, WorldSpec};
 use gatecrew_world::{Blueprint, GameData, LoadError, LoadErrorKind, World};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use toml::Spanned;
 
 use crate::agent::{AgentCore, AgentSetup, AgentTuning, Physics};
-use crate::plan::{TaskGraph, build, split_work};
+use crate::plan::{TaskGraph, split_work};
 use crate::policy::Policy;
+
+mod parts;
+
+pub use parts::{EndScorer, SetupParts, config_hash};
 
 /// The `[episode]` section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -189,6 +192,8 @@ pub struct Setup {
     pub labels: Labels,
     /// The tier-3 LLM adjudicator, when one is configured.
     pub llm: Option<LlmSpec>,
+    /// Scores beside TSR, for episodes imported from another system's task file.
+    pub scorer: Option<Arc<dyn EndScorer>>,
 }
 
 /// Suite labels written into `episode_start`.
@@ -287,25 +292,6 @@ impl Setup {
         }
         let world = file.world.build(&data, &agents, file.episode.seed, &src)?;
         check_blueprint_fits(&blueprint, &world, &bp_path)?;
-        let mut world = world;
-        world.set_failure_rate(file.faults.action_failure_rate);
-        world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
-        for a in &file.faults.mute {
-            if *a as usize >= agents.len() {
-                return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {a} does not exist")))
-                    .at("faults.mute")
-                    .into());
-            }
-        }
-        for c in &file.faults.crash {
-            if c.agent as usize >= agents.len() {
-                return Err(LoadError::new(path, LoadErrorKind::Invalid(format!("agent {} does not exist", c.agent)))
-                    .at("faults.crash")
-                    .into());
-            }
-        }
-        let owners = split_work(&blueprint, agents.len());
-        let plan = build(&blueprint, &owners, agents.len(), &data);
         let cells: Vec<(Pos, &str)> = blueprint.cells().iter().map(|c| (c.pos, data.block_name(c.block))).collect();
         let resolved = Resolved {
             data_version: &data.version,
@@ -319,31 +305,27 @@ impl Setup {
             agents: &agents,
             blueprint: cells,
         };
-        let canonical = serde_json::to_vec(&resolved).unwrap_or_default();
-        let digest = Sha256::digest(&canonical);
-        let config_hash = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        Ok(Setup {
-            name: file.episode.name.clone(),
-            seed: file.episode.seed,
-            tick_limit: file.episode.tick_limit,
-            policy: file.episode.policy,
-            oracle_ticks: file.episode.oracle_ticks,
-            data,
-            blueprint,
+        let config_hash = config_hash(&resolved);
+        let parts = SetupParts {
+            episode: file.episode.clone(),
+            data: data.clone(),
+            blueprint: blueprint.clone(),
             world,
             gate,
             board: file.board,
             tuning: file.agent,
-            faults: file.faults,
-            plan,
+            faults: file.faults.clone(),
             config_hash,
             labels: Labels {
                 class: file.episode.class.clone(),
                 template: file.episode.template.clone(),
                 split: file.episode.split.clone(),
             },
-            llm,
-        })
+            scorer: None,
+        };
+        let mut setup = Setup::from_parts(parts, path)?;
+        setup.llm = llm;
+        Ok(setup)
     }
 
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or

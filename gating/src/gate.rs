@@ -183,6 +183,21 @@ mod tests {
     }
 
     #[test]
+    fn no_local_action_is_settled_by_the_no_local_option_rule() {
+        let g = gate(GatePolicy::Gated);
+        let idle = |c, a, d, r, h| GateQuery { ctx: RuleContext { other_work: false, ..CTX }, ..q(c, a, d, r, h) };
+        // C1 A1 D2 R0 H0 -> 0.5667 < 0.60, but nothing else to do and no local way: ask.
+        let Stage::Decided(d) = g.assess(idle(1, 1, 2, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.rule, d.decision), (Tier::Rules, Some(RuleId::NoLocalOption), Decision::Escalate));
+        // The same with other work left: stay local and skip.
+        let Stage::Decided(d) = g.assess(q(1, 1, 2, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.action), (Tier::Score, GateAction::LocalSkip));
+        // Everyone refused already (A = 0): no more asking.
+        let Stage::Decided(d) = g.assess(idle(1, 0, 2, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision), (Tier::Score, Decision::StayLocal));
+    }
+
+    #[test]
     fn rule_score_settles_the_gray_zone_deterministically() {
         let g = gate(GatePolicy::RuleScore);
         // Gray with R = 0: escalate.

@@ -8,11 +8,13 @@
 
 mod event;
 mod reader;
+mod scores;
 
 pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, IssueName, ResolvedBy, Tier, WindowEvent,
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
+pub use scores::TaskScores;
 
 /// The schema major version this build writes and reads.
 pub const TRACE_VERSION: u32 = 1;

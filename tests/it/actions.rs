@@ -173,30 +173,20 @@ fn smelt_in_a_furnace() {
 fn place_blocks_with_support_reach_and_room() {
     let mut w = world();
     w.add_agent(Pos::new(0, 0, 0), inv(&[("cobblestone", 3), ("oak_door", 1), ("stick", 1)]));
-    let o = act(&mut w, A, Action::Place { pos: Pos::new(2, 0, 0), item: item("cobblestone") });
+    let o = act(&mut w, A, Action::place(Pos::new(2, 0, 0), item("cobblestone")));
     assert_eq!(o.result.unwrap().placed, vec![(Pos::new(2, 0, 0), block("cobblestone"))]);
     // A door fills two cells with one item.
-    let o = act(&mut w, A, Action::Place { pos: Pos::new(0, 0, 2), item: item("oak_door") });
+    let o = act(&mut w, A, Action::place(Pos::new(0, 0, 2), item("oak_door")));
     assert_eq!(o.result.unwrap().placed.len(), 2);
     assert_eq!(w.block_at(Pos::new(0, 1, 2)), block("oak_door"));
-    fails(&mut w, A, Action::Place { pos: Pos::new(2, 0, 0), item: item("cobblestone") }, |f| {
-        matches!(f, Failure::Occupied { .. })
-    });
-    fails(&mut w, A, Action::Place { pos: Pos::new(0, 1, 0), item: item("cobblestone") }, |f| {
-        matches!(f, Failure::Occupied { .. })
-    });
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 3, 1), item: item("cobblestone") }, |f| {
-        matches!(f, Failure::NoSupport { .. })
-    });
-    fails(&mut w, A, Action::Place { pos: Pos::new(8, 0, 8), item: item("cobblestone") }, |f| {
+    fails(&mut w, A, Action::place(Pos::new(2, 0, 0), item("cobblestone")), |f| matches!(f, Failure::Occupied { .. }));
+    fails(&mut w, A, Action::place(Pos::new(0, 1, 0), item("cobblestone")), |f| matches!(f, Failure::Occupied { .. }));
+    fails(&mut w, A, Action::place(Pos::new(1, 3, 1), item("cobblestone")), |f| matches!(f, Failure::NoSupport { .. }));
+    fails(&mut w, A, Action::place(Pos::new(8, 0, 8), item("cobblestone")), |f| {
         matches!(f, Failure::OutOfReach { .. })
     });
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("stick") }, |f| {
-        matches!(f, Failure::NotPlaceable { .. })
-    });
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 1), item: item("glass") }, |f| {
-        matches!(f, Failure::MissingItems { .. })
-    });
+    fails(&mut w, A, Action::place(Pos::new(1, 0, 1), item("stick")), |f| matches!(f, Failure::NotPlaceable { .. }));
+    fails(&mut w, A, Action::place(Pos::new(1, 0, 1), item("glass")), |f| matches!(f, Failure::MissingItems { .. }));
 }
 
 #[test]
@@ -280,7 +270,5 @@ fn injected_faults_change_nothing() {
     let mut w = world();
     w.add_agent(Pos::new(0, 0, 0), inv(&[("cobblestone", 1)]));
     w.set_failure_rate(1.0);
-    fails(&mut w, A, Action::Place { pos: Pos::new(1, 0, 0), item: item("cobblestone") }, |f| {
-        matches!(f, Failure::Injected)
-    });
+    fails(&mut w, A, Action::place(Pos::new(1, 0, 0), item("cobblestone")), |f| matches!(f, Failure::Injected));
 }

@@ -6,7 +6,7 @@ use gatecrew_protocol::trace::TraceReader;
 
 use crate::common::{default_config, root, write};
 
-fn gatecrew(args: &[&str]) -> (u8, String, String) {
+pub(crate) fn gatecrew(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["gatecrew"];
     argv.extend_from_slice(args);

@@ -12,5 +12,8 @@ mod conservation;
 mod episode;
 mod llm;
 mod plan;
+mod scores;
 mod suite;
 mod supervision;
+mod task_cli;
+mod tasks;

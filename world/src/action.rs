@@ -5,6 +5,7 @@ use gatecrew_protocol::trace::ActionName;
 use gatecrew_protocol::{AgentId, ItemId, Pos};
 
 use crate::data::{BlockId, RecipeId, ToolNeed};
+use crate::state::BlockState;
 
 /// Something a bot does in the world. Each takes ticks and counts in CS.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,12 +40,15 @@ pub enum Action {
         /// Fuel item.
         fuel: ItemId,
     },
-    /// Place a held item as a block in reach.
+    /// Place a held item as a block in reach, with a block state (facing, door half...;
+    /// empty for most blocks).
     Place {
         /// Where.
         pos: Pos,
         /// Which item.
         item: ItemId,
+        /// The state to place it with.
+        state: BlockState,
     },
     /// Hand items to a teammate in reach.
     Give {
@@ -88,6 +92,11 @@ pub enum Action {
 }
 
 impl Action {
+    /// Places `item` at `pos` without a block state.
+    pub fn place(pos: Pos, item: ItemId) -> Self {
+        Action::Place { pos, item, state: BlockState::default() }
+    }
+
     /// The trace name.
     pub fn name(&self) -> ActionName {
         match self {

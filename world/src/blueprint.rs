@@ -9,8 +9,11 @@
 //! shape = "walls"       # "solid" (default) or "walls" (the four vertical sides)
 //! [[block]]             # then single blocks, in file order
 //! at = [2, 0, 0]
-//! block = "oak_door"    # two-block-tall blocks fill the cell above too
+//! block = "oak_door[half=lower,hinge=left,facing=north]"  # optional block state
 //! ```
+//!
+//! Two-block-tall blocks (doors) fill the cell above too, with `half=upper` there when
+//! the lower cell says `half=lower`.
 //!
 //! `air` carves a cell out. Every cell must be supported: resting on the ground
 //! (`y = 0`), on the blueprint cell below it, or reachable from the ground through
@@ -25,6 +28,7 @@ use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
 use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
+use crate::state::{BlockState, parse_block_spec};
 
 /// Which part of a block a cell holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +48,8 @@ pub struct Cell {
     pub pos: Pos,
     /// Which block.
     pub block: BlockId,
+    /// The state it must have (only the properties given are checked).
+    pub state: BlockState,
     /// Which part.
     pub part: Part,
     /// The cell that must be placed before this one (`None`: rests on the ground).
@@ -107,20 +113,27 @@ impl Blueprint {
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
         let raw: RawBlueprint = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
         let mut unknown = Vec::new();
-        let mut resolve = |name: &Spanned<String>| -> Option<BlockId> {
-            let found = data.block(name.get_ref());
+        let mut resolve = |spec: &Spanned<String>| -> Option<(BlockId, BlockState)> {
+            let line = line_of(text, spec.span().start);
+            let (name, state) = match parse_block_spec(spec.get_ref()) {
+                Ok(v) => v,
+                Err(e) => {
+                    unknown.push((line, e.to_string()));
+                    return None;
+                }
+            };
+            let found = data.block(&name);
             if found.is_none() {
-                let hint =
-                    data.suggest_block(name.get_ref()).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
-                unknown.push((line_of(text, name.span().start), format!("unknown block \"{}\"{hint}", name.get_ref())));
+                let hint = data.suggest_block(&name).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+                unknown.push((line, format!("unknown block \"{name}\"{hint}")));
             }
-            found
+            found.map(|b| (b, state))
         };
-        // (block, line of the entry that set it)
-        let mut cells: BTreeMap<Pos, (BlockId, usize)> = BTreeMap::new();
+        // (block, state, line of the entry that set it)
+        let mut cells: Cells = BTreeMap::new();
         let mut explicit = std::collections::BTreeSet::new();
         for f in &raw.fill {
-            let Some(block) = resolve(&f.block) else {
+            let Some((block, state)) = resolve(&f.block) else {
                 continue;
             };
             let line = line_of(text, f.block.span().start);
@@ -135,35 +148,35 @@ impl Blueprint {
                     for z in lo.z..=hi.z {
                         let on_side = x == lo.x || x == hi.x || z == lo.z || z == hi.z;
                         if f.shape == FillShape::Solid || on_side {
-                            cells.insert(Pos::new(x, y, z), (block, line));
+                            cells.insert(Pos::new(x, y, z), (block, state, line));
                         }
                     }
                 }
             }
         }
         for b in &raw.block {
-            let Some(block) = resolve(&b.block) else {
+            let Some((block, state)) = resolve(&b.block) else {
                 continue;
             };
-            cells.insert(*b.at.get_ref(), (block, line_of(text, b.at.span().start)));
+            cells.insert(*b.at.get_ref(), (block, state, line_of(text, b.at.span().start)));
             explicit.insert(*b.at.get_ref());
         }
         if !unknown.is_empty() {
             return Err(LoadError::new(path, LoadErrorKind::UnknownBlocks(unknown)));
         }
         // A two-cell block placed explicitly takes the cell above from a fill.
-        let tall: Vec<(Pos, BlockId)> = explicit
+        let tall: Vec<(Pos, BlockId, BlockState)> = explicit
             .iter()
-            .filter_map(|p| cells.get(p).map(|(b, _)| (*p, *b)))
-            .filter(|(_, b)| data.block_info(*b).height == 2)
+            .filter_map(|p| cells.get(p).map(|(b, s, _)| (*p, *b, *s)))
+            .filter(|(_, b, _)| data.block_info(*b).height == 2)
             .collect();
-        for (p, b) in tall {
+        for (p, b, s) in tall {
             if !explicit.contains(&p.up()) {
-                let line = cells[&p].1;
-                cells.insert(p.up(), (b, line));
+                let line = cells[&p].2;
+                cells.insert(p.up(), (b, s.upper_half(), line));
             }
         }
-        cells.retain(|_, (b, _)| *b != BlockId::AIR);
+        cells.retain(|_, (b, _, _)| *b != BlockId::AIR);
         Self::from_cells(raw.name, cells, path, data)
     }
 
@@ -173,33 +186,40 @@ impl Blueprint {
         blocks: impl IntoIterator<Item = (Pos, BlockId)>,
         data: &GameData,
     ) -> Result<Self, LoadError> {
-        let cells = blocks.into_iter().filter(|(_, b)| *b != BlockId::AIR).map(|(p, b)| (p, (b, 0))).collect();
-        Self::from_cells(name.to_owned(), cells, Path::new("<generated>"), data)
+        let cells = blocks.into_iter().map(|(p, b)| (p, b, BlockState::default()));
+        Self::from_states(name, cells, Path::new("<generated>"), data)
     }
 
-    fn from_cells(
-        name: String,
-        mut cells: BTreeMap<Pos, (BlockId, usize)>,
+    /// Builds a blueprint from `(position, block, state)` triples read from `path` (named
+    /// in errors): air is skipped, later triples overwrite earlier ones.
+    pub fn from_states(
+        name: &str,
+        blocks: impl IntoIterator<Item = (Pos, BlockId, BlockState)>,
         path: &Path,
         data: &GameData,
     ) -> Result<Self, LoadError> {
+        let cells = blocks.into_iter().filter(|(_, b, _)| *b != BlockId::AIR).map(|(p, b, s)| (p, (b, s, 0))).collect();
+        Self::from_cells(name.to_owned(), cells, path, data)
+    }
+
+    fn from_cells(name: String, mut cells: Cells, path: &Path, data: &GameData) -> Result<Self, LoadError> {
         let invalid = |line: usize, msg: String| {
             let e = LoadError::new(path, LoadErrorKind::Invalid(msg));
             if line > 0 { e.line(line) } else { e }
         };
         // Two-cell blocks claim the cell above.
-        let tall: Vec<(Pos, BlockId, usize)> = cells
+        let tall: Vec<(Pos, BlockId, BlockState, usize)> = cells
             .iter()
-            .filter(|(_, (b, _))| data.block_info(*b).height == 2)
-            .map(|(p, (b, l))| (*p, *b, *l))
+            .filter(|(_, (b, _, _))| data.block_info(*b).height == 2)
+            .map(|(p, (b, s, l))| (*p, *b, *s, *l))
             .collect();
         let mut uppers = std::collections::BTreeSet::new();
-        for (p, b, line) in tall {
+        for (p, b, state, line) in tall {
             if uppers.contains(&p) {
                 continue;
             }
-            match cells.get(&p.up()) {
-                Some((other, _)) if *other != b => {
+            let upper_state = match cells.get(&p.up()) {
+                Some((other, _, _)) if *other != b => {
                     return Err(invalid(
                         line,
                         format!(
@@ -209,12 +229,13 @@ impl Blueprint {
                         ),
                     ));
                 }
-                _ => {}
-            }
-            cells.insert(p.up(), (b, line));
+                Some((_, s, _)) => *s,
+                None => state.upper_half(),
+            };
+            cells.insert(p.up(), (b, upper_state, line));
             uppers.insert(p.up());
         }
-        for (p, (b, line)) in &cells {
+        for (p, (b, _, line)) in &cells {
             if p.y < 0 {
                 return Err(invalid(*line, format!("block at {p} is below the ground (y < 0)")));
             }
@@ -231,7 +252,7 @@ impl Blueprint {
         let mut out: Vec<Cell> = positions
             .iter()
             .map(|p| {
-                let block = cells[p].0;
+                let (block, state, _) = cells[p];
                 let part = if uppers.contains(p) {
                     Part::Upper
                 } else if data.block_info(block).height == 2 {
@@ -239,7 +260,7 @@ impl Blueprint {
                 } else {
                     Part::Whole
                 };
-                Cell { pos: *p, block, part, support: None, level: u32::MAX }
+                Cell { pos: *p, block, state, part, support: None, level: u32::MAX }
             })
             .collect();
         // Breadth-first from the ground: a cell with a blueprint cell below waits for
@@ -268,7 +289,7 @@ impl Blueprint {
             }
         }
         if let Some(c) = out.iter().find(|c| c.level == u32::MAX) {
-            let line = cells[&c.pos].1;
+            let line = cells[&c.pos].2;
             return Err(invalid(
                 line,
                 format!("block at {} has no support: nothing below it connects to the ground", c.pos),
@@ -321,6 +342,9 @@ impl Blueprint {
         Some(self.cells.iter().fold((first, first), |(lo, hi), c| (min_corner(lo, c.pos), max_corner(hi, c.pos))))
     }
 }
+
+/// Cells being assembled: block, state and the line of the entry that set it (0: none).
+type Cells = BTreeMap<Pos, (BlockId, BlockState, usize)>;
 
 fn min_corner(a: Pos, b: Pos) -> Pos {
     Pos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z))

@@ -1,10 +1,14 @@
 //! The block grid: a dense box of block ids over the world's bounds. The ground is an
-//! implicit solid plane just below `y = 0`; everything at `y >= 0` is stored.
+//! implicit solid plane just below `y = 0`; everything at `y >= 0` is stored. Block
+//! states (facing, door halves...) are rare, so they live in a sparse map beside it.
+
+use std::collections::BTreeMap;
 
 use gatecrew_protocol::Pos;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{BlockId, GameData};
+use crate::state::BlockState;
 
 /// The world's extent: `min` and `max` are inclusive corners.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,13 +46,14 @@ pub struct Grid {
     bounds: Bounds,
     dims: (usize, usize, usize),
     cells: Vec<BlockId>,
+    states: BTreeMap<Pos, BlockState>,
 }
 
 impl Grid {
     /// An all-air grid.
     pub fn new(bounds: Bounds) -> Self {
         let dims = bounds.dims();
-        Grid { bounds, dims, cells: vec![BlockId::AIR; bounds.volume()] }
+        Grid { bounds, dims, cells: vec![BlockId::AIR; bounds.volume()], states: BTreeMap::new() }
     }
 
     /// The extent.
@@ -72,15 +77,31 @@ impl Grid {
         self.index(p).map_or(BlockId::AIR, |i| self.cells[i])
     }
 
-    /// Sets a block; `false` outside the bounds.
+    /// Sets a block without a state (any previous state goes); `false` outside the
+    /// bounds.
     pub fn set(&mut self, p: Pos, b: BlockId) -> bool {
+        self.set_with_state(p, b, BlockState::default())
+    }
+
+    /// Sets a block with its state; `false` outside the bounds.
+    pub fn set_with_state(&mut self, p: Pos, b: BlockId, state: BlockState) -> bool {
         match self.index(p) {
             Some(i) => {
                 self.cells[i] = b;
+                if state.is_empty() || b == BlockId::AIR {
+                    self.states.remove(&p);
+                } else {
+                    self.states.insert(p, state);
+                }
                 true
             }
             None => false,
         }
+    }
+
+    /// The state of the block at `p` (empty when none was given).
+    pub fn state(&self, p: Pos) -> BlockState {
+        self.states.get(&p).copied().unwrap_or_default()
     }
 
     /// Whether `p` blocks movement: the ground below `y = 0`, or a solid block that is

@@ -27,6 +27,7 @@ pub mod observe;
 mod oracle;
 pub mod path;
 pub mod scenario;
+pub mod state;
 mod world;
 
 pub use action::{Action, Delta, Failure, Outcome, Receipt};
@@ -37,4 +38,5 @@ pub use grid::{Bounds, reach_distance};
 pub use inventory::Inventory;
 pub use observe::{ContainerKind, ContainerView, Observation};
 pub use scenario::{AgentSpec, Source, WorldSpec};
+pub use state::BlockState;
 pub use world::{Body, Furnace, Pending, Rules, TickCosts, UnknownRuleBlock, World};

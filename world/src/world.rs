@@ -216,6 +216,15 @@ impl World {
         true
     }
 
+    /// Puts a built block with its state, as if a bot had placed it (no item is spent,
+    /// it is not a resource): for scenes and tests of scoring.
+    pub fn put_built(&mut self, p: Pos, b: BlockId, state: crate::state::BlockState) -> bool {
+        for set in self.resources.values_mut() {
+            set.remove(&p);
+        }
+        self.grid.set_with_state(p, b, state)
+    }
+
     /// Places a chest with contents.
     pub fn put_chest(&mut self, p: Pos, items: Inventory) -> bool {
         if !self.grid.set(p, self.special.chest) {
@@ -283,6 +292,17 @@ impl World {
     /// The block at a position.
     pub fn block_at(&self, p: Pos) -> BlockId {
         self.grid.get(p)
+    }
+
+    /// The state of the block at a position (empty when none was given).
+    pub fn state_at(&self, p: Pos) -> crate::state::BlockState {
+        self.grid.state(p)
+    }
+
+    /// Whether a blueprint cell is built: its block is there, with every state property
+    /// the blueprint specifies.
+    pub fn has_cell(&self, c: &crate::blueprint::Cell) -> bool {
+        self.grid.get(c.pos) == c.block && c.state.satisfied_by(&self.grid.state(c.pos))
     }
 
     /// Chests and their contents.
@@ -370,7 +390,10 @@ impl World {
     /// keep-clear cells.
     pub fn path(&self, from: Pos, target: Pos, range: f64) -> Option<Path> {
         let cost = MoveCost { per_block: self.rules.ticks.move_per_block, climb: self.rules.ticks.climb };
-        let avoid = |p: Pos| self.keep_clear.contains(&p) && self.grid.get(p) == BlockId::AIR;
+        // A standing bot fills its feet cell and the one above: neither may be a cell
+        // that still has to be built.
+        let unbuilt = |p: Pos| self.keep_clear.contains(&p) && self.grid.get(p) == BlockId::AIR;
+        let avoid = |p: Pos| unbuilt(p) || unbuilt(p.up());
         find_path(&self.grid, &self.data, from, Goal { target, range }, &avoid, cost, self.rules.path_budget)
     }
 

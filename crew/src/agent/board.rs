@@ -147,7 +147,7 @@ impl AgentCore {
         // No teammate helps: a long local chain is now worth it (DESIGN 5.5's last
         // resort), so the search reaches further than the gate's.
         let budget = self.gate.params().spec().search_ticks.saturating_mul(FALLBACK_REACH);
-        let k = self.known();
+        let k = self.known_for(Some(item));
         let local = Planner::new(&k, budget).obtain(item, want).is_some();
         if local {
             self.start_recovery(item, want, id, budget);

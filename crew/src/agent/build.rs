@@ -194,7 +194,9 @@ impl AgentCore {
                 return Next::Again;
             }
             if reach_distance(self.pos, pos) <= self.physics.reach {
-                return Next::Act(n, Action::Place { pos, item });
+                // The blueprint's state (facing, door half...) is placed with the block.
+                let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+                return Next::Act(n, Action::Place { pos, item, state });
             }
             return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }
@@ -217,9 +219,12 @@ impl AgentCore {
     }
 
     fn mem_near(&self, p: Pos) -> bool {
-        // The observation box is `near` blocks around the agent; stay a block inside it.
+        // The observation box is `near` (6) blocks around the agent's feet; stay a block
+        // inside it. Every spot the approach walk may end at (within reach - 0.5 of the
+        // block, measured from the eyes) is within 5: the eyes are 1.62 above the feet,
+        // so a block 5 above them can be in range, and then the walk has nowhere to go.
         let d = (self.pos.x - p.x).abs().max((self.pos.y - p.y).abs()).max((self.pos.z - p.z).abs());
-        d < 5
+        d <= 5
     }
 
     pub(super) fn build_outcome(&mut self, n: NodeId, o: &Outcome, out: &mut StepOutput) {

@@ -19,7 +19,25 @@ use crate::plan::{NodeId, NodeState};
 
 impl AgentCore {
     pub(super) fn known(&self) -> Known<'_> {
-        Known { data: &self.data, mem: &self.mem, inv: &self.inv, pos: self.pos, physics: &self.physics }
+        self.known_for(None)
+    }
+
+    /// The planner's view when obtaining `target`: what the crew's blueprint still
+    /// places (every other item of every unfinished place node, the agent's own and,
+    /// as far as it knows, its teammates') is reserved for that, so a local recovery
+    /// never eats the structure's materials. Crafting stairs from the planks a teammate
+    /// needs for the floor would only move the shortage.
+    pub(super) fn known_for(&self, target: Option<ItemId>) -> Known<'_> {
+        let mut reserved = std::collections::BTreeMap::new();
+        for m in self.plan.node_ids() {
+            let node = self.plan.node(m);
+            if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
+                if Some(i) != target {
+                    *reserved.entry(i).or_insert(0) += 1;
+                }
+            }
+        }
+        Known { data: &self.data, mem: &self.mem, inv: &self.inv, pos: self.pos, physics: &self.physics, reserved }
     }
 
     /// Whether the agent could start another node right now: its own, pending, not
@@ -113,7 +131,7 @@ impl AgentCore {
     }
 
     fn recoverability_facts(&self, item: ItemId, want: u32) -> RecoverabilityFacts {
-        let k = self.known();
+        let k = self.known_for(Some(item));
         let deficit = want.saturating_sub(self.inv.count(item));
         let in_reach = k
             .stored(item)
@@ -123,7 +141,7 @@ impl AgentCore {
         let one_craft = self.data.recipes_for(item).iter().any(|&rid| {
             let r = self.data.recipe(rid);
             let times = deficit.max(1).div_ceil(r.count);
-            (r.grid == 2 || table_near) && r.ingredients.iter().all(|(i, n)| self.inv.count(*i) >= n * times)
+            (r.grid == 2 || table_near) && r.ingredients.iter().all(|(i, n)| k.held(*i) >= n * times)
         });
         let chain_ticks = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).map(|e| e.ticks);
         RecoverabilityFacts { in_reach, one_craft, chain_ticks }

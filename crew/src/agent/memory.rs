@@ -170,6 +170,10 @@ pub struct Known<'a> {
     pub pos: Pos,
     /// Physics.
     pub physics: &'a Physics,
+    /// Items the crew's blueprint still places: local recovery may not spend them
+    /// (crafting stone bricks from the stone that must be placed would only move the
+    /// shortage). The item being obtained is not reserved.
+    pub reserved: BTreeMap<ItemId, u32>,
 }
 
 impl Known<'_> {
@@ -191,7 +195,7 @@ impl Knowledge for Known<'_> {
         self.pos
     }
     fn held(&self, item: ItemId) -> u32 {
-        self.inv.count(item)
+        self.inv.count(item).saturating_sub(self.reserved.get(&item).copied().unwrap_or(0))
     }
     fn stored(&self, item: ItemId) -> Vec<(Pos, u32)> {
         let chests = self.mem.containers.iter().filter_map(|(p, c)| {

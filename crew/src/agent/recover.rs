@@ -100,7 +100,7 @@ impl AgentCore {
         }
         let mut alts: Vec<(u64, u8, usize, Alt)> = Vec::new();
         {
-            let k = self.known();
+            let k = self.known_for(Some(item));
             let mut p = Planner::new(&k, budget);
             if let Some(e) = p.take(item, deficit) {
                 alts.push((e.ticks, 0, 0, Alt::Fetch));
@@ -453,7 +453,7 @@ impl AgentCore {
                     return TaskStep::Fail;
                 }
                 match self.free_spot_near() {
-                    Some(spot) => TaskStep::Act(Action::Place { pos: spot, item }),
+                    Some(spot) => TaskStep::Act(Action::place(spot, item)),
                     None => TaskStep::Fail,
                 }
             }
@@ -481,7 +481,7 @@ impl AgentCore {
                 self.mem.adjust_container(*chest, *item, -i64::from(*count))
             }
             (Action::PickUp { pos }, Ok(_)) => self.mem.forget_dropped(*pos),
-            (Action::Place { pos, item }, Ok(_)) => {
+            (Action::Place { pos, item, .. }, Ok(_)) => {
                 if Some(*item) == self.physics.table.1 {
                     self.mem.add_station(*pos, ContainerKind::Table);
                 } else if Some(*item) == self.physics.furnace.1 {

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::TaskScores;
 use crate::ids::{AgentId, IssueId, WindowId};
 use crate::message::Recipient;
 use crate::pos::Pos;
@@ -451,6 +452,9 @@ pub enum EventKind {
         blueprint_blocks: u32,
         /// Why it ended: `complete`, `tick_limit` or `stalled`.
         reason: String,
+        /// Other systems' scores, only for episodes imported from their task files.
+        #[serde(flatten)]
+        scores: TaskScores,
     },
     /// A kind this build does not know (a newer minor version); readers skip it.
     #[serde(other)]

@@ -213,6 +213,7 @@ mod tests {
                     correct_blocks: 2,
                     blueprint_blocks: 4,
                     reason: "tick_limit".into(),
+                    scores: Default::default(),
                 },
             },
         ]

@@ -9,6 +9,7 @@ use crate::action::{Action, Delta, Failure, Outcome, Receipt};
 use crate::data::{BlockId, RecipeId};
 use crate::grid::{body_distance, reach_distance};
 use crate::inventory::{ExchangeError, Inventory};
+use crate::state::BlockState;
 
 type Applied = Result<(Delta, Option<(AgentId, Receipt)>), Failure>;
 
@@ -36,7 +37,7 @@ fn apply(w: &mut World, a: AgentId, action: Action, path: Option<crate::path::Pa
         Action::Mine { pos } => mine(w, a, pos),
         Action::Craft { recipe, times } => craft(w, a, recipe, times),
         Action::Smelt { furnace, input, count, fuel } => smelt(w, a, furnace, input, count, fuel),
-        Action::Place { pos, item } => place(w, a, pos, item),
+        Action::Place { pos, item, state } => place(w, a, pos, item, state),
         Action::Give { to, item, count } => give(w, a, to, item, count),
         Action::Drop { item, count } => drop(w, a, item, count),
         Action::PickUp { pos } => pick_up(w, a, pos),
@@ -184,7 +185,7 @@ fn body_in(w: &World, cell: Pos) -> bool {
     w.bodies.iter().any(|b| b.pos == cell || b.pos.up() == cell)
 }
 
-fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId) -> Applied {
+fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId, state: BlockState) -> Applied {
     let block = w.data.block_for_item(item).ok_or(Failure::NotPlaceable { item })?;
     let have = w.bodies[a.index()].inventory.count(item);
     if have == 0 {
@@ -209,7 +210,9 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId) -> Applied {
     w.book(&[(item, -1)]);
     let mut placed = Vec::with_capacity(2);
     for &c in cells {
-        w.grid.set(c, block);
+        // The upper cell of a door placed with `half=lower` says `half=upper`.
+        let s = if c == pos { state } else { state.upper_half() };
+        w.grid.set_with_state(c, block, s);
         placed.push((c, block));
     }
     if block == w.special.chest {

@@ -1,0 +1,148 @@
+//! Block and item names: the optional alias table (`configs/aliases.toml`) for names
+//! other systems spell differently from our Minecraft 1.20.4 data, and a resolver that
+//! collects every unknown name with its JSON path instead of stopping at the first.
+//!
+//! ```toml
+//! [names]
+//! grass = "short_grass"    # renamed in 1.20.3
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use gatecrew_protocol::ItemId;
+use gatecrew_world::state::parse_block_spec;
+use gatecrew_world::{BlockId, BlockState, GameData};
+use serde::Deserialize;
+
+use crate::error::{TaskError, TaskErrorKind};
+
+/// Old or foreign name -> our name, for blocks and items alike.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aliases {
+    names: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AliasFile {
+    #[serde(default)]
+    names: BTreeMap<String, String>,
+}
+
+impl Aliases {
+    /// No aliases.
+    pub fn none() -> Self {
+        Aliases::default()
+    }
+
+    /// Loads an alias table; a missing file is an error (callers check first).
+    pub fn load(path: &Path, data: &GameData) -> Result<Self, TaskError> {
+        let text = std::fs::read_to_string(path).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
+        Self::parse(&text, path, data)
+    }
+
+    /// Parses an alias table; every target must be a name the data knows.
+    pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, TaskError> {
+        let file: AliasFile = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(0, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            TaskError::new(path, TaskErrorKind::Syntax { line, column: 1, message: e.message().to_owned() })
+        })?;
+        let bad: Vec<(String, String)> = file
+            .names
+            .iter()
+            .filter(|(_, to)| data.block(to).is_none() && data.item(to).is_err())
+            .map(|(from, to)| (format!("names.{from}"), format!("alias target \"{to}\" is not a block or item")))
+            .collect();
+        if !bad.is_empty() {
+            return Err(TaskError::new(path, TaskErrorKind::UnknownNames(bad)));
+        }
+        Ok(Aliases { names: file.names })
+    }
+
+    /// Our name for `name` (itself when no alias applies).
+    pub fn map<'a>(&'a self, name: &'a str) -> &'a str {
+        self.names.get(name).map_or(name, String::as_str)
+    }
+
+    /// Number of aliases.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// Resolves names against the data, collecting every failure with its JSON path.
+pub(crate) struct Resolver<'a> {
+    data: &'a GameData,
+    aliases: &'a Aliases,
+    problems: Vec<(String, String)>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(data: &'a GameData, aliases: &'a Aliases) -> Self {
+        Resolver { data, aliases, problems: Vec::new() }
+    }
+
+    /// `name[key=value, ...]` -> block and state; `air` is [`BlockId::AIR`].
+    pub fn block_spec(&mut self, spec: &str, path: &str) -> Option<(BlockId, BlockState)> {
+        match parse_block_spec(spec) {
+            Ok((name, state)) => self.block(&name, state, path),
+            Err(e) => {
+                self.problems.push((path.to_owned(), e.to_string()));
+                None
+            }
+        }
+    }
+
+    /// A block name with a state built by the caller.
+    pub fn block(&mut self, name: &str, state: BlockState, path: &str) -> Option<(BlockId, BlockState)> {
+        let data = self.data;
+        let aliases = self.aliases;
+        let trimmed = name.trim();
+        let ours = aliases.map(trimmed.strip_prefix("minecraft:").unwrap_or(trimmed));
+        match data.block(ours) {
+            Some(b) => Some((b, state)),
+            None => {
+                let hint = data.suggest_block(ours).map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default();
+                self.problems.push((path.to_owned(), format!("unknown block \"{name}\"{hint}")));
+                None
+            }
+        }
+    }
+
+    /// An item name.
+    pub fn item(&mut self, name: &str, path: &str) -> Option<ItemId> {
+        let ours = self.canonical_owned(name);
+        match self.data.item(&ours) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                self.problems.push((path.to_owned(), e.to_string()));
+                None
+            }
+        }
+    }
+
+    fn canonical_owned(&self, name: &str) -> String {
+        let trimmed = name.trim();
+        self.aliases.map(trimmed.strip_prefix("minecraft:").unwrap_or(trimmed)).to_owned()
+    }
+
+    /// Records another problem found while reading names (a bad facing).
+    pub fn problem(&mut self, path: String, msg: String) {
+        self.problems.push((path, msg));
+    }
+
+    /// Every problem at once, or nothing.
+    pub fn finish(self, file: &Path) -> Result<(), TaskError> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(TaskError::new(file, TaskErrorKind::UnknownNames(self.problems)))
+        }
+    }
+}

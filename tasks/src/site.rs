@@ -1,0 +1,184 @@
+//! Turning an imported task into an ordinary episode [`Setup`]: the task's coordinates
+//! are shifted so that its lowest level sits at `y = 0` and its corner at `x = z = 0`,
+//! on a flat world (the ground just below `y = 0`) with a margin around the blueprint;
+//! the bots start on a ring around the site with the task's inventories; `timeout`
+//! seconds become `timeout × 20` ticks.
+//!
+//! Nothing else is in the world: no trees, no chests, no ore. Materials that no recipe
+//! in our data makes exist only in the inventories the task gives, and those are split
+//! across the agents, so the crew has to use the board. VillagerBench files give no
+//! inventories; each bot then gets exactly the materials of its share of the blueprint.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use gatecrew_crew::Policy;
+use gatecrew_crew::plan::split_work;
+use gatecrew_crew::setup::{EpisodeSpec, FaultSpec, Labels, SetupParts, config_hash};
+use gatecrew_crew::{Setup, agent::AgentTuning};
+use gatecrew_gating::{GateParams, GateSpec};
+use gatecrew_protocol::{BoardConfig, ItemId, Pos};
+use gatecrew_world::{Blueprint, Bounds, GameData, Part, Rules, World};
+use serde::Serialize;
+
+use crate::error::{TaskError, TaskErrorKind};
+use crate::score::TaskScorer;
+use crate::task::{ImportedTask, TaskCell};
+
+/// Free blocks around the blueprint on every side.
+pub const MARGIN: i32 = 6;
+/// Free blocks above the blueprint's top.
+pub const HEADROOM: i32 = 4;
+/// Crew size when the file does not say (VillagerBench files) and none is asked for.
+pub const DEFAULT_AGENTS: usize = 2;
+
+/// How to run an imported task.
+#[derive(Debug, Clone)]
+pub struct TaskOptions {
+    /// Game data.
+    pub data: Arc<GameData>,
+    /// Episode seed.
+    pub seed: u64,
+    /// Coordination policy.
+    pub policy: Policy,
+    /// Crew size asked for on the command line.
+    pub agents: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct Resolved<'a> {
+    data_version: &'a str,
+    format: &'a str,
+    task: &'a str,
+    episode: &'a EpisodeSpec,
+    starts: &'a [Pos],
+    inventories: Vec<Vec<(&'a str, u32)>>,
+    cells: Vec<(Pos, &'a str, String)>,
+}
+
+fn invalid(file: &Path, msg: String) -> TaskError {
+    TaskError::new(file, TaskErrorKind::Invalid(msg))
+}
+
+/// Start positions on a ring two blocks outside the blueprint's footprint.
+fn ring(lo: Pos, hi: Pos, n: usize) -> Vec<Pos> {
+    (0..n)
+        .map(|a| {
+            let k = (a / 4) as i32;
+            let (x, z) = match a % 4 {
+                0 => (lo.x - 2, lo.z + 2 * k),
+                1 => (hi.x + 2, hi.z - 2 * k),
+                2 => (lo.x + 2 * k, hi.z + 2),
+                _ => (hi.x - 2 * k, lo.z - 2),
+            };
+            Pos::new(x, 0, z)
+        })
+        .collect()
+}
+
+/// The setup for an imported task read from `file`.
+pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Setup, TaskError> {
+    let data = &opts.data;
+    let Some(first) = task.cells.first() else {
+        return Err(invalid(file, format!("task \"{}\" has no cells", task.id)));
+    };
+    let lo = task.cells.iter().fold(first.pos, |m, c| Pos::new(m.x.min(c.pos.x), m.y.min(c.pos.y), m.z.min(c.pos.z)));
+    let shift = |p: Pos| Pos::new(p.x - lo.x, p.y - lo.y, p.z - lo.z);
+    let cells: Vec<TaskCell> = task.cells.iter().map(|c| TaskCell { pos: shift(c.pos), ..*c }).collect();
+    let hi =
+        cells.iter().fold(Pos::new(0, 0, 0), |m, c| Pos::new(m.x.max(c.pos.x), m.y.max(c.pos.y), m.z.max(c.pos.z)));
+    let blueprint = Blueprint::from_states(&task.id, cells.iter().map(|c| (c.pos, c.block, c.state)), file, data)
+        .map_err(|e| invalid(file, format!("{e} (positions are the task's minus {lo})")))?;
+    if blueprint.is_empty() {
+        return Err(invalid(file, format!("task \"{}\" has no block to build", task.id)));
+    }
+    let blueprint = Arc::new(blueprint);
+    let bounds = Bounds {
+        min: Pos::new(-MARGIN, 0, -MARGIN),
+        max: Pos::new(hi.x + MARGIN, (hi.y + HEADROOM).max(3), hi.z + MARGIN),
+    };
+    let mut world = World::new(data.clone(), bounds, Rules::default(), opts.seed)
+        .map_err(|e| invalid(file, format!("the default rules: {e}")))?;
+    let n = match (opts.agents, task.agent_count) {
+        (Some(asked), Some(given)) if task.inventories.is_some() && asked != given => {
+            return Err(invalid(
+                file,
+                format!(
+                    "task \"{}\" is for {given} agents with their own inventories; --agents {asked} differs",
+                    task.id
+                ),
+            ));
+        }
+        (Some(asked), _) => asked,
+        (None, Some(given)) => given,
+        (None, None) => DEFAULT_AGENTS,
+    };
+    let inventories: Vec<Vec<(ItemId, u32)>> = match &task.inventories {
+        Some(invs) => invs.clone(),
+        None => share_materials(&blueprint, data, n),
+    };
+    let (flo, fhi) = blueprint.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
+    let starts = ring(Pos::new(flo.x, 0, flo.z), Pos::new(fhi.x, 0, fhi.z), n);
+    let reg = data.items().clone();
+    for (a, (start, items)) in starts.iter().zip(&inventories).enumerate() {
+        let mut inv = World::agent_inventory();
+        for &(item, count) in items {
+            inv.insert_unchecked(item, count);
+        }
+        if inv.used_slots(&reg) > inv.capacity() {
+            return Err(invalid(
+                file,
+                format!("agent {a}'s inventory needs {} slots, a bot has {}", inv.used_slots(&reg), inv.capacity()),
+            ));
+        }
+        world.add_agent(*start, inv);
+    }
+    let episode = EpisodeSpec {
+        name: task.id.clone(),
+        seed: opts.seed,
+        tick_limit: task.timeout_s.map_or(EpisodeSpec::default().tick_limit, |s| s.saturating_mul(20)),
+        policy: opts.policy,
+        ..EpisodeSpec::default()
+    };
+    let resolved = Resolved {
+        data_version: &data.version,
+        format: task.format.as_str(),
+        task: &task.id,
+        episode: &episode,
+        starts: &starts,
+        inventories: inventories.iter().map(|v| v.iter().map(|(i, c)| (data.item_name(*i), *c)).collect()).collect(),
+        cells: cells.iter().map(|c| (c.pos, data.block_name(c.block), c.state.to_string())).collect(),
+    };
+    let gate = GateParams::new(GateSpec::default()).map_err(|e| invalid(file, format!("default gate: {e}")))?;
+    let parts = SetupParts {
+        config_hash: config_hash(&resolved),
+        episode,
+        data: data.clone(),
+        blueprint,
+        world,
+        gate,
+        board: BoardConfig::default(),
+        tuning: AgentTuning::default(),
+        faults: FaultSpec::default(),
+        labels: Labels::default(),
+        scorer: Some(Arc::new(TaskScorer::new(cells))),
+    };
+    Setup::from_parts(parts, file).map_err(|e| invalid(file, e.to_string()))
+}
+
+/// Each bot gets the items of its share of the blueprint (the work split the crew
+/// uses), for files that give no inventories.
+fn share_materials(bp: &Blueprint, data: &GameData, n: usize) -> Vec<Vec<(ItemId, u32)>> {
+    let owners = split_work(bp, n);
+    let mut needs = vec![BTreeMap::<ItemId, u32>::new(); n];
+    for (i, c) in bp.cells().iter().enumerate() {
+        if c.part == Part::Upper {
+            continue;
+        }
+        if let Some(item) = data.block_info(c.block).item {
+            *needs[owners[i].index()].entry(item).or_insert(0) += 1;
+        }
+    }
+    needs.into_iter().map(|m| m.into_iter().collect()).collect()
+}

@@ -1,0 +1,66 @@
+//! A task read from another system's file, in that file's coordinates: the target
+//! cells (air included where the format lists it), the crew and its inventories.
+
+use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_world::{BlockId, BlockState};
+
+/// The formats this crate reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// MindCraft's MineCollab construction task (levels of 2-D placement grids).
+    MineCollab,
+    /// VillagerBench description lines (`material: X facing: F position: [x, y, z]` ...).
+    VillagerLines,
+    /// VillagerBench's raw `{name, size, blocks}` blueprint.
+    VillagerRaw,
+}
+
+impl Format {
+    /// A short name for listings and the config hash.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::MineCollab => "minecollab",
+            Format::VillagerLines => "villagerbench-lines",
+            Format::VillagerRaw => "villagerbench-raw",
+        }
+    }
+}
+
+/// One target cell: what must be there at the end (air: nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskCell {
+    /// Where.
+    pub pos: Pos,
+    /// The block ([`BlockId::AIR`] for an air cell of a MineCollab grid).
+    pub block: BlockId,
+    /// The state it must have (only the properties given are checked).
+    pub state: BlockState,
+}
+
+/// A task as its file gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedTask {
+    /// The task's id in its file.
+    pub id: String,
+    /// Its format.
+    pub format: Format,
+    /// The goal text, when the file has one.
+    pub goal: Option<String>,
+    /// Target cells, each position once, in the file's coordinates.
+    pub cells: Vec<TaskCell>,
+    /// Crew size, when the file says.
+    pub agent_count: Option<usize>,
+    /// Time limit in seconds, when the file says (20 ticks a second).
+    pub timeout_s: Option<u64>,
+    /// Starting inventory per agent, when the file gives them.
+    pub inventories: Option<Vec<Vec<(ItemId, u32)>>>,
+    /// How the file was read where it left room (shown to the user).
+    pub notes: Vec<String>,
+}
+
+impl ImportedTask {
+    /// Non-air target cells.
+    pub fn blocks(&self) -> impl Iterator<Item = &TaskCell> + '_ {
+        self.cells.iter().filter(|c| c.block != BlockId::AIR)
+    }
+}
