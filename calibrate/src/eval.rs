@@ -116,6 +116,8 @@ impl Evaluator {
         let mut setup = self.cases[i].setup.clone();
         setup.gate = params;
         setup.policy = Policy::Gated;
+        // Offline: the gray zone is settled by the deterministic adjudicator.
+        setup.llm = None;
         let mut metrics = EpisodeMetrics::default();
         let mut queries = Vec::new();
         gatecrew_crew::run(&setup, &mut |ev: &Event| {

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod adjudicate;
+mod adjudications;
 mod analyze;
 mod calibrate;
 mod paths;
@@ -15,6 +17,7 @@ mod report;
 mod run;
 mod suite;
 mod task;
+mod tier3;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -28,6 +31,8 @@ struct Cli {
 enum Command {
     /// Run one construction episode and report its coordination metrics.
     Run(run::RunArgs),
+    /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
+    Adjudicate(adjudicate::AdjudicateArgs),
     /// Generate or run the episode suite.
     #[command(subcommand)]
     Suite(suite::SuiteCmd),
@@ -64,6 +69,7 @@ where
     };
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
+        Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
         Command::Suite(cmd) => suite::run(cmd, out),
         Command::Analyze(args) => analyze::run(args, out, err),
         Command::Calibrate(args) => calibrate::run(args, out),

@@ -11,8 +11,10 @@ use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
+use crate::adjudications::Tally;
 use crate::paths;
 use crate::report::{Report, print_table};
+use crate::tier3::Tier3;
 
 /// Coordination policies selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -93,6 +95,15 @@ pub struct RunArgs {
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
+    /// Settle the gray zone with this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    #[arg(long, value_name = "URL")]
+    llm_url: Option<String>,
+    /// Model name for --llm-url
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
+    replay_adjudications: Option<PathBuf>,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -100,6 +111,7 @@ struct Watch<'o> {
     bar: Option<ProgressBar>,
     board_lines: bool,
     metrics: EpisodeMetrics,
+    tally: Tally,
     scores: TaskScores,
     out: &'o mut dyn Write,
 }
@@ -118,6 +130,7 @@ impl Watch<'_> {
 impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
+        self.tally.observe(ev);
         if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
             self.scores = *scores;
         }
@@ -178,7 +191,16 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         agents: args.agents.map(usize::from),
         policy: args.policy.map(Policy::from),
         gate: gate_overlay,
+        llm_url: args.llm_url.clone(),
+        llm_model: args.model.clone(),
+        consult: args.replay_adjudications.is_some(),
     };
+    if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+        // A task file has no [llm] section and its own config hash; not wired yet.
+        return Err(
+            BadInput("--llm-url, --model and --replay-adjudications need a crew config, not --task".into()).into()
+        );
+    }
     let (setup, notes) = match &args.task {
         Some(file) => {
             let targs = crate::task::TaskArgs {
@@ -200,6 +222,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
         }
     };
+    let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -220,6 +243,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bar,
         board_lines: !args.json && !args.quiet,
         metrics: EpisodeMetrics::default(),
+        tally: Tally::default(),
         scores: Default::default(),
         out,
     };
@@ -236,13 +260,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             watch.line(format!("  note: {n}"));
         }
     }
-    let finished =
-        if args.stepper { run_stepper(&setup, file, &mut watch)? } else { run_actors(&setup, file, &mut watch)? };
+    let finished = if args.stepper {
+        run_stepper(&setup, file, &mut watch, tier3)?
+    } else {
+        run_actors(&setup, file, &mut watch, tier3)?
+    };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
     let mut report =
         Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
     let out = watch.out;
     if args.json {
@@ -254,17 +282,19 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let mut writer = TraceWriter::new(BufWriter::new(file));
     let mut error: Option<std::io::Error> = None;
+    let mut resolver = tier3.into_resolver()?;
     let finished = {
         let mut observer = Tee { watch, writer: &mut writer, error: &mut error };
-        gatecrew_crew::run(setup, &mut observer)
+        gatecrew_crew::run_with(setup, &mut observer, resolver.as_mut()).map(|(f, _)| f)
     };
+    writer.flush().context("writing the trace")?;
+    let finished = finished?;
     if let Some(e) = error {
         return Err(e).context("writing the trace");
     }
-    writer.flush().context("writing the trace")?;
     Ok(finished)
 }
 
@@ -289,12 +319,12 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
-        let run = gatecrew_actors::run_episode(setup, out, Some(tx));
+        let run = gatecrew_actors::run_episode_with(setup, out, Some(tx), tier3.into_consultant());
         tokio::pin!(run);
         let finished = loop {
             tokio::select! {
