@@ -472,6 +472,11 @@ impl Episode {
             }
             Err(e) => {
                 self.record_reject(agent, &msg, &e);
+                // A copy of an accepted message changed nothing: the sender's view of the
+                // original stands, and telling it "rejected" would undo what it did.
+                if e.kind() == gatecrew_protocol::RejectKind::Duplicate {
+                    return;
+                }
                 let due = self.tick + 1;
                 if let Some(s) = self.slots.get_mut(agent.index()) {
                     s.news.push(BoardNews::Rejected { msg, error: e.kind() });

@@ -92,6 +92,9 @@ pub enum RejectKind {
     DuplicateRefusal,
     /// A request that nobody could answer (addressed to all in a crew of one).
     NoAddressee,
+    /// An exact copy of a message the board already accepted (a message delivered
+    /// twice): it changes nothing, and its sender need not hear of it.
+    Duplicate,
 }
 
 impl RejectKind {
@@ -112,6 +115,7 @@ impl RejectKind {
             RejectKind::NoOffer => "no_offer",
             RejectKind::DuplicateRefusal => "duplicate_refusal",
             RejectKind::NoAddressee => "no_addressee",
+            RejectKind::Duplicate => "duplicate",
         }
     }
 }
@@ -195,6 +199,9 @@ impl Board {
     /// Validates and appends a message posted by `caller` at `now`.
     pub fn post(&mut self, caller: AgentId, msg: BoardMessage, now: Tick) -> Result<Receipt, BoardError> {
         self.check_common(caller, &msg)?;
+        if let Some(seq) = self.duplicate_of(&msg, now) {
+            return Err(BoardError::new(RejectKind::Duplicate, format!("a copy of message #{seq}, already accepted")));
+        }
         match msg {
             BoardMessage::RequestMaterial { from, to, item, count, .. } => {
                 let addressees: Vec<AgentId> = match to {
@@ -298,6 +305,19 @@ impl Board {
             ));
         }
         Ok(())
+    }
+
+    /// The accepted message `msg` repeats, if any. Offers, confirmations and refusals
+    /// name their window, so a copy is the same message in the same window whenever it
+    /// arrives (a confirmation's copy typically arrives after the window closed). A
+    /// request opens a new window and carries no id, so only a copy posted at the same
+    /// tick counts: asking again later is a new request.
+    fn duplicate_of(&self, msg: &BoardMessage, now: Tick) -> Option<u32> {
+        let same = |p: &&Posted| p.msg == *msg;
+        match msg.window() {
+            Some(w) => self.log.iter().rev().filter(|p| p.window == w).find(same).map(|p| p.seq),
+            None => self.log.iter().rev().take_while(|p| p.at == now).find(same).map(|p| p.seq),
+        }
     }
 
     fn open_window(&self, id: WindowId, item: ItemId) -> Result<&Window, BoardError> {

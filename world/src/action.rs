@@ -2,7 +2,7 @@
 //! an [`Outcome`] the world hands back.
 
 use gatecrew_protocol::trace::ActionName;
-use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_protocol::{AgentId, ItemId, Pos, WindowId};
 
 use crate::data::{BlockId, RecipeId, ToolNeed};
 use crate::state::BlockState;
@@ -58,6 +58,10 @@ pub enum Action {
         item: ItemId,
         /// How many.
         count: u32,
+        /// The board window this hand-over settles, if any: the world applies at most
+        /// one hand-over per window, so a repeated `give` (a replayed step, a duplicated
+        /// message acted on twice) moves nothing.
+        window: Option<WindowId>,
     },
     /// Drop items at the bot's feet.
     Drop {
@@ -238,6 +242,12 @@ pub enum Failure {
     /// The receiver's inventory cannot take the items.
     #[error("the receiver's inventory is full")]
     ReceiverFull,
+    /// The window's hand-over already happened.
+    #[error("{window} was already handed over")]
+    AlreadyHandedOver {
+        /// The window.
+        window: WindowId,
+    },
     /// Outside the world's bounds.
     #[error("{pos} is outside the world")]
     OutOfBounds {
@@ -275,6 +285,7 @@ impl Failure {
             Failure::NotPlaceable { .. } => "not_placeable",
             Failure::UnknownAgent { .. } => "unknown_agent",
             Failure::ReceiverFull => "receiver_full",
+            Failure::AlreadyHandedOver { .. } => "already_handed_over",
             Failure::OutOfBounds { .. } => "out_of_bounds",
             Failure::ZeroCount => "zero_count",
             Failure::Injected => "injected",
@@ -322,4 +333,6 @@ pub struct Receipt {
     pub item: ItemId,
     /// How many.
     pub count: u32,
+    /// The window the giver named, if any.
+    pub window: Option<WindowId>,
 }

@@ -9,7 +9,7 @@ mod apply;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_protocol::{AgentId, ItemId, Pos, WindowId};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -147,7 +147,16 @@ pub struct World {
     pub(crate) resources: BTreeMap<BlockId, BTreeSet<Pos>>,
     pub(crate) rng: ChaCha8Rng,
     pub(crate) failure_rate: f64,
+    pub(crate) path_blocks: Option<PathBlocks>,
     pub(crate) ledger: BTreeMap<ItemId, i64>,
+    pub(crate) handed_over: BTreeSet<WindowId>,
+}
+
+/// The path-block fault: how often a walk finds its way barred, and by what.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PathBlocks {
+    pub rate: f64,
+    pub block: BlockId,
 }
 
 /// A rule names a block the data does not know.
@@ -178,7 +187,9 @@ impl World {
             resources: BTreeMap::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             failure_rate: 0.0,
+            path_blocks: None,
             ledger: BTreeMap::new(),
+            handed_over: BTreeSet::new(),
         })
     }
 
@@ -200,6 +211,19 @@ impl World {
     /// Sets the probability that an action fails with an injected fault.
     pub fn set_failure_rate(&mut self, rate: f64) {
         self.failure_rate = rate.clamp(0.0, 1.0);
+    }
+
+    /// Sets the path-block fault: with probability `rate` a completed walk finds a
+    /// `block` dropped onto a cell of its path; the bot stays where it was and the
+    /// block stays (mineable, like terrain) until someone removes it.
+    pub fn set_path_blocks(&mut self, rate: f64, block: BlockId) {
+        let rate = rate.clamp(0.0, 1.0);
+        self.path_blocks = (rate > 0.0).then_some(PathBlocks { rate, block });
+    }
+
+    /// Windows whose hand-over the world applied (see [`Action::Give`]).
+    pub fn handed_over(&self) -> &BTreeSet<WindowId> {
+        &self.handed_over
     }
 
     /// Places a natural block (terrain, a tree, ore) that bots may mine.

@@ -7,7 +7,7 @@ use gatecrew_protocol::{
     AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason, RejectKind,
 };
 use gatecrew_world::cost::Planner;
-use gatecrew_world::{Action, Outcome, Receipt};
+use gatecrew_world::{Action, Failure, Outcome, Receipt};
 
 use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
 
@@ -172,7 +172,8 @@ impl AgentCore {
         let (Some(window), Some((giver, offered))) = (aw.window, aw.offered_by) else {
             return;
         };
-        if giver != r.from {
+        // Items handed over for another window (or none) confirm nothing here.
+        if giver != r.from || r.window.is_some_and(|w| w != window) {
             return;
         }
         let key = aw.key;
@@ -201,7 +202,7 @@ impl AgentCore {
                 .map(|(_, p)| *p)
                 .or_else(|| self.mem.last_seen(h.to))?;
             if self.pos.dist(target) <= self.physics.reach - 0.5 {
-                return Some(Action::Give { to: h.to, item: h.item, count: h.count });
+                return Some(Action::Give { to: h.to, item: h.item, count: h.count, window: Some(h.window) });
             }
             if let Some(front) = self.handovers.front_mut() {
                 front.attempts += 1;
@@ -211,10 +212,13 @@ impl AgentCore {
     }
 
     pub(super) fn handover_outcome(&mut self, o: &Outcome) {
-        if let (Action::Give { to, item, .. }, Ok(_)) = (&o.action, &o.result) {
-            if let Some(i) = self.handovers.iter().position(|h| h.to == *to && h.item == *item) {
-                self.handovers.remove(i);
-            }
+        let settled = match (&o.action, &o.result) {
+            (Action::Give { window: Some(w), .. }, Err(Failure::AlreadyHandedOver { .. })) => Some(*w),
+            (Action::Give { window: Some(w), .. }, Ok(_)) => Some(*w),
+            _ => None,
+        };
+        if let Some(w) = settled {
+            self.handovers.retain(|h| h.window != w);
         } else if let Some(front) = self.handovers.front_mut() {
             front.attempts += 1;
         }

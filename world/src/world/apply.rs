@@ -1,7 +1,8 @@
 //! Applying actions at completion. Each function checks everything first and mutates
-//! only once it knows the action succeeds, so a failure leaves the world unchanged.
+//! only once it knows the action succeeds, so a failure leaves the world unchanged
+//! (the one exception is the path-block fault, whose point is to change the world).
 
-use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_protocol::{AgentId, ItemId, Pos, WindowId};
 use rand::RngExt;
 
 use super::{Pending, World};
@@ -22,6 +23,8 @@ pub(super) fn complete(w: &mut World, agent: AgentId, pending: Pending) -> (Outc
         Err(Failure::UnknownAgent { agent })
     } else if roll < w.failure_rate {
         Err(Failure::Injected)
+    } else if let Some(cut) = path_cut(w, &action, path.as_ref(), roll) {
+        Err(obstruct(w, cut))
     } else {
         apply(w, agent, action, path)
     };
@@ -38,12 +41,39 @@ fn apply(w: &mut World, a: AgentId, action: Action, path: Option<crate::path::Pa
         Action::Craft { recipe, times } => craft(w, a, recipe, times),
         Action::Smelt { furnace, input, count, fuel } => smelt(w, a, furnace, input, count, fuel),
         Action::Place { pos, item, state } => place(w, a, pos, item, state),
-        Action::Give { to, item, count } => give(w, a, to, item, count),
+        Action::Give { to, item, count, window } => give(w, a, to, item, count, window),
         Action::Drop { item, count } => drop(w, a, item, count),
         Action::PickUp { pos } => pick_up(w, a, pos),
         Action::Deposit { chest, item, count } => deposit(w, a, chest, item, count),
         Action::Withdraw { chest, item, count } => withdraw(w, a, chest, item, count),
     }
+}
+
+/// Where the path-block fault cuts this walk, if it strikes: the same draw as the
+/// action-failure fault, read from the band above it, so turning the fault on or off
+/// does not shift the RNG stream.
+fn path_cut(w: &World, action: &Action, path: Option<&crate::path::Path>, roll: f64) -> Option<(Pos, Pos)> {
+    let (Action::MoveTo { target, .. }, Some(path), Some(pb)) = (action, path, w.path_blocks) else {
+        return None;
+    };
+    let band = roll - w.failure_rate;
+    if path.steps.is_empty() || band >= pb.rate {
+        return None;
+    }
+    let i = ((band / pb.rate) * path.steps.len() as f64) as usize;
+    Some((*target, path.steps[i.min(path.steps.len() - 1)]))
+}
+
+/// Drops the fault's block onto the cut cell, unless that cell must stay free (a
+/// blueprint cell, a bot's body) or is not air, and fails the walk: the bot stays.
+fn obstruct(w: &mut World, (target, cell): (Pos, Pos)) -> Failure {
+    let body_there = w.bodies.iter().any(|b| b.pos == cell || b.pos.up() == cell);
+    let free = w.grid.bounds().contains(cell) && w.grid.get(cell) == BlockId::AIR && !w.keep_clear.contains(&cell);
+    if let (Some(pb), true, false) = (w.path_blocks, free, body_there) {
+        w.put_natural(cell, pb.block);
+        tracing::debug!(%cell, "path-block fault: a block fell onto the path");
+    }
+    Failure::PathBlocked { target }
 }
 
 fn exchange_failure(e: ExchangeError) -> Failure {
@@ -225,8 +255,11 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId, state: BlockState) -
     Ok((Delta { items: vec![(item, -1)], placed, ..Delta::default() }, None))
 }
 
-fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32) -> Applied {
+fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32, window: Option<WindowId>) -> Applied {
     nonzero(count)?;
+    if let Some(id) = window.filter(|id| w.handed_over.contains(id)) {
+        return Err(Failure::AlreadyHandedOver { window: id });
+    }
     if to == a || to.index() >= w.bodies.len() {
         return Err(Failure::UnknownAgent { agent: to });
     }
@@ -243,7 +276,8 @@ fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32) -> App
     // Both sides were checked: the transfer cannot half-happen.
     let _ = w.bodies[a.index()].inventory.remove(item, count);
     w.bodies[to.index()].inventory.insert_unchecked(item, count);
-    let receipt = Receipt { from: a, item, count };
+    w.handed_over.extend(window);
+    let receipt = Receipt { from: a, item, count, window };
     Ok((Delta { items: vec![(item, -i64::from(count))], ..Delta::default() }, Some((to, receipt))))
 }
 
