@@ -194,31 +194,33 @@ fn give_moves_items_to_a_teammate_in_reach() {
     let mut w = world();
     w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
     w.add_agent(Pos::new(3, 0, 0), inv(&[]));
-    let pending = w.begin(A, Action::Give { to: B, item: item("glass"), count: 2 });
+    let pending = w.begin(A, Action::Give { to: B, item: item("glass"), count: 2, window: None });
     let (o, receipt) = w.complete(A, pending);
     assert_eq!(o.result.unwrap().items, vec![(item("glass"), -2)]);
     let (to, r) = receipt.expect("the receiver gets a receipt");
     assert_eq!((to, r.from, r.item, r.count), (B, A, item("glass"), 2));
     assert_eq!(w.body(B).unwrap().inventory.count(item("glass")), 2);
-    fails(&mut w, A, Action::Give { to: A, item: item("glass"), count: 1 }, |f| {
+    fails(&mut w, A, Action::Give { to: A, item: item("glass"), count: 1, window: None }, |f| {
         matches!(f, Failure::UnknownAgent { .. })
     });
-    fails(&mut w, A, Action::Give { to: AgentId(7), item: item("glass"), count: 1 }, |f| {
+    fails(&mut w, A, Action::Give { to: AgentId(7), item: item("glass"), count: 1, window: None }, |f| {
         matches!(f, Failure::UnknownAgent { .. })
     });
-    fails(&mut w, A, Action::Give { to: B, item: item("glass"), count: 5 }, |f| {
+    fails(&mut w, A, Action::Give { to: B, item: item("glass"), count: 5, window: None }, |f| {
         matches!(f, Failure::MissingItems { .. })
     });
     let mut far = world();
     far.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
     far.add_agent(Pos::new(8, 0, 0), inv(&[]));
-    fails(&mut far, A, Action::Give { to: B, item: item("glass"), count: 1 }, |f| {
+    fails(&mut far, A, Action::Give { to: B, item: item("glass"), count: 1, window: None }, |f| {
         matches!(f, Failure::OutOfReach { .. })
     });
     let mut full = world();
     full.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
     full.add_agent(Pos::new(1, 0, 0), inv(&[("dirt", 64 * 36)]));
-    fails(&mut full, A, Action::Give { to: B, item: item("glass"), count: 1 }, |f| matches!(f, Failure::ReceiverFull));
+    fails(&mut full, A, Action::Give { to: B, item: item("glass"), count: 1, window: None }, |f| {
+        matches!(f, Failure::ReceiverFull)
+    });
 }
 
 #[test]

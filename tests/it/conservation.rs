@@ -56,7 +56,7 @@ proptest! {
         let start = w.item_census();
         for op in ops {
             let (who, action) = match op {
-                Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n }),
+                Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n, window: None }),
                 Op::Drop(a, n) => (a, Action::Drop { item: glass, count: n }),
                 Op::PickUp(a, b) => {
                     let pos = w.body(AgentId(b)).map(|b| b.pos).unwrap_or_default();

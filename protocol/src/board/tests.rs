@@ -181,7 +181,10 @@ fn rejects_wrong_parties_and_second_offers() {
     let foreign_confirm = BoardMessage::ConfirmTransfer { window: w, from: A2, to: A1, item: GLASS, count: n(1) };
     rejected(&mut b, A2, foreign_confirm, RejectKind::WrongParty);
     b.post(A2, refuse(w, A2), Tick(12)).unwrap();
-    rejected(&mut b, A2, refuse(w, A2), RejectKind::DuplicateRefusal);
+    // The same refusal again is a duplicate (idempotent); a different one is a second refusal.
+    rejected(&mut b, A2, refuse(w, A2), RejectKind::Duplicate);
+    let busy = BoardMessage::CannotSupply { window: w, from: A2, to: A0, item: GLASS, reason: RefusalReason::Busy };
+    rejected(&mut b, A2, busy, RejectKind::DuplicateRefusal);
     assert!(b.window(w).unwrap().is_open(), "a refusal after an offer does not close the window");
 }
 
