@@ -121,6 +121,7 @@ impl EpisodeMetrics {
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
+            | EventKind::AgentFailed { .. }
             | EventKind::Other => {}
         }
     }
