@@ -239,8 +239,23 @@ function observe (entry, req) {
   }
   const entities = Object.values(bot.entities)
     .filter((e) => e !== bot.entity && e.position && e.position.distanceTo(bot.entity.position) <= 32)
-    .map((e) => ({ id: e.id, type: e.type, name: e.name ?? null, username: e.username ?? null, pos: [e.position.x, e.position.y, e.position.z] }))
+    .map((e) => {
+      // flying-squid leaves entity.username unset: look the player up by entity.
+      const player = Object.values(bot.players).find((p) => p.entity === e)
+      return { id: e.id, type: e.type, name: e.name ?? null, username: e.username ?? (player ? player.username : null), pos: [e.position.x, e.position.y, e.position.z] }
+    })
   return { ...snapshot(bot), radius: r, blocks, entities }
+}
+
+// The blocks at given cells, as the bot's own world view has them.
+function look (entry, req) {
+  const { bot } = entry
+  if (!Array.isArray(req.cells)) throw new BridgeError('bad_request', '"cells" must be a list of [x, y, z]')
+  const names = req.cells.map(([x, y, z]) => {
+    const b = bot.blockAt(new Vec3(x, y, z))
+    return b ? b.name : 'unloaded'
+  })
+  return { names, ...snapshot(bot) }
 }
 
 // Sends a stand-in command and waits for its answer line.
@@ -383,6 +398,7 @@ const commands = {
   place_block: placeBlock,
   dig,
   observe,
+  look,
   give,
   deposit: (e, r) => chestMove(e, r, 'deposit'),
   withdraw: (e, r) => chestMove(e, r, 'withdraw'),

@@ -90,6 +90,8 @@ pub struct RunArgs {
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    mc: crate::minecraft::McArgs,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -151,6 +153,7 @@ impl Observer for Watch<'_> {
 
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mc = args.mc.options(args.stepper)?;
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
@@ -215,14 +218,29 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             watch.line(format!("  note: {n}"));
         }
     }
-    let finished =
-        if args.stepper { run_stepper(&setup, file, &mut watch)? } else { run_actors(&setup, file, &mut watch)? };
+    let mut mc_summary = None;
+    let finished = if let Some(opts) = &mc {
+        let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
+        mc_summary = Some(summary);
+        finished
+    } else if args.stepper {
+        run_stepper(&setup, file, &mut watch)?
+    } else {
+        run_actors(&setup, file, &mut watch)?
+    };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let mut report =
-        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    let runtime = if mc.is_some() {
+        "minecraft"
+    } else if args.stepper {
+        "stepper"
+    } else {
+        "actors"
+    };
+    let mut report = Report::new(&setup, &watch.metrics, finished, &trace, runtime);
     report.scores = watch.scores;
+    report.minecraft = mc_summary.clone();
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
@@ -230,7 +248,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     } else {
         print_table(&report, out)?;
     }
-    Ok(())
+    match &mc_summary {
+        Some(s) => crate::minecraft::all_failed(&finished, s),
+        None => Ok(()),
+    }
 }
 
 fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
