@@ -66,7 +66,7 @@ impl Shared {
 
 /// A running bridge process.
 pub struct Bridge {
-    child: tokio::sync::Mutex<Child>,
+    child: Arc<tokio::sync::Mutex<Child>>,
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     shared: Arc<Shared>,
     next_id: AtomicU64,
@@ -89,6 +89,8 @@ impl Bridge {
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::unbounded_channel();
         let reader_shared = shared.clone();
+        let child = Arc::new(tokio::sync::Mutex::new(child));
+        let reader_child = child.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             loop {
@@ -101,13 +103,18 @@ impl Bridge {
                     }
                 }
             }
-            let status = format!("pid {pid}: its stdout closed");
+            // Its stdout closed: say how the process ended, if it did.
+            let wait = async { reader_child.lock().await.wait().await };
+            let status = match tokio::time::timeout(Duration::from_secs(2), wait).await {
+                Ok(Ok(s)) => format!("pid {pid}, {s}"),
+                _ => format!("pid {pid}: its stdout closed"),
+            };
             reader_shared.close(status.clone());
             let _ = tx.send(Event::BridgeExited { status });
         });
         tracing::info!(pid, "bridge started");
         let bridge = Bridge {
-            child: tokio::sync::Mutex::new(child),
+            child,
             stdin: tokio::sync::Mutex::new(stdin),
             shared,
             next_id: AtomicU64::new(1),
