@@ -14,6 +14,10 @@
 //   /gc-fill-chest <nonce> <x> <y> <z> <item> <count>  scenario setup: seed a chest
 //   /gc-craft <nonce> <item> <times>                 craft from the registry's recipes; 3x3
 //                                                    recipes need a crafting table in reach
+//   /gc-stock <nonce> <player> <item> <count>        scenario setup: give in proper stacks
+//
+// flying-squid's own /give adds any count to one stack: past the stack size the
+// client stops applying the server's packets (a later /tp is ignored), hence gc-stock.
 //
 // Each answers the calling player with one chat line:
 //   [gatecrew] <nonce> ok <json>   or   [gatecrew] <nonce> err <message>
@@ -190,6 +194,18 @@ function installStandIns (serv) {
     const it = itemByName(item)
     contents.set(it.id, (contents.get(it.id) ?? 0) + int(n, 'count'))
     return { contents: listing(contents) }
+  })
+
+  command('gc-stock', '<nonce> <player> <item> <count>', async (player, [to, item, n]) => {
+    if (!player.op) throw new Error('scenario setup needs op')
+    const target = serv.getPlayer(to)
+    if (!target) throw new Error(`no player ${to}`)
+    const it = itemByName(item)
+    const k = int(n, 'count')
+    if (k <= 0) throw new Error('count must be positive')
+    if (room(target, it.id) < k) throw new Error(`${to} has no room for ${k} ${it.name}`)
+    give(target, it.id, k)
+    return { item: it.name, count: count(target, it.id) }
   })
 
   command('gc-craft', '<nonce> <item> <times>', async (player, [item, n]) => {

@@ -22,6 +22,9 @@ use crate::error::{BridgeError, McError};
 use crate::node;
 use crate::wire::{Command, Data, Event, Incoming, Request, parse_line};
 
+/// How long the bridge may take to load.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
 type Waiter = oneshot::Sender<Result<Data, BridgeError>>;
 
 /// One timed command.
@@ -80,8 +83,10 @@ impl std::fmt::Debug for Bridge {
 }
 
 impl Bridge {
-    /// Starts `node bridge.js` in `dir`; events go to the returned receiver.
-    pub fn start(dir: &Path) -> Result<(Bridge, mpsc::UnboundedReceiver<Event>), McError> {
+    /// Starts `node bridge.js` in `dir` and waits until it answers (loading mineflayer
+    /// takes a moment, which is not charged to any command); events go to the returned
+    /// receiver.
+    pub async fn start(dir: &Path) -> Result<(Bridge, mpsc::UnboundedReceiver<Event>), McError> {
         let mut child = node::spawn_node(dir, "bridge.js", &[])?;
         let pid = child.id().unwrap_or(0);
         let stdout = child.stdout.take().ok_or_else(|| McError::ServerStart("the bridge has no stdout".into()))?;
@@ -113,13 +118,12 @@ impl Bridge {
             let _ = tx.send(Event::BridgeExited { status });
         });
         tracing::info!(pid, "bridge started");
-        let bridge = Bridge {
-            child,
-            stdin: tokio::sync::Mutex::new(stdin),
-            shared,
-            next_id: AtomicU64::new(1),
-            pid,
-        };
+        let bridge = Bridge { child, stdin: tokio::sync::Mutex::new(stdin), shared, next_id: AtomicU64::new(1), pid };
+        if let Err(e) = bridge.request("-", &Command::Ping, READY_TIMEOUT).await {
+            bridge.kill().await;
+            return Err(McError::Bridge(e));
+        }
+        Shared::lock(&bridge.shared.latencies).clear();
         Ok((bridge, rx))
     }
 
@@ -169,6 +173,7 @@ impl Bridge {
         if let Some(game_ms) = game_ms {
             let l = Latency { cmd: cmd.name(), round_trip_ms, game_ms };
             metrics::histogram!("gatecrew_bridge_overhead_ms", "cmd" => l.cmd).record(l.overhead_ms());
+            tracing::trace!(bot, cmd = l.cmd, round_trip_ms = l.round_trip_ms, game_ms = l.game_ms, "bridge command");
             Shared::lock(&self.shared.latencies).push(l);
         }
         answer

@@ -101,7 +101,7 @@ async fn with_bridge(
     origin: Origin,
     mut timings: Timings,
 ) -> Result<McRun, McError> {
-    let (bridge, events) = Bridge::start(dir)?;
+    let (bridge, events) = Bridge::start(dir).await?;
     let bridge = Arc::new(bridge);
     let names = (0..setup.world.agent_count()).map(|i| AgentId(i as u32).to_string()).collect();
     let ctx =

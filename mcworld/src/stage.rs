@@ -65,12 +65,21 @@ impl Ctx {
             self.admin(agent, format!("/clear {name}")).await?;
         }
         for (item, n) in stacks(world, &body.inventory) {
-            self.admin(agent, format!("/give {name} minecraft:{} {n}", world.data().item_name(item))).await?;
+            let item = world.data().item_name(item);
+            let line = if self.standins {
+                // flying-squid's /give overfills one stack (see bridge/standins.js).
+                format!("/gc-stock {{nonce}} {name} {item} {n}")
+            } else {
+                format!("/give {name} minecraft:{item} {n}")
+            };
+            self.admin(agent, line).await?;
         }
         let [x, y, z] = self.origin.to_mc(body.pos);
         let mut seen = Data::default();
         for attempt in 0..4 {
-            self.admin(agent, format!("/tp {name} {x} {y} {z}")).await?;
+            // The block's centre: flying-squid's `/tp <who> x y z` does not centre it.
+            let (cx, cz) = (f64::from(x) + 0.5, f64::from(z) + 0.5);
+            self.admin(agent, format!("/tp {name} {cx} {y} {cz}")).await?;
             tokio::time::sleep(Duration::from_millis(200 + 300 * attempt)).await;
             seen = self.bridge.request(&name, &Command::Observe { radius: 0 }, self.timeouts.command).await?;
             if seen.feet == Some([x, y, z]) {
@@ -90,8 +99,7 @@ impl Ctx {
     }
 }
 
-/// Stacks of at most the item's stack size (flying-squid's /give makes one stack of
-/// whatever count it is given).
+/// Stacks of at most the item's stack size (vanilla's /give caps one command).
 fn stacks(world: &World, inv: &Inventory) -> Vec<(ItemId, u32)> {
     let mut out = Vec::new();
     for (item, mut n) in inv.iter() {

@@ -83,7 +83,7 @@ fn end_reason(events: &[Event]) -> String {
 
 /// What an independent bot sees at the blueprint's cells, by Minecraft block name.
 async fn inspect(server: &LocalServer, setup: &Setup) -> Vec<(String, String)> {
-    let (bridge, _events) = Bridge::start(&bridge_dir()).unwrap();
+    let (bridge, _events) = Bridge::start(&bridge_dir()).await.unwrap();
     let spawn = Command::SpawnBot {
         host: "127.0.0.1".into(),
         port: server.port(),
@@ -183,9 +183,10 @@ fn an_unreachable_server_fails_every_agent_with_a_clear_error() {
     assert_eq!(code, std::process::ExitCode::from(1), "{err}");
     assert!(err.contains("every agent failed") && err.contains("cannot join"), "{err}");
     assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
-    let events: Vec<Event> = gatecrew_protocol::trace::TraceReader::new(std::io::BufReader::new(std::fs::File::open(&trace).unwrap()))
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let events: Vec<Event> =
+        gatecrew_protocol::trace::TraceReader::new(std::io::BufReader::new(std::fs::File::open(&trace).unwrap()))
+            .collect::<Result<_, _>>()
+            .unwrap();
     let failed = failures(&events);
     assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1]);
     assert!(failed.iter().all(|(_, why)| why.contains("cannot join")), "{failed:?}");
@@ -246,7 +247,10 @@ fn a_dead_bridge_fails_every_agent_and_the_episode_ends_cleanly() {
         let mut failed = failures(&events);
         failed.sort();
         assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1], "{failed:?}");
-        assert!(failed.iter().all(|(_, why)| why.contains("bridge process") && why.contains("signal: 9")), "{failed:?}");
+        assert!(
+            failed.iter().all(|(_, why)| why.contains("bridge process") && why.contains("signal: 9")),
+            "{failed:?}"
+        );
         assert_eq!(end_reason(&events), "agents_failed");
         assert_eq!(run.finished.reason, EndReason::AgentsFailed);
         assert_eq!(run.observed_correct, None, "nobody was left to look");
