@@ -10,6 +10,7 @@ mod common;
 mod config;
 mod conservation;
 mod episode;
+mod external;
 mod minecraft;
 mod plan;
 mod scores;

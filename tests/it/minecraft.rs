@@ -259,3 +259,44 @@ fn a_dead_bridge_fails_every_agent_and_the_episode_ends_cleanly() {
         assert!(events.iter().any(|e| matches!(&e.kind, EventKind::Unfinished { agent: AgentId(1), .. })));
     });
 }
+
+#[test]
+fn a_walk_that_times_out_stops_the_pathfinder_and_the_next_walk_works() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let (bridge, _events) = Bridge::start(&bridge_dir()).await.unwrap();
+        let y = server.ground_y();
+        let spawn = Command::SpawnBot {
+            host: "127.0.0.1".into(),
+            port: server.port(),
+            version: "1.20.4".into(),
+            standins: true,
+            timeout_ms: 30_000,
+        };
+        let wait = Duration::from_secs(40);
+        bridge.request("walker", &spawn, wait).await.unwrap();
+        bridge.request("walker", &Command::Admin { line: format!("/tp walker 0.5 {y} 0.5") }, wait).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Far beyond anything it can reach in half a second.
+        let far = Command::MoveTo { x: 300, y, z: 300, range: 0.0, timeout_ms: 500 };
+        let err = bridge.request("walker", &far, wait).await.unwrap_err();
+        let gatecrew_mcworld::BridgeError::Command { code, message, .. } = &err else { panic!("{err}") };
+        assert_eq!(*code, gatecrew_mcworld::ErrorCode::Timeout, "{message}");
+        // Stopped for good: the bot stands still instead of walking on toward the old goal.
+        let look = Command::Observe { radius: 0 };
+        let a = bridge.request("walker", &look, wait).await.unwrap().pos.unwrap();
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let b = bridge.request("walker", &look, wait).await.unwrap().pos.unwrap();
+        let moved = ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+        assert!(moved < 0.3, "still walking: {a:?} -> {b:?}");
+        // The stale goal is gone: a short walk gets there.
+        let near = Command::MoveTo { x: 3, y, z: 2, range: 0.0, timeout_ms: 15_000 };
+        let d = bridge.request("walker", &near, wait).await.unwrap();
+        assert_eq!((d.reached, d.feet), (Some(true), Some([3, y, 2])));
+        bridge.stop(Duration::from_secs(3)).await;
+        let pids = (bridge.pid(), server.pid());
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pids.0) && gone(pids.1));
+    });
+}
