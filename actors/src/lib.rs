@@ -11,11 +11,15 @@
 //!   its state after its last verified step;
 //! * [`RecorderActor`] writes the trace.
 //!
+//! Tier-3 consults to a live LLM endpoint run as tokio tasks beside the lockstep (see
+//! [`Consultant`]); their verdicts enter the episode at ticks the episode core fixed.
+//!
 //! The actors hold no logic of their own: the same episode through [`run_episode`] and
 //! through the synchronous stepper gives byte-identical traces.
 
 mod agent;
 mod board;
+mod consult;
 mod crew;
 mod recorder;
 mod run;
@@ -23,7 +27,8 @@ mod world;
 
 pub use agent::{AgentActor, AgentMsg};
 pub use board::{BoardActor, BoardMsg};
+pub use consult::Consultant;
 pub use crew::{CrewActor, CrewMsg};
 pub use recorder::{RecorderActor, RecorderMsg};
-pub use run::{RunError, Tap, run_episode};
+pub use run::{RunError, Tap, run_episode, run_episode_with};
 pub use world::{WorldActor, WorldMsg};

@@ -2,13 +2,14 @@
 
 use std::io::Write;
 
-use gatecrew_crew::{Episode, Finished, Progress, Setup};
+use gatecrew_crew::{ByAdjudicator, Episode, Finished, Progress, Setup};
 use gatecrew_protocol::Board;
 use gatecrew_protocol::trace::Event;
 use ractor::Actor;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::board::BoardActor;
+use crate::consult::Consultant;
 use crate::crew::CrewActor;
 use crate::recorder::{RecorderActor, RecorderMsg};
 use crate::world::{WorldActor, WorldArgs, WorldMsg};
@@ -46,11 +47,23 @@ fn spawn_err(actor: &'static str) -> impl Fn(ractor::SpawnErr) -> RunError {
 }
 
 /// Runs an episode on actors, writing its trace to `out` and reporting to `tap`.
-/// Every actor is stopped before this returns.
+/// Every actor is stopped before this returns. Consults, if the setup has any, go to
+/// the deterministic adjudicator.
 pub async fn run_episode(
     setup: &Setup,
     out: Box<dyn Write + Send>,
     tap: Option<UnboundedSender<Tap>>,
+) -> Result<Finished, RunError> {
+    let det = gatecrew_gating::Deterministic { midpoint: setup.gate.midpoint() };
+    run_episode_with(setup, out, tap, Consultant::Sync(Box::new(ByAdjudicator(det)))).await
+}
+
+/// Runs an episode on actors with `consultant` resolving its tier-3 consults.
+pub async fn run_episode_with(
+    setup: &Setup,
+    out: Box<dyn Write + Send>,
+    tap: Option<UnboundedSender<Tap>>,
+    consultant: Consultant,
 ) -> Result<Finished, RunError> {
     let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out).await.map_err(spawn_err("recorder"))?;
     let board_core = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
@@ -62,6 +75,7 @@ pub async fn run_episode(
         crew: crew.clone(),
         recorder: recorder.clone(),
         tap,
+        consultant,
     };
     let (world, world_h) = Actor::spawn(None, WorldActor, args).await.map_err(spawn_err("world"))?;
     let result = ractor::call!(world, WorldMsg::Run)

@@ -8,6 +8,7 @@ use ractor_cluster_derive::RactorMessage;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::board::BoardMsg;
+use crate::consult::{Consultant, Consults};
 use crate::crew::{AgentHandle, CrewMsg};
 use crate::recorder::RecorderMsg;
 use crate::run::Tap;
@@ -29,6 +30,7 @@ pub struct WorldState {
     crew: ActorRef<CrewMsg>,
     recorder: ActorRef<RecorderMsg>,
     tap: Option<UnboundedSender<Tap>>,
+    consults: Consults,
 }
 
 /// Arguments: the episode and the actors it talks to.
@@ -43,6 +45,8 @@ pub struct WorldArgs {
     pub recorder: ActorRef<RecorderMsg>,
     /// Where to report progress.
     pub tap: Option<UnboundedSender<Tap>>,
+    /// The tier-3 adjudicator for consults.
+    pub consultant: Consultant,
 }
 
 type Err = Box<dyn std::error::Error + Send + Sync>;
@@ -88,6 +92,7 @@ impl WorldState {
         let mut agents = self.agents(n).await?;
         loop {
             let deadline = ractor::call!(self.board, BoardMsg::NextDeadline)?;
+            self.consults.settle_due(&mut episode, deadline).await?;
             if !episode.advance(deadline) {
                 break;
             }
@@ -118,8 +123,10 @@ impl WorldState {
                     episode.posted(id, msg, issue, result);
                 }
             }
+            self.consults.start(&mut episode);
             self.emit(&mut episode)?;
         }
+        self.consults.abort_all();
         for (id, input) in episode.final_inputs() {
             let (out, _) = Self::step(self.crew.clone(), agents[id.index()].clone(), input).await?;
             episode.apply(id, out);
@@ -150,7 +157,14 @@ impl Actor for WorldActor {
     type Arguments = WorldArgs;
 
     async fn pre_start(&self, _myself: ActorRef<Self::Msg>, a: WorldArgs) -> Result<Self::State, ActorProcessingErr> {
-        Ok(WorldState { episode: Some(a.episode), board: a.board, crew: a.crew, recorder: a.recorder, tap: a.tap })
+        Ok(WorldState {
+            episode: Some(a.episode),
+            board: a.board,
+            crew: a.crew,
+            recorder: a.recorder,
+            tap: a.tap,
+            consults: Consults::new(a.consultant),
+        })
     }
 
     async fn handle(

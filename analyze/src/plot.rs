@@ -32,12 +32,17 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(127, 127, 127),
 ];
 
+/// Registers the bundled font under "sans-serif" (what every chart here asks for).
+/// Registering twice is harmless.
+pub fn use_bundled_font() {
+    let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+}
+
 /// Draws six panels (TSR, Msg, CS, UER, ECR, RSR): bars per policy for each key, with
 /// 95% interval whiskers.
 pub fn plot(report: &Report, path: &Path) -> Result<(), PlotError> {
     let err = |e: &dyn std::fmt::Display| PlotError { path: path.display().to_string(), message: e.to_string() };
-    // Registering twice is harmless; the bundled font replaces any system lookup.
-    let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    use_bundled_font();
     let size = (1500, 900);
     match path.extension().and_then(|e| e.to_str()) {
         Some("svg") => draw(report, SVGBackend::new(path, size).into_drawing_area()).map_err(|e| err(&e)),

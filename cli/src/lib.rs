@@ -8,13 +8,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod adjudicate;
+mod adjudications;
 mod analyze;
+mod calibrate;
 mod minecraft;
 mod paths;
 mod report;
 mod run;
 mod suite;
 mod task;
+mod tier3;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -28,11 +32,15 @@ struct Cli {
 enum Command {
     /// Run one construction episode and report its coordination metrics.
     Run(run::RunArgs),
+    /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
+    Adjudicate(adjudicate::AdjudicateArgs),
     /// Generate or run the episode suite.
     #[command(subcommand)]
     Suite(suite::SuiteCmd),
     /// Coordination metrics from traces, per policy and class, with 95% intervals.
     Analyze(analyze::AnalyzeArgs),
+    /// Grid-search the gate's weights and thresholds on the suite's calibration split.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -62,8 +70,10 @@ where
     };
     let result = match cli.command {
         Command::Run(args) => run::run(args, out),
+        Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
         Command::Suite(cmd) => suite::run(cmd, out),
         Command::Analyze(args) => analyze::run(args, out, err),
+        Command::Calibrate(args) => calibrate::run(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,7 +18,8 @@ pub fn default_trace(name: &str, policy: &str, seed: u64) -> PathBuf {
     PathBuf::from("runs").join(format!("{name}-{policy}-s{seed}.jsonl"))
 }
 
-fn configs_file(rel: &str) -> Option<PathBuf> {
+/// A file under `configs/`: in the current directory, else in the source tree.
+pub fn configs_file(rel: &str) -> Option<PathBuf> {
     let here = PathBuf::from("configs").join(rel);
     if here.exists() {
         return Some(here);

@@ -8,6 +8,8 @@ use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::TaskScores;
 use serde::Serialize;
 
+use crate::adjudications::AdjudicationSummary;
+
 /// The figures of one run.
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -63,6 +65,9 @@ pub struct Report {
     pub rsr: Option<f64>,
     /// Where the trace is.
     pub trace: String,
+    /// Tier-3 adjudications, when the gray zone went to an external adjudicator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<AdjudicationSummary>,
     /// MindCraft's accuracy and VillagerBench's recall, for `--task` runs only.
     #[serde(flatten)]
     pub scores: TaskScores,
@@ -102,6 +107,7 @@ impl Report {
             ecr: m.ecr(),
             rsr: m.rsr(),
             trace: trace.display().to_string(),
+            adjudication: None,
             scores: TaskScores::default(),
             minecraft: None,
         }
@@ -112,12 +118,29 @@ fn rate(r: Option<f64>) -> String {
     r.map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
 }
 
+fn adjudication_rows(a: &AdjudicationSummary) -> Vec<(&'static str, String)> {
+    let reasons = if a.fallback_reasons.is_empty() {
+        String::new()
+    } else {
+        let r: Vec<String> = a.fallback_reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!(" ({})", r.join(", "))
+    };
+    vec![
+        (
+            "adjudications",
+            format!("{} calls: {} by the model, {} fallbacks{reasons}", a.calls, a.model_verdicts, a.fallbacks),
+        ),
+        ("tokens", format!("{} total, per call p50 {} / p95 {}", a.tokens, a.tokens_p50, a.tokens_p95)),
+        ("latency", format!("p50 {} ms / p95 {} ms", a.latency_p50_ms, a.latency_p95_ms)),
+    ]
+}
+
 /// Prints the table.
 pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(vec![Cell::new("metric"), Cell::new("value")]);
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         (
             "TSR",
             format!(
@@ -138,9 +161,7 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ("ECR", rate(r.ecr)),
         ("RSR", rate(r.rsr)),
         ("ticks", format!("{} (ended: {})", r.ticks, r.end_reason)),
-        ("trace", r.trace.clone()),
     ];
-    let mut rows = rows;
     let s = &r.scores;
     if let (Some(a), Some(m), Some(x)) = (s.mindcraft_accuracy, s.mindcraft_matches, s.mindcraft_mismatches) {
         rows.insert(1, ("MindCraft acc.", format!("{a:.3} ({m} matches, {x} mismatches)")));
@@ -159,6 +180,10 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
             rows.push(("agent failed", f.clone()));
         }
     }
+    if let Some(a) = &r.adjudication {
+        rows.extend(adjudication_rows(a));
+    }
+    rows.push(("trace", r.trace.clone()));
     for (k, v) in rows {
         t.add_row(vec![Cell::new(k), Cell::new(v)]);
     }

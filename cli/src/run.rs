@@ -11,8 +11,10 @@ use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
+use crate::adjudications::Tally;
 use crate::paths;
 use crate::report::{Report, print_table};
+use crate::tier3::Tier3;
 
 /// Coordination policies selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -78,6 +80,9 @@ pub struct RunArgs {
     /// Coordination policy
     #[arg(long, value_enum)]
     policy: Option<PolicyArg>,
+    /// Gate parameters from a file with a [gate] table (e.g. calibrate's best-gate.toml)
+    #[arg(long, value_name = "FILE")]
+    gate: Option<PathBuf>,
     /// Where to write the JSON Lines trace [default: runs/<episode>-<policy>-s<seed>.jsonl]
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
@@ -90,6 +95,15 @@ pub struct RunArgs {
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
+    /// Settle the gray zone with this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    #[arg(long, value_name = "URL")]
+    llm_url: Option<String>,
+    /// Model name for --llm-url
+    #[arg(long, value_name = "NAME")]
+    model: Option<String>,
+    /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
+    replay_adjudications: Option<PathBuf>,
     #[command(flatten)]
     mc: crate::minecraft::McArgs,
 }
@@ -99,6 +113,7 @@ struct Watch<'o> {
     bar: Option<ProgressBar>,
     board_lines: bool,
     metrics: EpisodeMetrics,
+    tally: Tally,
     scores: TaskScores,
     out: &'o mut dyn Write,
 }
@@ -117,6 +132,7 @@ impl Watch<'_> {
 impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
+        self.tally.observe(ev);
         if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
             self.scores = *scores;
         }
@@ -154,12 +170,46 @@ impl Observer for Watch<'_> {
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mc = args.mc.options(args.stepper)?;
+    let default_config =
+        || paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()));
+    // A file holding only a [gate] table (what `gatecrew calibrate` writes) overlays the
+    // default crew; any other file is a full crew config.
+    let (config, gate_overlay) = match &args.config {
+        Some(c) => match gate_only(c)? {
+            Some(spec) => (Some(default_config()?), Some(spec)),
+            None => (Some(c.clone()), None),
+        },
+        None => (None, None),
+    };
+    let gate_overlay = match &args.gate {
+        Some(g) => Some(
+            gate_only(g)?
+                .ok_or_else(|| BadInput(format!("{}: expected a file with only a [gate] table", g.display())))?,
+        ),
+        None => gate_overlay,
+    };
     let overrides = Overrides {
         blueprint: args.blueprint.clone(),
         seed: args.seed,
         agents: args.agents.map(usize::from),
         policy: args.policy.map(Policy::from),
+        gate: gate_overlay,
+        llm_url: args.llm_url.clone(),
+        llm_model: args.model.clone(),
+        consult: args.replay_adjudications.is_some(),
     };
+    if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+        // The Minecraft driver settles the gray zone with the deterministic adjudicator.
+        return Err(
+            BadInput("--llm-url, --model and --replay-adjudications do not go with --world minecraft".into()).into()
+        );
+    }
+    if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+        // A task file has no [llm] section and its own config hash; not wired yet.
+        return Err(
+            BadInput("--llm-url, --model and --replay-adjudications need a crew config, not --task".into()).into()
+        );
+    }
     let (setup, notes) = match &args.task {
         Some(file) => {
             let targs = crate::task::TaskArgs {
@@ -174,14 +224,14 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             (t.setup, notes)
         }
         None => {
-            let config = match &args.config {
-                Some(c) => c.clone(),
-                None => paths::default_config()
-                    .ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()))?,
+            let config = match config {
+                Some(c) => c,
+                None => default_config()?,
             };
             (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
         }
     };
+    let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -202,6 +252,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bar,
         board_lines: !args.json && !args.quiet,
         metrics: EpisodeMetrics::default(),
+        tally: Tally::default(),
         scores: Default::default(),
         out,
     };
@@ -224,9 +275,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         mc_summary = Some(summary);
         finished
     } else if args.stepper {
-        run_stepper(&setup, file, &mut watch)?
+        run_stepper(&setup, file, &mut watch, tier3)?
     } else {
-        run_actors(&setup, file, &mut watch)?
+        run_actors(&setup, file, &mut watch, tier3)?
     };
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
@@ -239,6 +290,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         "actors"
     };
     let mut report = Report::new(&setup, &watch.metrics, finished, &trace, runtime);
+    report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
     report.minecraft = mc_summary.clone();
     let out = watch.out;
@@ -254,17 +306,19 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let mut writer = TraceWriter::new(BufWriter::new(file));
     let mut error: Option<std::io::Error> = None;
+    let mut resolver = tier3.into_resolver()?;
     let finished = {
         let mut observer = Tee { watch, writer: &mut writer, error: &mut error };
-        gatecrew_crew::run(setup, &mut observer)
+        gatecrew_crew::run_with(setup, &mut observer, resolver.as_mut()).map(|(f, _)| f)
     };
+    writer.flush().context("writing the trace")?;
+    let finished = finished?;
     if let Some(e) = error {
         return Err(e).context("writing the trace");
     }
-    writer.flush().context("writing the trace")?;
     Ok(finished)
 }
 
@@ -289,12 +343,12 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>) -> anyhow::Result<Finished> {
+fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
-        let run = gatecrew_actors::run_episode(setup, out, Some(tx));
+        let run = gatecrew_actors::run_episode_with(setup, out, Some(tx), tier3.into_consultant());
         tokio::pin!(run);
         let finished = loop {
             tokio::select! {
@@ -315,4 +369,22 @@ fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
         gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
         gatecrew_actors::Tap::Progress(p) => watch.progress(p),
     }
+}
+
+/// The gate spec of a file that holds only a `[gate]` table, `None` for a crew config.
+fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecrew_gating::GateSpec>> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct GateFile {
+        gate: gatecrew_gating::GateSpec,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
+    let Ok(value) = text.parse::<toml::Table>() else { return Ok(None) };
+    if value.len() != 1 || !value.contains_key("gate") {
+        return Ok(None);
+    }
+    let f: GateFile = toml::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    gatecrew_gating::GateParams::new(f.gate)
+        .map_err(|e| BadInput(format!("{}: key `{}`: {e}", path.display(), e.key())))?;
+    Ok(Some(f.gate))
 }

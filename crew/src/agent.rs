@@ -15,6 +15,7 @@
 mod baseline;
 mod board;
 mod build;
+mod consult;
 mod gate;
 mod memory;
 mod recover;
@@ -22,7 +23,7 @@ mod recover;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use gatecrew_gating::{Gate, History, Issue, IssueKey};
+use gatecrew_gating::{Gate, History, Issue, IssueKey, Verdict};
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{
     AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed, WindowId,
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::{NodeId, TaskGraph};
 
 pub use board::FALLBACK_REACH;
+pub use consult::Consult;
 pub use memory::{Memory, Physics};
 
 /// Tuning of the agents' patience and retries.
@@ -105,6 +107,8 @@ pub struct StepInput {
     pub board: Vec<BoardNews>,
     /// What it sees.
     pub view: Observation,
+    /// Tier-3 verdicts on this agent's gray-zone consults, entering now.
+    pub verdicts: Vec<(IssueId, Verdict)>,
     /// The episode is ending: report unfinished work and stop.
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
@@ -135,8 +139,23 @@ pub struct GateNote {
     pub decision: gatecrew_gating::GateDecision,
     /// The features.
     pub features: gatecrew_gating::Features,
+    /// The rule context.
+    pub ctx: gatecrew_gating::RuleContext,
     /// What the oracle should be asked: the item and count a local recovery would need
     /// (`None`: the issue is not about items).
+    pub oracle: OracleQuery,
+}
+
+/// What the gate says about an issue now, and why.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// The features.
+    pub features: gatecrew_gating::Features,
+    /// The rule context.
+    pub ctx: gatecrew_gating::RuleContext,
+    /// The decision.
+    pub decision: gatecrew_gating::GateDecision,
+    /// What the oracle should be asked.
     pub oracle: OracleQuery,
 }
 
@@ -199,6 +218,9 @@ pub struct StepOutput {
     pub notes: Vec<Note>,
     /// Board messages to post, in order, with the issue behind each request.
     pub posts: Vec<(BoardMessage, Option<IssueId>)>,
+    /// Gray-zone cases for the tier-3 adjudicator (only when it consults one); each
+    /// issue waits for its verdict in [`StepInput::verdicts`].
+    pub consults: Vec<Consult>,
     /// Free chat lines without protocol meaning (`flatcomm` status reports).
     pub chats: Vec<gatecrew_protocol::Recipient>,
     /// Requests to the central manager (`central_dag`).
@@ -296,6 +318,9 @@ pub struct AgentSetup {
     pub start: Pos,
     /// Start inventory (verified at spawn).
     pub inventory: Inventory,
+    /// Whether the gray zone is put to an external adjudicator (consults) instead of
+    /// being settled inline by the deterministic one.
+    pub consult: bool,
 }
 
 /// One bot's mind. Cloning it is how the supervisor snapshots it.
@@ -306,6 +331,7 @@ pub struct AgentCore {
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
     gate: Gate,
+    consult: bool,
     policy: crate::policy::Policy,
     tuning: AgentTuning,
     physics: Physics,
@@ -325,6 +351,7 @@ pub struct AgentCore {
     next_issue: u32,
     recovery: Option<recover::Recovery>,
     awaiting: BTreeMap<ItemId, Awaiting>,
+    parked: BTreeMap<IssueId, consult::Parked>,
     handovers: VecDeque<Handover>,
     purpose: Option<Purpose>,
     in_flight: bool,
@@ -348,6 +375,7 @@ impl AgentCore {
             data: s.data,
             blueprint: s.blueprint,
             gate: s.gate,
+            consult: s.consult,
             policy: s.policy,
             tuning: s.tuning,
             physics: s.physics,
@@ -364,6 +392,7 @@ impl AgentCore {
             next_issue: 0,
             recovery: None,
             awaiting: BTreeMap::new(),
+            parked: BTreeMap::new(),
             handovers: VecDeque::new(),
             purpose: None,
             in_flight: false,
@@ -403,6 +432,7 @@ impl AgentCore {
         let mut out = StepOutput {
             notes: Vec::new(),
             posts: Vec::new(),
+            consults: Vec::new(),
             chats: Vec::new(),
             manager: Vec::new(),
             interrupt: 0,
@@ -424,6 +454,9 @@ impl AgentCore {
             self.on_directive(d, &mut out);
         }
         self.expire_awaiting();
+        for (id, verdict) in input.verdicts {
+            self.on_verdict(id, verdict, &mut out);
+        }
         if input.final_call {
             self.report_unfinished(&mut out);
             out.intent = Intent::Done;

@@ -13,11 +13,17 @@
 //! Time jumps: a 40-tick walk costs one step, not forty. Board news is delivered one
 //! tick after posting. Trace events accumulate in order and are drained with
 //! [`Episode::drain`].
+//!
+//! With an external tier-3 adjudicator, agents' gray-zone consults are recorded here
+//! with the tick at which their verdicts enter (see [`consult`]); the driver resolves
+//! them in between, however long that takes, and the trace does not depend on it.
 
 mod baseline;
+pub mod consult;
 mod external;
 pub mod manager;
 mod record;
+pub mod replay;
 pub mod stepper;
 
 use std::sync::Arc;
@@ -77,6 +83,7 @@ struct Slot {
     news_due: Option<Tick>,
     receipts: Vec<Receipt>,
     outcome: Option<Outcome>,
+    verdicts: Vec<(IssueId, gatecrew_gating::Verdict)>,
     done: bool,
     crash_at: Option<Tick>,
     directives: Vec<manager::Directive>,
@@ -111,6 +118,7 @@ pub struct Episode {
     slots: Vec<Slot>,
     events: Vec<Event>,
     window_issue: std::collections::BTreeMap<WindowId, IssueId>,
+    tier3: Option<consult::Tier3>,
     ended: Option<EndReason>,
     started: bool,
     muted: Vec<bool>,
@@ -145,6 +153,7 @@ impl Episode {
             slots,
             events: Vec::new(),
             window_issue: Default::default(),
+            tier3: consult::Tier3::for_setup(setup),
             ended: None,
             started: false,
             muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
@@ -200,31 +209,11 @@ impl Episode {
             self.start();
             return true;
         }
-        let all_done = self.slots.iter().all(|s| s.done && idle(s));
-        if all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle) {
+        if self.work_over() {
             self.ended = Some(self.judge(EndReason::Stalled));
             return false;
         }
-        let mut next: Option<Tick> = board_deadline;
-        let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
-        for s in &self.slots {
-            if let Some((t, _)) = &s.pending {
-                consider(*t);
-            }
-            if let Some(t) = s.wait_until {
-                consider(t);
-            }
-            if let Some(t) = s.news_due {
-                consider(t);
-            }
-            if let Some(t) = s.directive_due {
-                consider(t);
-            }
-        }
-        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
-            consider(t);
-        }
-        let Some(next) = next else {
+        let Some(next) = self.next_event(board_deadline) else {
             self.ended = Some(self.judge(EndReason::Stalled));
             return false;
         };
@@ -255,6 +244,7 @@ impl Episode {
                 }
             }
         }
+        self.enter_verdicts();
         for s in &mut self.slots {
             if s.wait_until.is_some_and(|t| t <= now) {
                 s.wait_until = None;
@@ -271,6 +261,39 @@ impl Episode {
         }
         self.expire_deliveries(now);
         true
+    }
+
+    /// Every agent is done, or the blueprint is complete with no action in flight.
+    fn work_over(&self) -> bool {
+        let all_done = self.slots.iter().all(|s| s.done && idle(s));
+        all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)
+    }
+
+    /// The next tick at which something happens, if any.
+    fn next_event(&self, board_deadline: Option<Tick>) -> Option<Tick> {
+        let mut next: Option<Tick> = board_deadline;
+        let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
+        for s in &self.slots {
+            if let Some((t, _)) = &s.pending {
+                consider(*t);
+            }
+            if let Some(t) = s.wait_until {
+                consider(t);
+            }
+            if let Some(t) = s.news_due {
+                consider(t);
+            }
+            if let Some(t) = s.directive_due {
+                consider(t);
+            }
+        }
+        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
+            consider(t);
+        }
+        if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
+            consider(t);
+        }
+        next
     }
 
     /// A complete blueprint is a complete episode, whatever else was going on.
@@ -342,6 +365,7 @@ impl Episode {
                     receipts: std::mem::take(&mut s.receipts),
                     board: std::mem::take(&mut s.news),
                     view,
+                    verdicts: std::mem::take(&mut s.verdicts),
                     final_call: false,
                     crash,
                     directives: std::mem::take(&mut s.directives),
@@ -365,6 +389,7 @@ impl Episode {
                     receipts: std::mem::take(&mut s.receipts),
                     board: std::mem::take(&mut s.news),
                     view,
+                    verdicts: std::mem::take(&mut s.verdicts),
                     final_call: true,
                     crash: false,
                     directives: std::mem::take(&mut s.directives),
@@ -384,6 +409,9 @@ impl Episode {
     pub fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         for note in out.notes {
             self.record_note(agent, note);
+        }
+        for c in out.consults {
+            self.consult(agent, c);
         }
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
         if !muted {

@@ -10,6 +10,11 @@
 //! [board]       # window_ticks, handover_ticks
 //! [agent]       # patience and retries
 //! [faults]      # action_failure_rate, crash = [{ agent = 1, tick = 300 }]
+//! [llm]         # tier 3 over an OpenAI-compatible endpoint (gatecrew_gating::llm::LlmSpec):
+//!               # url, model, api_key_env (the variable's NAME), timeout_ms, max_tokens,
+//!               # output = "json_schema" | "grammar" | "none", confidence_floor,
+//!               # fallback = "deterministic" | "stay_local", verdict_delay_ticks,
+//!               # breaker = { failures, half_open_ticks }
 //! [world]       # bounds, rules, terrain, chests (see gatecrew_world::scenario)
 //! [[agents]]    # start and inventory, one per bot
 //! ```
@@ -20,7 +25,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gatecrew_gating::{Gate, GateParams, GateSpec};
+use gatecrew_gating::llm::{EpisodeTerms, LlmSpec};
+use gatecrew_gating::{Gate, GateParams, GatePolicy, GateSpec};
 use gatecrew_protocol::{AgentId, BoardConfig, ItemId, Pos};
 use gatecrew_world::scenario::{AgentSpec, ItemCounts, Source, WorldSpec};
 use gatecrew_world::{Blueprint, GameData, LoadError, LoadErrorKind, World};
@@ -117,6 +123,8 @@ struct CrewFile {
     agent: AgentTuning,
     #[serde(default)]
     faults: FaultSpec,
+    #[serde(default)]
+    llm: Option<LlmSpec>,
     world: WorldSpec,
     agents: Vec<AgentSpec>,
 }
@@ -132,6 +140,15 @@ pub struct Overrides {
     pub agents: Option<usize>,
     /// Another policy.
     pub policy: Option<Policy>,
+    /// Other gate parameters (checked against the hierarchy like the config's).
+    pub gate: Option<GateSpec>,
+    /// Another LLM endpoint (turns tier-3 consults on).
+    pub llm_url: Option<String>,
+    /// Another LLM model name (turns tier-3 consults on).
+    pub llm_model: Option<String>,
+    /// Consult an external tier-3 adjudicator even without an `[llm]` section (its
+    /// defaults apply): used to replay recorded adjudications.
+    pub consult: bool,
 }
 
 /// A config that cannot be used.
@@ -175,6 +192,8 @@ pub struct Setup {
     pub config_hash: String,
     /// Suite labels, when the episode comes from a suite.
     pub labels: Labels,
+    /// The tier-3 LLM adjudicator, when one is configured.
+    pub llm: Option<LlmSpec>,
     /// Scores beside TSR, for episodes imported from another system's task file.
     pub scorer: Option<Arc<dyn EndScorer>>,
 }
@@ -198,6 +217,9 @@ struct Resolved<'a> {
     board: &'a BoardConfig,
     agent: &'a AgentTuning,
     faults: &'a FaultSpec,
+    // Absent without consults, so that configs without them keep their hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    llm: Option<EpisodeTerms>,
     world: &'a WorldSpec,
     agents: &'a [AgentSpec],
     blueprint: Vec<(Pos, &'a str)>,
@@ -237,6 +259,9 @@ impl Setup {
         if let Some(policy) = ov.policy {
             file.episode.policy = policy;
         }
+        if let Some(gate) = ov.gate {
+            file.gate = gate;
+        }
         let gate = GateParams::new(file.gate).map_err(|e| {
             let key = e.key();
             let err = LoadError::new(path, LoadErrorKind::Invalid(e.to_string())).at(key);
@@ -245,6 +270,7 @@ impl Setup {
                 None => err,
             }
         })?;
+        let llm = llm_spec(file.llm.clone(), ov, path, text)?;
         if !(0.0..=1.0).contains(&file.faults.action_failure_rate) {
             return Err(LoadError::new(path, LoadErrorKind::Invalid("must be in [0, 1]".into()))
                 .at("faults.action_failure_rate")
@@ -279,6 +305,7 @@ impl Setup {
             board: &file.board,
             agent: &file.agent,
             faults: &file.faults,
+            llm: llm.as_ref().filter(|_| file.episode.policy.gate() == GatePolicy::Gated).map(LlmSpec::episode_terms),
             world: &file.world,
             agents: &agents,
             blueprint: cells,
@@ -301,7 +328,15 @@ impl Setup {
             },
             scorer: None,
         };
-        Setup::from_parts(parts, path)
+        let mut setup = Setup::from_parts(parts, path)?;
+        setup.llm = llm;
+        Ok(setup)
+    }
+
+    /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or
+    /// its command-line overrides) under the `gated` policy.
+    pub fn consults(&self) -> bool {
+        self.llm.is_some() && self.policy.gate() == GatePolicy::Gated
     }
 
     /// The crew roster.
@@ -330,10 +365,35 @@ impl Setup {
                     board: self.board,
                     start: body.pos,
                     inventory: body.inventory.clone(),
+                    consult: self.consults(),
                 })
             })
             .collect()
     }
+}
+
+/// The `[llm]` section with the command line's overrides, checked.
+fn llm_spec(file: Option<LlmSpec>, ov: &Overrides, path: &Path, text: &str) -> Result<Option<LlmSpec>, LoadError> {
+    let mut llm = file;
+    if ov.consult || ov.llm_url.is_some() || ov.llm_model.is_some() {
+        let spec = llm.get_or_insert_with(LlmSpec::default);
+        if let Some(u) = &ov.llm_url {
+            spec.url = Some(u.clone());
+        }
+        if let Some(m) = &ov.llm_model {
+            spec.model = Some(m.clone());
+        }
+    }
+    if let Some(spec) = &llm {
+        spec.check().map_err(|e| {
+            let err = LoadError::new(path, LoadErrorKind::Invalid(e.message.clone())).at(e.key);
+            match line_of_key(text, e.key.rsplit('.').next().unwrap_or(e.key)) {
+                Some(l) => err.line(l),
+                None => err,
+            }
+        })?;
+    }
+    Ok(llm)
 }
 
 fn line_of_key(text: &str, key: &str) -> Option<usize> {

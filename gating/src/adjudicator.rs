@@ -1,13 +1,20 @@
 //! Tier 3: the gray-zone adjudicator (DESIGN section 5.4). A binary classifier over a
 //! compact decision card, never a planner. This module holds the card, the verdict,
-//! the [`Adjudicator`] trait and the deterministic ("Rule + Score") adjudicator.
+//! the [`Adjudicator`] trait and the deterministic ("Rule + Score") adjudicator. The
+//! language-model adjudicator is in [`crate::llm`].
 
 use gatecrew_protocol::trace::{Decision, FeatureVec, GateAction, IssueName};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::features::Features;
+use crate::rules::local_action;
+
+pub use crate::llm::FallbackReason;
 
 /// The compact JSON card an adjudicator sees: no conversation, no board text, no
 /// private history.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DecisionCard {
     /// The issue kind.
     pub issue: IssueName,
@@ -26,6 +33,20 @@ pub struct DecisionCard {
 }
 
 impl DecisionCard {
+    /// The card for a gray-zone issue: the features, the score rounded to two decimals
+    /// (more digits cost tokens and say nothing to a classifier), and the options open
+    /// to the agent: its local action and the request.
+    pub fn new(issue: IssueName, item: Option<String>, n: Option<u32>, features: Features, score: f64) -> Self {
+        DecisionCard {
+            issue,
+            item,
+            n,
+            f: features.to_vec(),
+            s: (score * 100.0).round() / 100.0,
+            opts: vec![local_action(features), GateAction::RequestMaterial],
+        }
+    }
+
     /// The card as one line of JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
@@ -60,7 +81,43 @@ pub struct Adjudication {
     /// Round trip in milliseconds.
     pub latency_ms: u64,
     /// Why the fallback decided, if it did.
-    pub fallback: Option<String>,
+    pub fallback: Option<FallbackReason>,
+}
+
+impl Adjudication {
+    /// An adjudication the fallback decided without a usable reply. `reply` is whatever
+    /// came back (maybe nothing).
+    pub fn fallback(verdict: Verdict, reason: FallbackReason, reply: String, latency_ms: u64) -> Self {
+        Adjudication { verdict, reply, prompt_tokens: 0, completion_tokens: 0, latency_ms, fallback: Some(reason) }
+    }
+
+    /// Prompt plus completion tokens.
+    pub fn tokens(&self) -> u32 {
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+}
+
+/// What decides when the adjudicator cannot (DESIGN 5.4: the deterministic
+/// adjudicator's decision by default, `stay_local` selectable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FallbackPolicy {
+    /// The deterministic adjudicator's decision.
+    #[default]
+    Deterministic,
+    /// Always stay local.
+    StayLocal,
+}
+
+impl FallbackPolicy {
+    /// The fallback's decision on a card. Its confidence is 0: nobody stated one.
+    pub fn verdict(self, det: Deterministic, r: u8, score: f64) -> Verdict {
+        let decision = match self {
+            FallbackPolicy::Deterministic => det.verdict(r, score).decision,
+            FallbackPolicy::StayLocal => Decision::StayLocal,
+        };
+        Verdict { decision, confidence: 0.0 }
+    }
 }
 
 /// Something that settles gray-zone cases. `score` is the unrounded normalised score.

@@ -122,6 +122,13 @@ impl GateParams {
         Ok(GateParams { spec })
     }
 
+    /// Parameters taken as they are, without the hierarchy and threshold checks: only for
+    /// perturbation studies that show what breaking the hierarchy does. Never loaded
+    /// from a config.
+    pub fn unchecked(spec: GateSpec) -> Self {
+        GateParams { spec }
+    }
+
     /// The checked spec.
     pub fn spec(&self) -> &GateSpec {
         &self.spec

@@ -10,11 +10,13 @@
 //!    asymmetric operating point (`theta_low`, `theta_high`) with a large stay-local
 //!    region;
 //! 3. **Tier 3**, an [`Adjudicator`] for the gray zone between the thresholds: the
-//!    deterministic one here, a language model in its own module.
+//!    deterministic one here, a language model in [`llm`] (its HTTP client behind the
+//!    cargo feature `http`).
 //!
 //! [`GateParams`] can only be built from a spec whose weights satisfy the hierarchy
 //! `wC > max(wA, wD, wR)` and `min(wA, wD, wR) > wH > 0`. [`History`] keeps cooldowns
-//! and zero-yield counts per issue key. Everything here is pure and synchronous.
+//! and zero-yield counts per issue key. Everything here is pure and synchronous, except
+//! the HTTP client of [`llm`].
 
 pub mod adjudicator;
 pub mod config;
@@ -23,10 +25,11 @@ mod gate;
 mod history;
 mod issue;
 mod level;
+pub mod llm;
 pub mod rules;
 pub mod score;
 
-pub use adjudicator::{Adjudication, Adjudicator, DecisionCard, Deterministic, Verdict};
+pub use adjudicator::{Adjudication, Adjudicator, DecisionCard, Deterministic, FallbackPolicy, Verdict};
 pub use config::{GateConfigError, GateParams, GateSpec, Weights};
 pub use features::Features;
 pub use gate::{Gate, GateDecision, GatePolicy, GateQuery, Stage};

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use gatecrew_crew::agent::AgentCore;
+use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
 use gatecrew_crew::{EndReason, Episode, Finished, Observer, Setup};
+use gatecrew_gating::Deterministic;
 use gatecrew_protocol::{AgentId, Board, Pos, Tick};
 use gatecrew_world::{Action, BlockId, World};
 use tokio::sync::mpsc;
@@ -183,6 +185,7 @@ async fn play(
         faults,
         failed: Vec::new(),
         blueprint: setup.blueprint.cells().iter().map(|c| (c.pos, c.block)).collect(),
+        adjudicator: ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() }),
     };
     let played = d.drive(not_joined).await;
     timings.episode = t.elapsed();
@@ -208,6 +211,7 @@ struct Driver<'a> {
     faults: Vec<Fault>,
     failed: Vec<(AgentId, String)>,
     blueprint: Vec<(Pos, BlockId)>,
+    adjudicator: ByAdjudicator<Deterministic>,
 }
 
 impl Driver<'_> {
@@ -267,11 +271,23 @@ impl Driver<'_> {
 
     /// One advance and everything it leads to; `false` once the episode is over.
     fn step(&mut self) -> bool {
+        self.settle_consults();
         if !self.episode.advance(self.board.next_deadline()) {
             return false;
         }
         self.wake_and_apply();
         true
+    }
+
+    /// Gray-zone consults (a crew config with an `[llm]` section) are settled by the
+    /// deterministic adjudicator here, as the stepper does without an endpoint.
+    fn settle_consults(&mut self) {
+        for req in self.episode.consults_due(self.board.next_deadline()) {
+            match self.adjudicator.resolve(&req) {
+                Ok(adj) => self.episode.adjudicated(req.issue_id, adj),
+                Err(e) => tracing::warn!("the deterministic adjudicator failed: {e}"),
+            }
+        }
     }
 
     fn wake_and_apply(&mut self) {

@@ -55,6 +55,13 @@ pub struct EpisodeMetrics {
     pub fallbacks: u64,
     /// Adjudication latencies in ms.
     pub latencies_ms: Vec<u64>,
+    /// Gate decisions settled by tier 3 (the gray zone).
+    pub gray: u64,
+    /// Ticks from detection to resolution, summed over issues resolved locally.
+    pub local_recovery_ticks: u64,
+    /// When each open issue was detected.
+    #[serde(skip)]
+    pub detected: std::collections::BTreeMap<crate::ids::IssueId, u64>,
     /// Last tick seen.
     pub ticks: u64,
     /// Why the episode ended, once it has.
@@ -83,9 +90,15 @@ impl EpisodeMetrics {
                 self.msg_tokens += u64::from(*tokens);
             }
             EventKind::BoardReject { .. } => self.rejected += 1,
-            EventKind::Issue { .. } => self.issues += 1,
-            EventKind::Gate { decision, oracle_local_feasible, .. } => {
+            EventKind::Issue { issue_id, .. } => {
+                self.issues += 1;
+                self.detected.insert(*issue_id, ev.t);
+            }
+            EventKind::Gate { decision, oracle_local_feasible, tier, .. } => {
                 self.gated += 1;
+                if *tier == crate::trace::Tier::Adjudicator {
+                    self.gray += 1;
+                }
                 if *decision == Decision::Escalate {
                     self.escalated += 1;
                     if *oracle_local_feasible {
@@ -109,10 +122,16 @@ impl EpisodeMetrics {
                     }
                 }
             },
-            EventKind::Resolved { by, .. } => match by {
-                ResolvedBy::Local => self.resolved_local += 1,
-                ResolvedBy::Board => self.resolved_board += 1,
-            },
+            EventKind::Resolved { by, issue_id, .. } => {
+                let since = self.detected.remove(issue_id).map_or(0, |t| ev.t.saturating_sub(t));
+                match by {
+                    ResolvedBy::Local => {
+                        self.resolved_local += 1;
+                        self.local_recovery_ticks += since;
+                    }
+                    ResolvedBy::Board => self.resolved_board += 1,
+                }
+            }
             EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
                 self.tsr = *tsr;
                 self.complete = *complete;
@@ -213,6 +232,8 @@ impl GroupMetrics {
             t.cs += e.cs;
             t.msg += e.msg;
             t.msg_tokens += e.msg_tokens;
+            t.gray += e.gray;
+            t.local_recovery_ticks += e.local_recovery_ticks;
             t.latencies_ms.extend_from_slice(&e.latencies_ms);
         }
         if g.episodes > 0 {

@@ -11,7 +11,8 @@ mod reader;
 mod scores;
 
 pub use event::{
-    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, IssueName, ResolvedBy, Tier, WindowEvent,
+    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, ResolvedBy, Tier,
+    WindowEvent,
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;

@@ -5,12 +5,14 @@
 
 mod actions;
 mod analyze;
+mod calibrate;
 mod cli;
 mod common;
 mod config;
 mod conservation;
 mod episode;
 mod external;
+mod llm;
 mod minecraft;
 mod plan;
 mod scores;

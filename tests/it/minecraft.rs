@@ -3,11 +3,10 @@
 //! `npm ci` on first use (CI runs it before the tests). Every process is stopped by
 //! PID, and each test checks that none is left.
 //!
-//! These tests run one at a time (a lock): each starts Node processes, and the machine
-//! has two cores.
+//! These tests run one at a time, and not while the llama.cpp tests run (a lock shared
+//! with them): each starts Node processes, and the machine has two cores.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use gatecrew_crew::{EndReason, Overrides, Setup};
@@ -18,10 +17,8 @@ use gatecrew_protocol::trace::{Event, EventKind};
 
 use crate::common::root;
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    crate::common::live_turn()
 }
 
 fn wall() -> Setup {

@@ -133,6 +133,10 @@ impl AgentCore {
             if self.recovery.as_ref().is_some_and(|r| r.item == item) {
                 continue;
             }
+            if self.parked_item(item) {
+                // Its gray-zone issue waits for the adjudicator; other work goes on.
+                continue;
+            }
             let mut held = false;
             for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocks.get(&b)) {
                 if b.retry_at > self.now {
@@ -174,7 +178,7 @@ impl AgentCore {
                 let issue = Issue::MissingMaterial { item, count: deficit };
                 // A revisit re-detects the issue only if something changed: the gate is
                 // deterministic, so the same features would give the same decision.
-                let (features, _, _) = self.evaluate(issue, Some(n));
+                let features = self.evaluate(issue, Some(n)).features;
                 let blocker = Blocker::Item(item);
                 if self.suppress_repeats()
                     && self.first_issue(blocker).is_some()
@@ -196,7 +200,7 @@ impl AgentCore {
             }
             return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }
-        if !remaining && self.awaiting.is_empty() {
+        if !remaining && self.awaiting.is_empty() && self.parked.is_empty() {
             return Next::Done;
         }
         if idle_ready {
@@ -279,6 +283,8 @@ impl AgentCore {
                     self.data.item_name(item),
                     aw.window.map_or("pending".into(), |w| w.to_string())
                 )
+            } else if self.parked_item(item) {
+                format!("waiting for the adjudicator's verdict on {}", self.data.item_name(item))
             } else if let Some(b) = self.blocks.get(&Blocker::Node(n)).or_else(|| self.blocks.get(&Blocker::Item(item)))
             {
                 let gave_up =

@@ -14,7 +14,7 @@ use gatecrew_world::reach_distance;
 
 use super::build::place_of;
 use super::memory::Known;
-use super::{AgentCore, Awaiting, Blocker, GateNote, Note, OracleQuery, Retry, StepOutput};
+use super::{AgentCore, Awaiting, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
 use crate::plan::{NodeId, NodeState};
 
 impl AgentCore {
@@ -56,6 +56,7 @@ impl AgentCore {
                 && Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
+                && !self.parked_item(i)
                 && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocks.contains_key(b))
                 && self
                     .plan
@@ -146,35 +147,75 @@ impl AgentCore {
         RecoverabilityFacts { in_reach, one_craft, chain_ticks }
     }
 
-    /// Runs the gate on an issue just detected, records the decision and acts on it.
+    /// Runs the gate on an issue just detected, records the decision and acts on it (or,
+    /// in the gray zone with an external adjudicator, parks the issue for its verdict).
     pub(super) fn run_gate(&mut self, id: IssueId, issue: Issue, node: Option<NodeId>, out: &mut StepOutput) {
-        let (decision, action) = self.assess(id, issue, node, out);
-        self.act_on(id, issue, node, decision, action, out);
+        if let Some((decision, action)) = self.assess(id, issue, node, out) {
+            self.act_on(id, issue, node, decision, action, out);
+        }
     }
 
-    /// Computes the features and the gate's decision, and records them.
+    /// Computes the features and the gate's decision, and records them. `None`: the
+    /// issue is in the gray zone and was put to the external adjudicator; the decision
+    /// comes with its verdict.
     pub(super) fn assess(
         &mut self,
         id: IssueId,
         issue: Issue,
         node: Option<NodeId>,
         out: &mut StepOutput,
-    ) -> (Decision, GateAction) {
-        let (features, decision, oracle) = self.evaluate(issue, node);
+    ) -> Option<(Decision, GateAction)> {
+        let (_, q, oracle) = self.query(issue, node);
+        let decision = match self.gate.assess(q) {
+            Stage::Decided(d) => d,
+            Stage::Gray { score } if self.consult => {
+                self.park(id, issue, node, q, score, oracle, out);
+                return None;
+            }
+            Stage::Gray { score } => self.settle_deterministic(q, score),
+        };
+        self.record_gate(id, decision, q, oracle, out);
+        Some((decision.decision, decision.action))
+    }
+
+    /// Logs, counts and records a gate decision.
+    pub(super) fn record_gate(
+        &mut self,
+        id: IssueId,
+        decision: GateDecision,
+        q: GateQuery,
+        oracle: OracleQuery,
+        out: &mut StepOutput,
+    ) {
+        let (features, ctx) = (q.features, q.ctx);
         tracing::debug!(agent = %self.id, issue = %id, tier = ?decision.tier, decision = ?decision.decision, "gate");
         metrics::counter!("gatecrew_gate_decisions_total", "decision" => match decision.decision {
             Decision::Escalate => "escalate",
             Decision::StayLocal => "stay_local",
         })
         .increment(1);
-        out.notes.push(Note::Gate(GateNote { issue_id: id, decision, features, oracle }));
-        (decision.decision, decision.action)
+        out.notes.push(Note::Gate(GateNote { issue_id: id, decision, features, ctx, oracle }));
+    }
+
+    fn settle_deterministic(&self, q: GateQuery, score: f64) -> GateDecision {
+        let v = self.gate.deterministic().verdict(q.features.r.get(), score);
+        self.gate.settle(q, score, v.decision)
     }
 
     /// What the gate decides about `issue` on `node` now, without acting on it: the
     /// features from the agent's own state, tiers 1 and 2, and the deterministic
     /// adjudicator for the gray zone. Also says what the oracle should be asked.
-    pub fn evaluate(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateDecision, OracleQuery) {
+    pub fn evaluate(&self, issue: Issue, node: Option<NodeId>) -> Evaluation {
+        let (features, q, oracle) = self.query(issue, node);
+        let decision = match self.gate.assess(q) {
+            Stage::Decided(d) => d,
+            Stage::Gray { score } => self.settle_deterministic(q, score),
+        };
+        Evaluation { features, ctx: q.ctx, decision, oracle }
+    }
+
+    /// The features and rule context of an issue, and the oracle's question.
+    fn query(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateQuery, OracleQuery) {
         let requested = issue.requestable();
         let item = requested.map(|(i, _)| i);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
@@ -213,15 +254,7 @@ impl AgentCore {
             teammate_reachable: !self.mem.visible().is_empty(),
             other_work: self.other_work(node, item),
         };
-        let q = GateQuery { features, ctx };
-        let decision = match self.gate.assess(q) {
-            Stage::Decided(d) => d,
-            Stage::Gray { score } => {
-                let v = self.gate.deterministic().verdict(features.r.get(), score);
-                self.gate.settle(q, score, v.decision)
-            }
-        };
-        (features, decision, oracle)
+        (features, GateQuery { features, ctx }, oracle)
     }
 
     /// Opens a window for the issue's item.
@@ -242,7 +275,7 @@ impl AgentCore {
         self.awaiting.insert(item, Awaiting { key: issue.key(), count: n, window: None, deadline, offered_by: None });
     }
 
-    fn act_on(
+    pub(super) fn act_on(
         &mut self,
         id: IssueId,
         issue: Issue,

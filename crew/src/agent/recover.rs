@@ -358,15 +358,16 @@ impl AgentCore {
         }
         let issue = Issue::MissingTool { tool };
         let id = self.new_issue(issue, Blocker::Item(tool), None, out);
-        let (decision, _) = self.assess(id, issue, None, out);
-        if decision == Decision::Escalate {
-            self.escalate(id, issue, out);
-            if let Some(r) = &mut self.recovery {
-                r.paused_for = Some(tool);
-            }
-            return true;
+        match self.assess(id, issue, None, out) {
+            Some((Decision::Escalate, _)) => self.escalate(id, issue, out),
+            Some(_) => return false,
+            // Parked for the adjudicator: the recovery waits for the verdict.
+            None => {}
         }
-        false
+        if let Some(r) = &mut self.recovery {
+            r.paused_for = Some(tool);
+        }
+        true
     }
 
     fn task_step(&mut self, task: Task, target: u32) -> TaskStep {

@@ -20,7 +20,7 @@ use gatecrew_protocol::trace::EventKind;
 use gatecrew_protocol::{AgentId, Tick};
 use gatecrew_world::{Action, Outcome, Receipt, World};
 
-use super::{Episode, idle, manager};
+use super::Episode;
 use crate::setup::Setup;
 
 /// Actions started since the driver last looked.
@@ -64,23 +64,10 @@ impl Episode {
     /// nothing is scheduled; then only a delivered outcome can move the episode on, or,
     /// with nothing in flight either, `advance` ends it).
     pub fn next_due(&self, board_deadline: Option<Tick>) -> Option<Tick> {
-        if !self.started || self.ended.is_some() {
+        if !self.started || self.ended.is_some() || self.work_over() {
             return Some(self.tick);
         }
-        let all_done = self.slots.iter().all(|s| s.done && idle(s));
-        if all_done || (self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)) {
-            return Some(self.tick);
-        }
-        let mut next = board_deadline;
-        let mut consider = |t: Tick| next = Some(next.map_or(t, |n: Tick| n.min(t)));
-        for s in &self.slots {
-            let timers = [s.pending.as_ref().map(|(t, _)| *t), s.wait_until, s.news_due, s.directive_due];
-            timers.into_iter().flatten().for_each(&mut consider);
-        }
-        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
-            consider(t);
-        }
-        next
+        self.next_event(board_deadline)
     }
 
     /// Hands over the verified outcome of `agent`'s action in flight, completed at

@@ -75,6 +75,11 @@ impl Episode {
                     decision: g.decision.decision,
                     action: Some(g.decision.action),
                     oracle_local_feasible,
+                    context: Some(gatecrew_protocol::trace::GateContext {
+                        requestable: g.ctx.requestable,
+                        reachable: g.ctx.teammate_reachable,
+                        other_work: g.ctx.other_work,
+                    }),
                 }
             }
             Note::Recovery { id, step, ok } => EventKind::Recovery { agent, issue_id: id, step, ok },

@@ -7,6 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use gatecrew_protocol::trace::Event;
 use gatecrew_protocol::{AgentId, Board};
 
+use super::consult::{ByAdjudicator, ResolveError, Resolver};
 use super::{EndReason, Episode, Progress};
 use crate::agent::{AgentCore, StepInput, StepOutput};
 use crate::setup::Setup;
@@ -40,13 +41,35 @@ pub fn run(setup: &Setup, sink: &mut dyn Observer) -> Finished {
 }
 
 /// Runs one episode and also returns the episode core at its end (the final world).
+/// Consults, if the setup has any, go to the deterministic adjudicator.
 pub fn run_to_end(setup: &Setup, sink: &mut dyn Observer) -> (Finished, Episode) {
+    let mut det = ByAdjudicator(gatecrew_gating::Deterministic { midpoint: setup.gate.midpoint() });
+    match run_with(setup, sink, &mut det) {
+        Ok(done) => done,
+        Err(e) => unreachable!("the deterministic adjudicator always answers: {e}"),
+    }
+}
+
+/// Runs one episode, resolving tier-3 consults with `resolver` (a blocking LLM client,
+/// a replayed trace) when their verdicts are due. Fails only when the resolver does.
+pub fn run_with(
+    setup: &Setup,
+    sink: &mut dyn Observer,
+    resolver: &mut dyn Resolver,
+) -> Result<(Finished, Episode), ResolveError> {
     let _span =
         tracing::info_span!("episode", id = %setup.name, policy = setup.policy.as_str(), seed = setup.seed).entered();
     let mut episode = Episode::new(setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
-    while episode.advance(board.next_deadline()) {
+    loop {
+        for req in episode.consults_due(board.next_deadline()) {
+            let adj = resolver.resolve(&req)?;
+            episode.adjudicated(req.issue_id, adj);
+        }
+        if !episode.advance(board.next_deadline()) {
+            break;
+        }
         let closed = board.expire(episode.tick());
         episode.board_closed(closed);
         let inputs = episode.wakes();
@@ -78,7 +101,7 @@ pub fn run_to_end(setup: &Setup, sink: &mut dyn Observer) -> (Finished, Episode)
     }
     sink.progress(progress);
     let finished = Finished { progress, reason: episode.ended().unwrap_or(EndReason::Stalled) };
-    (finished, episode)
+    Ok((finished, episode))
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its

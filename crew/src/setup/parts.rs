@@ -115,6 +115,7 @@ impl Setup {
             config_hash,
             labels,
             scorer,
+            llm: None,
         })
     }
 }

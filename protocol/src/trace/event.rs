@@ -180,6 +180,17 @@ pub struct FeatureVec {
     pub h: u8,
 }
 
+/// The rule context of a gate decision, as the trace records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GateContext {
+    /// The protocol can carry the issue.
+    pub requestable: bool,
+    /// A teammate was known to be reachable.
+    pub reachable: bool,
+    /// Independent work remained.
+    pub other_work: bool,
+}
+
 /// How an issue got resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -299,6 +310,9 @@ pub enum EventKind {
         action: Option<GateAction>,
         /// Whether the world's oracle knew a local recovery within budget.
         oracle_local_feasible: bool,
+        /// What the rules saw besides the features (lets calibration replay decisions).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context: Option<GateContext>,
     },
     /// A tier-3 adjudication.
     Adjudication {

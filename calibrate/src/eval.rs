@@ -1,0 +1,192 @@
+//! Evaluating grid points on a set of episodes, with the decision-replay cache.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use gatecrew_crew::{Policy, Setup};
+use gatecrew_gating::{Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage};
+use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::{Decision, Event, EventKind, GateAction};
+use serde::{Deserialize, Serialize};
+
+use crate::objective::{Objective, Score};
+
+/// One episode of the set, with its suite labels.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Episode id.
+    pub id: String,
+    /// Template.
+    pub template: String,
+    /// Template family.
+    pub family: String,
+    /// Split.
+    pub split: String,
+    /// The episode.
+    pub setup: Setup,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Query {
+    features: Features,
+    ctx: RuleContext,
+    decision: Decision,
+    action: GateAction,
+}
+
+#[derive(Debug)]
+struct Trajectory {
+    queries: Vec<Query>,
+    metrics: Arc<EpisodeMetrics>,
+}
+
+/// A point's figures on a set of episodes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PointMetrics {
+    /// Index in the grid's full product.
+    pub index: usize,
+    /// Weights C, A, D, R, H.
+    pub weights: [f64; 5],
+    /// theta_low.
+    pub theta_low: f64,
+    /// theta_high.
+    pub theta_high: f64,
+    /// The objective and its parts.
+    pub score: Score,
+}
+
+impl PointMetrics {
+    /// Builds the record of a point.
+    pub fn new(index: usize, params: &GateParams, score: Score) -> Self {
+        let s = params.spec();
+        let w = s.weights;
+        PointMetrics {
+            index,
+            weights: [w.c, w.a, w.d, w.r, w.h],
+            theta_low: s.theta_low,
+            theta_high: s.theta_high,
+            score,
+        }
+    }
+}
+
+/// The gate's decision on a query, as the `gated` agent takes it without a language
+/// model (the gray zone settled by the deterministic adjudicator), and whether tier 3
+/// settled it.
+pub fn decide(gate: &Gate, q: GateQuery) -> (Decision, GateAction, bool) {
+    match gate.assess(q) {
+        Stage::Decided(d) => (d.decision, d.action, false),
+        Stage::Gray { score } => {
+            let v = gate.deterministic().verdict(q.features.r.get(), score);
+            let d = gate.settle(q, score, v.decision);
+            (d.decision, d.action, true)
+        }
+    }
+}
+
+/// Evaluates gate parameters on episodes, reusing trajectories whose decisions a new
+/// point would take unchanged.
+#[derive(Debug)]
+pub struct Evaluator {
+    cases: Vec<Case>,
+    cache: Vec<Mutex<Vec<Trajectory>>>,
+    simulated: AtomicU64,
+    replayed: AtomicU64,
+}
+
+impl Evaluator {
+    /// An evaluator over these episodes.
+    pub fn new(cases: Vec<Case>) -> Self {
+        let cache = cases.iter().map(|_| Mutex::new(Vec::new())).collect();
+        Evaluator { cases, cache, simulated: AtomicU64::new(0), replayed: AtomicU64::new(0) }
+    }
+
+    /// The episodes.
+    pub fn cases(&self) -> &[Case] {
+        &self.cases
+    }
+
+    /// Episodes simulated and episodes answered from the cache so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.simulated.load(Ordering::Relaxed), self.replayed.load(Ordering::Relaxed))
+    }
+
+    /// Simulates an episode under `params` and records its gate inputs.
+    fn simulate(&self, i: usize, params: GateParams) -> (Vec<Query>, Arc<EpisodeMetrics>) {
+        let mut setup = self.cases[i].setup.clone();
+        setup.gate = params;
+        setup.policy = Policy::Gated;
+        // Offline: the gray zone is settled by the deterministic adjudicator.
+        setup.llm = None;
+        let mut metrics = EpisodeMetrics::default();
+        let mut queries = Vec::new();
+        gatecrew_crew::run(&setup, &mut |ev: &Event| {
+            metrics.observe(ev);
+            if let EventKind::Gate { features, decision, action: Some(action), context: Some(c), .. } = &ev.kind {
+                let f = Features::new(features.c, features.a, features.d, features.r, features.h).unwrap_or_default();
+                let ctx = RuleContext {
+                    requestable: c.requestable,
+                    teammate_reachable: c.reachable,
+                    other_work: c.other_work,
+                };
+                queries.push(Query { features: f, ctx, decision: *decision, action: *action });
+            }
+        });
+        self.simulated.fetch_add(1, Ordering::Relaxed);
+        (queries, Arc::new(metrics))
+    }
+
+    /// The metrics of episode `i` under `params`. With `fast`, a cached trajectory whose
+    /// every decision the new gate takes identically is reused.
+    pub fn episode(&self, i: usize, params: GateParams, fast: bool) -> Arc<EpisodeMetrics> {
+        if fast {
+            let gate = Gate::new(params, GatePolicy::Gated);
+            // Same decisions and local actions: same trajectory. Which tier took each
+            // decision may differ (it changes only the modelled tokens), so the tier-3
+            // count is taken from the replay.
+            let replay = |t: &Trajectory| {
+                let mut gray = 0u64;
+                for q in &t.queries {
+                    let (d, a, tier3) = decide(&gate, GateQuery { features: q.features, ctx: q.ctx });
+                    if (d, a) != (q.decision, q.action) {
+                        return None;
+                    }
+                    gray += u64::from(tier3);
+                }
+                Some(gray)
+            };
+            let cached =
+                self.cache[i].lock().map(|c| c.iter().find_map(|t| replay(t).map(|gray| (t.metrics.clone(), gray))));
+            if let Ok(Some((m, gray))) = cached {
+                self.replayed.fetch_add(1, Ordering::Relaxed);
+                if m.gray == gray {
+                    return m;
+                }
+                let mut m = (*m).clone();
+                m.gray = gray;
+                return Arc::new(m);
+            }
+        }
+        let (queries, metrics) = self.simulate(i, params);
+        if fast {
+            if let Ok(mut c) = self.cache[i].lock() {
+                if !c.iter().any(|t| t.queries == queries) {
+                    c.push(Trajectory { queries, metrics: metrics.clone() });
+                }
+            }
+        }
+        metrics
+    }
+
+    /// Scores `params` on a subset of the episodes (indices into [`Self::cases`]).
+    pub fn score(&self, params: GateParams, subset: &[usize], objective: &Objective, fast: bool) -> Score {
+        let metrics: Vec<Arc<EpisodeMetrics>> = subset.iter().map(|&i| self.episode(i, params, fast)).collect();
+        let refs: Vec<&EpisodeMetrics> = metrics.iter().map(|m| m.as_ref()).collect();
+        objective.score(&refs)
+    }
+
+    /// Indices of the episodes matching a predicate.
+    pub fn select(&self, f: impl Fn(&Case) -> bool) -> Vec<usize> {
+        self.cases.iter().enumerate().filter(|(_, c)| f(c)).map(|(i, _)| i).collect()
+    }
+}

@@ -1,0 +1,233 @@
+//! Tier-3 consults in the episode core (DESIGN 5.4, "determinism with a live model").
+//!
+//! An agent's gray-zone [`Consult`] is recorded when its step output is applied, with
+//! the tick its verdict will enter: the consult tick plus `verdict_delay_ticks`. The
+//! circuit breaker is asked then, in agent-id order; when it refuses, the fallback
+//! decides at once and no call is made. Between the two ticks the driver resolves the
+//! consult however it likes — at once, through a blocking call, concurrently on tokio
+//! tasks, from a recorded trace — and hands the result back with
+//! [`Episode::adjudicated`]. At the entry tick the `adjudication` event is written, the
+//! breaker counts the verdict, and the agent wakes with it. Nothing of the wall clock
+//! but the recorded latency reaches the trace, so the episode is a function of its
+//! verdicts: replaying them reproduces it byte for byte.
+
+use std::collections::BTreeMap;
+
+use gatecrew_gating::llm::{Admission, Breaker, EpisodeTerms, FallbackReason, Transition};
+use gatecrew_gating::{Adjudication, Adjudicator, DecisionCard, Deterministic};
+use gatecrew_protocol::trace::EventKind;
+use gatecrew_protocol::{AgentId, IssueId, Tick};
+
+use super::Episode;
+use crate::agent::Consult;
+use crate::setup::Setup;
+
+/// A consult for the driver to resolve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsultRequest {
+    /// Who asked.
+    pub agent: AgentId,
+    /// The issue (unique within an episode).
+    pub issue_id: IssueId,
+    /// The card.
+    pub card: DecisionCard,
+    /// The unrounded score.
+    pub score: f64,
+    /// The tick at which the verdict enters.
+    pub due: Tick,
+}
+
+/// A consult that could not be resolved: the run cannot go on faithfully.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResolveError {
+    /// A replayed trace has no adjudication for this issue.
+    #[error("the replayed trace has no adjudication for issue {0}: it was recorded with another config or seed")]
+    Missing(IssueId),
+    /// The replayed episode asked about another card than the recorded one.
+    #[error("the episode diverged from the replayed trace at issue {issue}: recorded card {recorded}, now {now}")]
+    Diverged {
+        /// The issue.
+        issue: IssueId,
+        /// The card in the trace.
+        recorded: String,
+        /// The card asked now.
+        now: String,
+    },
+}
+
+/// Resolves consults synchronously (the stepper's way).
+pub trait Resolver {
+    /// The adjudication of one consult.
+    fn resolve(&mut self, req: &ConsultRequest) -> Result<Adjudication, ResolveError>;
+}
+
+/// Any [`Adjudicator`] as a resolver: the deterministic one, or a blocking LLM client.
+#[derive(Debug, Clone)]
+pub struct ByAdjudicator<A>(pub A);
+
+impl<A: Adjudicator> Resolver for ByAdjudicator<A> {
+    fn resolve(&mut self, req: &ConsultRequest) -> Result<Adjudication, ResolveError> {
+        Ok(self.0.adjudicate(&req.card, req.score))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    agent: AgentId,
+    card: DecisionCard,
+    score: f64,
+    admission: Admission,
+    dispatched: bool,
+    result: Option<Adjudication>,
+}
+
+/// The episode's tier-3 state: terms, breaker, consults in flight by entry tick.
+#[derive(Debug, Clone)]
+pub(super) struct Tier3 {
+    terms: EpisodeTerms,
+    det: Deterministic,
+    breaker: Breaker,
+    pending: BTreeMap<(Tick, IssueId), Pending>,
+}
+
+impl Tier3 {
+    /// The tier-3 state of an episode that consults an external adjudicator.
+    pub(super) fn for_setup(setup: &Setup) -> Option<Self> {
+        let spec = setup.llm.as_ref().filter(|_| setup.consults())?;
+        let terms = spec.episode_terms();
+        Some(Tier3 {
+            terms,
+            det: Deterministic { midpoint: setup.gate.midpoint() },
+            breaker: Breaker::new(terms.breaker),
+            pending: BTreeMap::new(),
+        })
+    }
+
+    /// The earliest entry tick in flight.
+    pub(super) fn next_due(&self) -> Option<Tick> {
+        self.pending.keys().next().map(|(t, _)| *t)
+    }
+}
+
+fn request(&(due, issue_id): &(Tick, IssueId), p: &Pending) -> ConsultRequest {
+    ConsultRequest { agent: p.agent, issue_id, card: p.card.clone(), score: p.score, due }
+}
+
+fn log_transition(t: Option<Transition>, now: Tick) {
+    let Some(t) = t else {
+        return;
+    };
+    let name = match t {
+        Transition::Opened => "open",
+        Transition::HalfOpened => "half_open",
+        Transition::Closed => "closed",
+    };
+    metrics::counter!("gatecrew_adjudicator_breaker_transitions_total", "to" => name).increment(1);
+    tracing::info!(tick = now.0, state = name, "adjudicator circuit breaker");
+}
+
+impl Episode {
+    /// Records an agent's consult (called from [`Episode::apply`]).
+    pub(super) fn consult(&mut self, agent: AgentId, c: Consult) {
+        let now = self.tick;
+        let Some(t3) = &mut self.tier3 else {
+            tracing::warn!(%agent, issue = %c.issue_id, "a consult without an adjudicator; it is dropped");
+            return;
+        };
+        let (admission, moved) = t3.breaker.admit(now);
+        log_transition(moved, now);
+        let result = (admission == Admission::Refused).then(|| {
+            let v = t3.terms.fallback.verdict(t3.det, c.card.f.r, c.score);
+            Adjudication::fallback(v, FallbackReason::BreakerOpen, String::new(), 0)
+        });
+        let due = now + t3.terms.verdict_delay_ticks;
+        let p = Pending { agent, card: c.card, score: c.score, admission, dispatched: result.is_some(), result };
+        t3.pending.insert((due, c.issue_id), p);
+    }
+
+    /// Consults that need a call and were not handed out yet, in order; each is handed
+    /// out once. A driver that can work concurrently starts them now.
+    pub fn take_new_consults(&mut self) -> Vec<ConsultRequest> {
+        let Some(t3) = &mut self.tier3 else {
+            return Vec::new();
+        };
+        t3.pending
+            .iter_mut()
+            .filter(|(_, p)| !p.dispatched)
+            .map(|(k, p)| {
+                p.dispatched = true;
+                request(k, p)
+            })
+            .collect()
+    }
+
+    /// Consults whose verdicts enter at the next [`Episode::advance`] and that have no
+    /// result yet: the driver must resolve them first. Empty when the episode is about
+    /// to end (their verdicts would never enter).
+    pub fn consults_due(&self, board_deadline: Option<Tick>) -> Vec<ConsultRequest> {
+        let Some(t3) = &self.tier3 else {
+            return Vec::new();
+        };
+        if self.ended.is_some() || !self.started || self.work_over() {
+            return Vec::new();
+        }
+        let Some(next) = self.next_event(board_deadline).filter(|t| t.0 <= self.tick_limit) else {
+            return Vec::new();
+        };
+        t3.pending
+            .iter()
+            .take_while(|((due, _), _)| *due <= next)
+            .filter(|(_, p)| p.result.is_none())
+            .map(|(k, p)| request(k, p))
+            .collect()
+    }
+
+    /// The result of a consult.
+    pub fn adjudicated(&mut self, issue_id: IssueId, adj: Adjudication) {
+        if let Some(p) = self.tier3.as_mut().and_then(|t3| t3.pending.iter_mut().find(|((_, i), _)| *i == issue_id)) {
+            p.1.result = Some(adj);
+        }
+    }
+
+    /// Enters every verdict due now, in (tick, issue) order: trace, breaker, agent.
+    pub(super) fn enter_verdicts(&mut self) {
+        let now = self.tick;
+        let Some(t3) = &mut self.tier3 else {
+            return;
+        };
+        let mut entered = Vec::new();
+        while let Some(entry) = t3.pending.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let ((_, issue_id), p) = entry.remove_entry();
+            let adj = p.result.unwrap_or_else(|| {
+                // A driver that did not resolve in time: the crew never waits on it.
+                tracing::warn!(issue = %issue_id, "no adjudication by its entry tick; falling back");
+                let v = t3.terms.fallback.verdict(t3.det, p.card.f.r, p.score);
+                Adjudication::fallback(v, FallbackReason::Timeout, String::new(), 0)
+            });
+            let failed = adj.fallback.is_some_and(FallbackReason::is_failure);
+            log_transition(t3.breaker.record(now, p.admission, failed), now);
+            entered.push((p.agent, issue_id, p.card, adj));
+        }
+        for (agent, issue_id, card, adj) in entered {
+            if let Some(s) = self.slots.get_mut(agent.index()) {
+                s.verdicts.push((issue_id, adj.verdict));
+                s.wake = true;
+            }
+            self.push(EventKind::Adjudication {
+                agent,
+                issue_id,
+                card: card.to_value(),
+                reply: adj.reply,
+                decision: adj.verdict.decision,
+                confidence: adj.verdict.confidence,
+                prompt_tokens: adj.prompt_tokens,
+                completion_tokens: adj.completion_tokens,
+                latency_ms: adj.latency_ms,
+                fallback: adj.fallback.map(FallbackReason::tag),
+            });
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Reading the model's answer, and every way an adjudication can fail.
+
+use std::fmt;
+use std::str::FromStr;
+
+use gatecrew_protocol::trace::Decision;
+use serde_json::Value;
+
+use crate::adjudicator::Verdict;
+
+/// Why the fallback decided instead of the model. The trace writes [`Self::tag`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FallbackReason {
+    /// No complete answer within the timeout.
+    Timeout,
+    /// Nothing listens at the address.
+    ConnectionRefused,
+    /// Another transport failure (DNS, TLS, reset connection).
+    Transport,
+    /// The server answered with an HTTP error status.
+    Http(u16),
+    /// The body was larger than the configured cap.
+    BodyTooLarge,
+    /// The body was not UTF-8.
+    NonUtf8,
+    /// The body or the answer was not the JSON expected.
+    MalformedJson,
+    /// The answer stopped in the middle of the JSON (e.g. `max_tokens` reached).
+    TruncatedJson,
+    /// `decision` was neither `stay_local` nor `escalate`.
+    UnknownDecision,
+    /// `confidence` was not a number in `[0, 1]`.
+    ConfidenceOutOfRange,
+    /// `confidence` was below the configured floor.
+    BelowFloor,
+    /// The circuit breaker is open: no call was made.
+    BreakerOpen,
+}
+
+impl FallbackReason {
+    /// The trace tag, e.g. `timeout`, `http_503`.
+    pub fn tag(self) -> String {
+        match self {
+            FallbackReason::Http(status) => format!("http_{status}"),
+            other => other.class().to_owned(),
+        }
+    }
+
+    /// A bounded label for metrics: like the tag, with HTTP statuses grouped
+    /// (`http_4xx`, `http_5xx`).
+    pub fn class(self) -> &'static str {
+        match self {
+            FallbackReason::Timeout => "timeout",
+            FallbackReason::ConnectionRefused => "connection_refused",
+            FallbackReason::Transport => "transport",
+            FallbackReason::Http(s) if (400..500).contains(&s) => "http_4xx",
+            FallbackReason::Http(s) if (500..600).contains(&s) => "http_5xx",
+            FallbackReason::Http(_) => "http_other",
+            FallbackReason::BodyTooLarge => "body_too_large",
+            FallbackReason::NonUtf8 => "non_utf8",
+            FallbackReason::MalformedJson => "malformed_json",
+            FallbackReason::TruncatedJson => "truncated_json",
+            FallbackReason::UnknownDecision => "unknown_decision",
+            FallbackReason::ConfidenceOutOfRange => "confidence_out_of_range",
+            FallbackReason::BelowFloor => "below_floor",
+            FallbackReason::BreakerOpen => "breaker_open",
+        }
+    }
+
+    /// Whether this counts as a failure of the endpoint for the circuit breaker. A model
+    /// that answered well-formed but unsure did not fail, and a call never made cannot.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, FallbackReason::BelowFloor | FallbackReason::BreakerOpen)
+    }
+}
+
+impl fmt::Display for FallbackReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.tag())
+    }
+}
+
+/// A trace tag that names no fallback reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fallback reason \"{0}\"")]
+pub struct UnknownFallback(pub String);
+
+impl FromStr for FallbackReason {
+    type Err = UnknownFallback;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use FallbackReason::*;
+        let all = [
+            Timeout,
+            ConnectionRefused,
+            Transport,
+            BodyTooLarge,
+            NonUtf8,
+            MalformedJson,
+            TruncatedJson,
+            UnknownDecision,
+            ConfidenceOutOfRange,
+            BelowFloor,
+            BreakerOpen,
+        ];
+        if let Some(r) = all.into_iter().find(|r| r.class() == s) {
+            return Ok(r);
+        }
+        s.strip_prefix("http_")
+            .and_then(|n| n.parse::<u16>().ok())
+            .map(Http)
+            .ok_or_else(|| UnknownFallback(s.to_owned()))
+    }
+}
+
+/// Reads the model's answer. `Err` carries the reason and, when the model stated a
+/// confidence, that confidence (for the record).
+pub fn parse_verdict(content: &str, floor: f64) -> Result<Verdict, (FallbackReason, Option<f64>)> {
+    let v: Value = serde_json::from_str(content.trim()).map_err(|e| {
+        let reason = if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson };
+        (reason, None)
+    })?;
+    let Some(obj) = v.as_object() else {
+        return Err((FallbackReason::MalformedJson, None));
+    };
+    let confidence = obj.get("confidence").and_then(Value::as_f64);
+    let decision = match obj.get("decision").and_then(Value::as_str) {
+        Some("stay_local") => Decision::StayLocal,
+        Some("escalate") => Decision::Escalate,
+        Some(_) => return Err((FallbackReason::UnknownDecision, confidence)),
+        None => return Err((FallbackReason::MalformedJson, confidence)),
+    };
+    let Some(c) = confidence else {
+        return Err((FallbackReason::MalformedJson, None));
+    };
+    if !(0.0..=1.0).contains(&c) {
+        return Err((FallbackReason::ConfidenceOutOfRange, Some(c)));
+    }
+    if c < floor {
+        return Err((FallbackReason::BelowFloor, Some(c)));
+    }
+    Ok(Verdict { decision, confidence: c })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FallbackReason::*;
+
+    #[test]
+    fn good_answers_parse_with_or_without_whitespace() {
+        assert_eq!(
+            parse_verdict(r#"{"decision":"escalate","confidence":0.8}"#, 0.5),
+            Ok(Verdict { decision: Decision::Escalate, confidence: 0.8 })
+        );
+        assert_eq!(
+            parse_verdict(" {\"decision\": \"stay_local\", \"confidence\": 1}\n", 0.5),
+            Ok(Verdict { decision: Decision::StayLocal, confidence: 1.0 })
+        );
+    }
+
+    #[test]
+    fn each_bad_answer_has_its_reason() {
+        let r = |s: &str| parse_verdict(s, 0.5).unwrap_err().0;
+        assert_eq!(r(r#"{"decision":"escalate","confi"#), TruncatedJson);
+        assert_eq!(r("sure, escalate"), MalformedJson);
+        assert_eq!(r("[1]"), MalformedJson);
+        assert_eq!(r(r#"{"decision":"escalate"}"#), MalformedJson);
+        assert_eq!(r(r#"{"decision":"ask_mom","confidence":0.9}"#), UnknownDecision);
+        assert_eq!(r(r#"{"decision":"escalate","confidence":1.7}"#), ConfidenceOutOfRange);
+        assert_eq!(parse_verdict(r#"{"decision":"escalate","confidence":0.3}"#, 0.5), Err((BelowFloor, Some(0.3))));
+    }
+
+    #[test]
+    fn tags_round_trip() {
+        for r in [Timeout, ConnectionRefused, Http(503), Http(401), BodyTooLarge, NonUtf8, BelowFloor, BreakerOpen] {
+            assert_eq!(r.tag().parse::<FallbackReason>(), Ok(r));
+        }
+        assert_eq!(Http(503).class(), "http_5xx");
+        assert!("http_x".parse::<FallbackReason>().is_err());
+        assert!(!BelowFloor.is_failure() && Timeout.is_failure());
+    }
+}

@@ -1,0 +1,136 @@
+//! `gatecrew calibrate`: the decision-replay fast path gives exactly what simulating
+//! every point gives, an interrupted run resumes without losing or repeating work, and
+//! the chosen point runs.
+
+use std::path::Path;
+
+use gatecrew_calibrate::eval::{Case, Evaluator};
+use gatecrew_calibrate::run::Options;
+use gatecrew_calibrate::{Grid, calibrate};
+use gatecrew_crew::Overrides;
+use gatecrew_suite::Manifest;
+
+use crate::common::{data, root, write};
+
+/// A small grid (with skipped points) over the weights that matter most.
+const GRID: &str = "[weights]\nc = [0.2, 0.35, 0.45]\na = [0.15, 0.2]\nd = [0.1, 0.2]\nr = [0.1, 0.2]\nh = [0.05]\n[thresholds]\ntheta_low = [0.5, 0.6, 0.7]\ntheta_high = [0.75, 0.9]\n";
+
+fn cases(filter: &str) -> Vec<Case> {
+    let dir = root().join("configs/suite");
+    let m = Manifest::load(&dir).unwrap();
+    m.episode
+        .iter()
+        .filter(|e| (e.split == "calibration" || e.split == "test") && e.id.contains(filter))
+        .map(|e| Case {
+            id: e.id.clone(),
+            template: e.template.clone(),
+            family: e.family.clone(),
+            split: e.split.clone(),
+            setup: gatecrew_crew::Setup::load_with_data(&dir.join(&e.file), &Overrides::default(), data()).unwrap(),
+        })
+        .collect()
+}
+
+#[test]
+fn the_fast_path_equals_simulating_every_point() {
+    let small = GRID.replace("d = [0.1, 0.2]", "d = [0.2]").replace("theta_high = [0.75, 0.9]", "theta_high = [0.8]");
+    let grid = Grid::parse(&small, Path::new("grid.toml")).unwrap();
+    assert!(grid.skipped > 0 && grid.points.len() >= 12, "{} points", grid.points.len());
+    // Seed 0 and seed 3 of every template: both crew sizes, every class.
+    let cases: Vec<Case> = cases("-s0").into_iter().chain(cases("-s3")).filter(|c| c.split == "calibration").collect();
+    let fast = Evaluator::new(cases.clone());
+    let naive = Evaluator::new(cases);
+    let all: Vec<usize> = (0..fast.cases().len()).collect();
+    for p in &grid.points {
+        let a = fast.score(p.params, &all, &grid.objective, true);
+        let b = naive.score(p.params, &all, &grid.objective, false);
+        assert_eq!(a, b, "point {} differs", p.index);
+    }
+    let (simulated, replayed) = fast.counts();
+    assert!(replayed > simulated * 5, "the cache did the work: {simulated} simulated, {replayed} replayed");
+    assert_eq!(naive.counts().1, 0);
+}
+
+fn options(out: &Path) -> Options {
+    Options {
+        suite: root().join("configs/suite"),
+        data: root().join("configs/data/minecraft-1.20.4.json"),
+        out: out.to_path_buf(),
+        jobs: Some(2),
+        fast: true,
+        filter: Some("-s0".into()),
+    }
+}
+
+#[test]
+fn an_interrupted_run_resumes_with_the_same_results() {
+    let grid = Grid::parse(GRID, Path::new("grid.toml")).unwrap();
+    let whole = tempfile::tempdir().unwrap();
+    let full = calibrate(&grid, &options(whole.path()), &|_| {}).unwrap();
+    assert_eq!(full.points.len(), grid.points.len());
+    assert_eq!(full.evaluated_now, grid.points.len());
+    // Interrupt: keep the first third of the results and half a line, as a kill would.
+    let cut = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(whole.path().join("points.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let keep = lines.len() / 3;
+    let mut partial: String = lines[..keep].iter().map(|l| format!("{l}\n")).collect();
+    partial.push_str(&lines[keep][..lines[keep].len() / 2]);
+    write(cut.path(), "points.jsonl", &partial);
+    let resumed = calibrate(&grid, &options(cut.path()), &|_| {}).unwrap();
+    assert_eq!(resumed.evaluated_now, grid.points.len() - keep, "only the missing points are evaluated");
+    assert_eq!(resumed.points.len(), full.points.len(), "each point once");
+    for (a, b) in resumed.points.iter().zip(&full.points) {
+        assert_eq!(a, b, "point {} differs after resuming", a.index);
+    }
+    assert_eq!(resumed.best, full.best);
+    // A results file from another grid is refused, not mixed in.
+    let other = Grid::parse(&GRID.replace("h = [0.05]", "h = [0.075]"), Path::new("other.toml")).unwrap();
+    let err = calibrate(&other, &options(whole.path()), &|_| {}).unwrap_err().to_string();
+    assert!(err.contains("points.jsonl:1") && err.contains("other parameters"), "{err}");
+}
+
+#[test]
+fn the_cli_writes_a_gate_file_that_run_accepts() {
+    let out = tempfile::tempdir().unwrap();
+    let grid = write(out.path(), "grid.toml", GRID);
+    let res = out.path().join("res");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let args =
+        ["gatecrew", "calibrate", "--grid", grid.to_str().unwrap(), "--out", res.to_str().unwrap(), "--filter=-s0"];
+    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&e));
+    let report = String::from_utf8(o).unwrap();
+    assert!(
+        report.contains("Chosen point") && report.contains("Perturbations") && report.contains("Transfer"),
+        "{report}"
+    );
+    for f in ["points.csv", "points.json", "summary.json", "report.md", "pareto.svg", "best-gate.toml"] {
+        assert!(res.join(f).exists(), "{f} missing");
+    }
+    let gate = res.join("best-gate.toml");
+    let trace = out.path().join("t.jsonl");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let args = [
+        "gatecrew",
+        "run",
+        "--config",
+        gate.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        "--stepper",
+    ];
+    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&e));
+    // --report re-renders from the results.
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let code = gatecrew_cli::main_with(["gatecrew", "calibrate", "--report", res.to_str().unwrap()], &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&e));
+    // A grid nobody can satisfy: exit 2 with a clear message.
+    let bad = write(out.path(), "bad.toml", &GRID.replace("c = [0.2, 0.35, 0.45]", "c = [0.1]"));
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let code = gatecrew_cli::main_with(["gatecrew", "calibrate", "--grid", bad.to_str().unwrap()], &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::from(2));
+    assert!(String::from_utf8_lossy(&e).contains("no grid point satisfies"));
+}

@@ -1,0 +1,73 @@
+//! The LLM adjudicator (tier 3): live tests against a real llama.cpp server started on
+//! 127.0.0.1 by `scripts/llm-server.py` (once per test binary, unless
+//! `GATECREW_TEST_LLM_URL` names a running one), and an in-process fake server for the
+//! faults the real one will not produce on demand.
+
+mod episode;
+mod fake;
+mod faults;
+mod key;
+mod live;
+mod server;
+
+use std::path::{Path, PathBuf};
+
+use gatecrew_gating::llm::LlmSpec;
+use gatecrew_protocol::trace::{Event, EventKind};
+
+use crate::common::{root, write};
+
+/// The model name the launcher's server answers to.
+pub const MODEL: &str = "smollm2-135m";
+
+/// A spec for `url` with a timeout.
+pub fn spec(url: &str, timeout_ms: u64) -> LlmSpec {
+    LlmSpec { url: Some(url.to_owned()), model: Some(MODEL.into()), timeout_ms, ..LlmSpec::default() }
+}
+
+/// Copies the default configs into `dir`, appending `extra` TOML to the crew config;
+/// returns the crew config's path.
+pub fn config_with(dir: &Path, extra: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root().join("configs/crew.toml")).unwrap();
+    write(
+        dir,
+        "configs/blueprints/house.toml",
+        &std::fs::read_to_string(root().join("configs/blueprints/house.toml")).unwrap(),
+    );
+    std::fs::create_dir_all(dir.join("configs/data")).unwrap();
+    let data = dir.join("configs/data/minecraft-1.20.4.json");
+    if !data.exists() {
+        std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), data).unwrap();
+    }
+    write(dir, "configs/crew.toml", &format!("{text}\n{extra}\n"))
+}
+
+/// A gray zone from 0.05 to 0.99: nearly every issue the rules leave goes to tier 3.
+pub const WIDE_GRAY: &str = "[gate]\ntheta_low = 0.05\ntheta_high = 0.99\n";
+
+/// Runs the CLI in-process: exit code, stdout, stderr.
+pub fn gatecrew(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["gatecrew"];
+    argv.extend_from_slice(args);
+    let code = gatecrew_cli::main_with(argv, &mut out, &mut err);
+    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap_or(255);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+/// The events of a trace file.
+pub fn trace(path: &Path) -> Vec<Event> {
+    crate::episode::events(&std::fs::read(path).unwrap())
+}
+
+/// The `adjudication` events: (tick, fallback tag, prompt tokens + completion tokens).
+pub fn adjudications(evs: &[Event]) -> Vec<(u64, Option<String>, u32)> {
+    evs.iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Adjudication { fallback, prompt_tokens, completion_tokens, .. } => {
+                Some((e.t, fallback.clone(), prompt_tokens + completion_tokens))
+            }
+            _ => None,
+        })
+        .collect()
+}
