@@ -12,6 +12,7 @@ mod adjudicate;
 mod adjudications;
 mod analyze;
 mod calibrate;
+mod minecraft;
 mod paths;
 mod report;
 mod run;

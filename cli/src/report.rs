@@ -71,6 +71,9 @@ pub struct Report {
     /// MindCraft's accuracy and VillagerBench's recall, for `--task` runs only.
     #[serde(flatten)]
     pub scores: TaskScores,
+    /// Runs on a Minecraft server only: observation, failures, bridge overhead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minecraft: Option<crate::minecraft::McSummary>,
 }
 
 impl Report {
@@ -106,6 +109,7 @@ impl Report {
             trace: trace.display().to_string(),
             adjudication: None,
             scores: TaskScores::default(),
+            minecraft: None,
         }
     }
 }
@@ -164,6 +168,17 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     }
     if let (Some(v), Some(c), Some(t)) = (s.villager_recall, s.villager_correct, s.villager_blocks) {
         rows.insert(2, ("VillagerBench", format!("recall {v:.3} ({c}/{t} blocks, facing checked)")));
+    }
+    if let Some(m) = &r.minecraft {
+        let seen = m.observed_correct.map_or("-".into(), |c| format!("{c}/{}", r.blueprint_blocks));
+        rows.push(("observed", format!("{seen} blocks seen in place by a bot at the end")));
+        let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2} ms"));
+        let overhead =
+            format!("p50 {}, p95 {} over {} commands", ms(m.overhead_p50_ms), ms(m.overhead_p95_ms), m.commands);
+        rows.push(("bridge overhead", overhead));
+        for f in &m.failed {
+            rows.push(("agent failed", f.clone()));
+        }
     }
     if let Some(a) = &r.adjudication {
         rows.extend(adjudication_rows(a));

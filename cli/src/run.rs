@@ -104,6 +104,8 @@ pub struct RunArgs {
     /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
     #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
     replay_adjudications: Option<PathBuf>,
+    #[command(flatten)]
+    mc: crate::minecraft::McArgs,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -167,6 +169,7 @@ impl Observer for Watch<'_> {
 
 /// Runs `gatecrew run`.
 pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mc = args.mc.options(args.stepper)?;
     let default_config =
         || paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()));
     // A file holding only a [gate] table (what `gatecrew calibrate` writes) overlays the
@@ -195,6 +198,12 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
     };
+    if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+        // The Minecraft driver settles the gray zone with the deterministic adjudicator.
+        return Err(
+            BadInput("--llm-url, --model and --replay-adjudications do not go with --world minecraft".into()).into()
+        );
+    }
     if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // A task file has no [llm] section and its own config hash; not wired yet.
         return Err(
@@ -260,7 +269,12 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             watch.line(format!("  note: {n}"));
         }
     }
-    let finished = if args.stepper {
+    let mut mc_summary = None;
+    let finished = if let Some(opts) = &mc {
+        let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
+        mc_summary = Some(summary);
+        finished
+    } else if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
     } else {
         run_actors(&setup, file, &mut watch, tier3)?
@@ -268,10 +282,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let mut report =
-        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+    let runtime = if mc.is_some() {
+        "minecraft"
+    } else if args.stepper {
+        "stepper"
+    } else {
+        "actors"
+    };
+    let mut report = Report::new(&setup, &watch.metrics, finished, &trace, runtime);
     report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
+    report.minecraft = mc_summary.clone();
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
@@ -279,7 +300,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     } else {
         print_table(&report, out)?;
     }
-    Ok(())
+    match &mc_summary {
+        Some(s) => crate::minecraft::all_failed(&finished, s),
+        None => Ok(()),
+    }
 }
 
 fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {

@@ -20,6 +20,7 @@
 
 mod baseline;
 pub mod consult;
+mod external;
 pub mod manager;
 mod record;
 pub mod replay;
@@ -45,6 +46,9 @@ pub enum EndReason {
     TickLimit,
     /// Nothing was left that anyone could do.
     Stalled,
+    /// Every agent's bot stopped for good (a real server: kicked, unreachable, the
+    /// bridge died).
+    AgentsFailed,
 }
 
 impl EndReason {
@@ -54,6 +58,7 @@ impl EndReason {
             EndReason::Complete => "complete",
             EndReason::TickLimit => "tick_limit",
             EndReason::Stalled => "stalled",
+            EndReason::AgentsFailed => "agents_failed",
         }
     }
 }
@@ -84,6 +89,16 @@ struct Slot {
     directives: Vec<manager::Directive>,
     directive_due: Option<Tick>,
     chat_lines_seen: u32,
+    // A real server (see `external`): the action in flight there, its verified outcome
+    // once delivered, and whether the agent's bot is gone for good.
+    external: Option<Pending>,
+    ready: Option<(Outcome, Option<(AgentId, Receipt)>)>,
+    failed: bool,
+}
+
+/// Nothing in flight, in the simulator or on a real server.
+fn idle(s: &Slot) -> bool {
+    s.pending.is_none() && s.external.is_none()
 }
 
 /// The episode core. See the module docs.
@@ -110,6 +125,7 @@ pub struct Episode {
     policy_kind: crate::policy::Policy,
     manager: Option<manager::Manager>,
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
+    external: Option<external::Outbox>,
 }
 
 impl Episode {
@@ -147,6 +163,7 @@ impl Episode {
                 manager::Manager::new(manager::ManagerConfig::default(), owners)
             }),
             scorer: setup.scorer.clone(),
+            external: None,
         }
     }
 
@@ -212,7 +229,10 @@ impl Episode {
             if due {
                 let (_, pending) = self.slots[i].pending.take().expect("checked above");
                 let agent = AgentId(i as u32);
-                let (outcome, receipt) = self.world.complete(agent, pending);
+                let (outcome, receipt) = match self.slots[i].ready.take() {
+                    Some(delivered) => delivered,
+                    None => self.world.complete(agent, pending),
+                };
                 self.record_action(agent, &outcome);
                 self.slots[i].outcome = Some(outcome);
                 self.slots[i].wake = true;
@@ -245,9 +265,8 @@ impl Episode {
 
     /// Every agent is done, or the blueprint is complete with no action in flight.
     fn work_over(&self) -> bool {
-        let all_done = self.slots.iter().all(|s| s.done && s.pending.is_none());
-        all_done
-            || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(|s| s.pending.is_none())
+        let all_done = self.slots.iter().all(|s| s.done && idle(s));
+        all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)
     }
 
     /// The next tick at which something happens, if any.
@@ -279,7 +298,13 @@ impl Episode {
 
     /// A complete blueprint is a complete episode, whatever else was going on.
     fn judge(&self, otherwise: EndReason) -> EndReason {
-        if self.progress().correct == self.blueprint.len() as u32 { EndReason::Complete } else { otherwise }
+        if self.progress().correct == self.blueprint.len() as u32 {
+            EndReason::Complete
+        } else if !self.slots.is_empty() && self.slots.iter().all(|s| s.failed) {
+            EndReason::AgentsFailed
+        } else {
+            otherwise
+        }
     }
 
     fn start(&mut self) {
@@ -321,7 +346,7 @@ impl Episode {
         let now = self.tick;
         let mut out = Vec::new();
         for i in 0..self.slots.len() {
-            if !self.slots[i].wake {
+            if !self.slots[i].wake || self.slots[i].failed {
                 continue;
             }
             let agent = AgentId(i as u32);
@@ -408,7 +433,14 @@ impl Episode {
             Intent::Act(action) => {
                 let pending = self.world.begin(agent, action);
                 let s = &mut self.slots[agent.index()];
-                s.pending = Some((now + pending.ticks, pending));
+                match &mut self.external {
+                    // On a real server the action runs there; its outcome is delivered.
+                    Some(outbox) => {
+                        s.external = Some(pending);
+                        outbox.started.push((agent, action));
+                    }
+                    None => s.pending = Some((now + pending.ticks, pending)),
+                }
                 s.wait_until = None;
                 s.done = false;
             }

@@ -140,6 +140,7 @@ impl EpisodeMetrics {
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
+            | EventKind::AgentFailed { .. }
             | EventKind::Other => {}
         }
     }

@@ -60,3 +60,11 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).expect("write");
     p
 }
+
+/// One heavy live test at a time across the binary (the llama.cpp server's tests and the
+/// Minecraft tests with their Node processes): on two shared cores, overlapping them
+/// makes each miss its time limits.
+pub fn live_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -260,6 +260,13 @@ pub enum Failure {
     /// A fault injected by the world config.
     #[error("injected fault")]
     Injected,
+    /// A real server refused the action, or did not do it (the bot's own observation
+    /// shows no change).
+    #[error("the server refused the action")]
+    Refused,
+    /// The action has no counterpart on this server (the Minecraft adapter's world).
+    #[error("not supported on this server")]
+    Unsupported,
 }
 
 impl Failure {
@@ -289,6 +296,8 @@ impl Failure {
             Failure::OutOfBounds { .. } => "out_of_bounds",
             Failure::ZeroCount => "zero_count",
             Failure::Injected => "injected",
+            Failure::Refused => "refused",
+            Failure::Unsupported => "unsupported",
         }
     }
 }

@@ -5,6 +5,7 @@
 //! `complete` in (tick, agent id) order, which makes contention deterministic.
 
 mod apply;
+mod mirror;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -454,6 +454,14 @@ pub enum EventKind {
         /// The failure that stopped it.
         cause: String,
     },
+    /// An agent's bot stopped for good (kicked, disconnected, its bridge died, its
+    /// server unreachable): the agent is out of the episode, the crew goes on without it.
+    AgentFailed {
+        /// The agent.
+        agent: AgentId,
+        /// What happened, as the bot or its bridge reported it.
+        cause: String,
+    },
     /// Last line of an episode.
     EpisodeEnd {
         /// Block-level completion.
@@ -464,7 +472,7 @@ pub enum EventKind {
         correct_blocks: u32,
         /// Blueprint blocks.
         blueprint_blocks: u32,
-        /// Why it ended: `complete`, `tick_limit` or `stalled`.
+        /// Why it ended: `complete`, `tick_limit`, `stalled` or `agents_failed`.
         reason: String,
         /// Other systems' scores, only for episodes imported from their task files.
         #[serde(flatten)]
@@ -493,6 +501,7 @@ impl EventKind {
             EventKind::Resolved { .. } => "resolved",
             EventKind::Unfinished { .. } => "unfinished",
             EventKind::Restart { .. } => "restart",
+            EventKind::AgentFailed { .. } => "agent_failed",
             EventKind::EpisodeEnd { .. } => "episode_end",
             EventKind::Other => "other",
         }

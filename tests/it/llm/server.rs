@@ -13,10 +13,10 @@ use crate::common::root;
 pub const URL_VAR: &str = "GATECREW_TEST_LLM_URL";
 
 /// One live test at a time: a 135M model on two shared cores answers in seconds, and
-/// tests piling requests onto it would only measure the pile.
+/// tests piling requests onto it would only measure the pile. The turn is shared with
+/// the Minecraft tests (`crate::common::live_turn`).
 pub fn live_turn() -> MutexGuard<'static, ()> {
-    static TURN: Mutex<()> = Mutex::new(());
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    crate::common::live_turn()
 }
 
 /// The base URL of the live server, starting it on first use.

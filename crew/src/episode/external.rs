@@ -1,0 +1,109 @@
+//! The episode against a real world (a Minecraft server through a bridge). The
+//! simulator prices an action and applies it at its completion tick; a real server runs
+//! it for as long as it takes. So, in external mode:
+//!
+//! * [`Episode::apply`] still prices an action on the episode's world (the driver's
+//!   mirror of the server) but does not schedule it: it queues it for the driver,
+//!   which takes it with [`Episode::take_started`] and runs it on the server;
+//! * the driver turns what the bot observed into a verified [`Outcome`] and hands it
+//!   back with [`Episode::deliver`] at the tick it completed (game time, 20 ticks a
+//!   second); [`Episode::advance`] then applies it instead of the simulator's;
+//! * [`Episode::next_due`] tells the driver when the next timer is due, so it can
+//!   sleep until then or until an outcome arrives, whichever comes first;
+//! * [`Episode::fail_agent`] takes an agent out for good (its bot was kicked, the
+//!   bridge died): the trace gets an `agent_failed` event, and the crew goes on
+//!   without it; when every agent failed, the episode ends as `agents_failed`.
+//!
+//! The default (simulated) path never enters this module.
+
+use gatecrew_protocol::trace::EventKind;
+use gatecrew_protocol::{AgentId, Tick};
+use gatecrew_world::{Action, Outcome, Receipt, World};
+
+use super::Episode;
+use crate::setup::Setup;
+
+/// Actions started since the driver last looked.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Outbox {
+    pub(super) started: Vec<(AgentId, Action)>,
+}
+
+impl Episode {
+    /// An episode whose actions run in an external world. The setup's world becomes
+    /// the driver's mirror: it prices actions, answers observations and the oracle,
+    /// and the driver keeps it in step with what the bots observe
+    /// ([`Self::world_mut`]).
+    pub fn new_external(setup: &Setup) -> Self {
+        let mut e = Episode::new(setup);
+        e.external = Some(Outbox::default());
+        e
+    }
+
+    /// The mirror world, for the driver to bring in line with observations.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// Actions the agents started since the last call, in order, for the driver to run.
+    pub fn take_started(&mut self) -> Vec<(AgentId, Action)> {
+        self.external.as_mut().map(|o| std::mem::take(&mut o.started)).unwrap_or_default()
+    }
+
+    /// Actions running in the external world whose outcome has not been delivered.
+    pub fn in_flight(&self) -> usize {
+        self.slots.iter().filter(|s| s.external.is_some()).count()
+    }
+
+    /// Whether an agent is out of the episode.
+    pub fn is_failed(&self, agent: AgentId) -> bool {
+        self.slots.get(agent.index()).is_some_and(|s| s.failed)
+    }
+
+    /// The earliest tick at which [`Self::advance`] has something to do (`None`:
+    /// nothing is scheduled; then only a delivered outcome can move the episode on, or,
+    /// with nothing in flight either, `advance` ends it).
+    pub fn next_due(&self, board_deadline: Option<Tick>) -> Option<Tick> {
+        if !self.started || self.ended.is_some() || self.work_over() {
+            return Some(self.tick);
+        }
+        self.next_event(board_deadline)
+    }
+
+    /// Hands over the verified outcome of `agent`'s action in flight, completed at
+    /// `at` (not before now), and the receipt of a `give`'s receiver. Ignored when the
+    /// agent has nothing in flight (it failed meanwhile).
+    pub fn deliver(&mut self, agent: AgentId, outcome: Outcome, receipt: Option<(AgentId, Receipt)>, at: Tick) {
+        let now = self.tick;
+        let Some(s) = self.slots.get_mut(agent.index()) else {
+            return;
+        };
+        let Some(pending) = s.external.take() else {
+            return;
+        };
+        s.pending = Some((at.max(now), pending));
+        s.ready = Some((outcome, receipt));
+    }
+
+    /// Takes an agent out for good: its bot is gone. Records why; its action in flight
+    /// is dropped, it is never woken again, and at the end it still reports its
+    /// unfinished work. A second call for the same agent changes nothing.
+    pub fn fail_agent(&mut self, agent: AgentId, cause: &str) {
+        let Some(s) = self.slots.get_mut(agent.index()) else {
+            return;
+        };
+        if s.failed {
+            return;
+        }
+        s.failed = true;
+        s.done = true;
+        s.external = None;
+        s.pending = None;
+        s.ready = None;
+        s.wait_until = None;
+        s.wake = false;
+        metrics::counter!("gatecrew_agents_failed_total").increment(1);
+        tracing::warn!(%agent, cause, "agent failed");
+        self.push(EventKind::AgentFailed { agent, cause: cause.to_owned() });
+    }
+}

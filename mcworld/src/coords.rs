@@ -1,0 +1,75 @@
+//! Where the scenario sits in the Minecraft world: world position `(x, y, z)` is
+//! Minecraft block `origin + (x, y, z)`. The scenario's ground is just below `y = 0`,
+//! so `origin.y` is the first air layer above a flat ground: 5 on the local
+//! flying-squid superflat, -60 on a vanilla 1.18+ superflat world.
+
+use std::fmt;
+use std::str::FromStr;
+
+use gatecrew_protocol::Pos;
+
+use crate::error::McError;
+
+/// The Minecraft block of world position (0, 0, 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// x.
+    pub x: i32,
+    /// y: the first air layer above the ground.
+    pub y: i32,
+    /// z.
+    pub z: i32,
+}
+
+impl Origin {
+    /// A vanilla 1.18+ superflat world: grass at y = -61.
+    pub const VANILLA_SUPERFLAT: Origin = Origin { x: 0, y: -60, z: 0 };
+
+    /// The Minecraft block of a world position.
+    pub fn to_mc(self, p: Pos) -> [i32; 3] {
+        [self.x + p.x, self.y + p.y, self.z + p.z]
+    }
+
+    /// The world position of a Minecraft block.
+    pub fn from_mc(self, b: [i32; 3]) -> Pos {
+        Pos::new(b[0] - self.x, b[1] - self.y, b[2] - self.z)
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{},{}", self.x, self.y, self.z)
+    }
+}
+
+impl FromStr for Origin {
+    type Err = McError;
+
+    /// `X,Y,Z`.
+    fn from_str(s: &str) -> Result<Self, McError> {
+        let bad = || McError::BadOption(format!("origin {s:?}: expected X,Y,Z (three integers)"));
+        let parts: Vec<i32> =
+            s.split(',').map(|p| p.trim().parse::<i32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+        match parts[..] {
+            [x, y, z] => Ok(Origin { x, y, z }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn round_trip_and_parse() {
+        let o: Origin = "10, 5,-3".parse().unwrap();
+        assert_eq!(o, Origin { x: 10, y: 5, z: -3 });
+        let p = Pos::new(2, 0, 7);
+        assert_eq!(o.to_mc(p), [12, 5, 4]);
+        assert_eq!(o.from_mc(o.to_mc(p)), p);
+        assert!("1,2".parse::<Origin>().is_err());
+        assert!("a,b,c".parse::<Origin>().is_err());
+    }
+}

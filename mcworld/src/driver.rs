@@ -1,0 +1,519 @@
+//! The async episode driver for a real server. It mirrors the synchronous stepper's
+//! loop (advance, board expiry, wake-ups, agent steps, posts) around the same cores,
+//! but time is the wall clock in game ticks (20 a second) and an action's completion
+//! is whatever the server and the bot's observation say, whenever it comes.
+//!
+//! The loop: run every step that is due by now; then wait for the first of an action
+//! finishing (its verified outcome is delivered at the current tick), a bridge event
+//! (a kicked bot, the bridge dying: the agent fails), the next timer, or a fault drill.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::join_all;
+use gatecrew_crew::agent::AgentCore;
+use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
+use gatecrew_crew::{EndReason, Episode, Finished, Observer, Setup};
+use gatecrew_gating::Deterministic;
+use gatecrew_protocol::{AgentId, Board, Pos, Tick};
+use gatecrew_world::{Action, BlockId, Failure, Outcome, World};
+use tokio::sync::mpsc;
+
+use crate::bridge::{Bridge, Latency};
+use crate::error::McError;
+use crate::server::LocalServer;
+use crate::stage::block_named;
+use crate::verify::{Done, Verdict};
+use crate::wire::{Command, Event};
+use crate::{Ctx, Fault, McOptions, Origin, Server, node};
+
+/// How long each phase took.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timings {
+    /// Checking (or running) `npm ci`.
+    pub install: Duration,
+    /// Starting the local server, when there is one.
+    pub server_ready: Option<Duration>,
+    /// All bots joined.
+    pub bots_joined: Duration,
+    /// The scenario set up and checked.
+    pub staged: Duration,
+    /// The episode itself.
+    pub episode: Duration,
+}
+
+/// What a run on Minecraft reports besides its trace.
+#[derive(Debug, Clone)]
+pub struct McRun {
+    /// Blocks in place (the last ones checked by observation) and why it ended.
+    pub finished: Finished,
+    /// Agents that failed, and why.
+    pub failed: Vec<(AgentId, String)>,
+    /// Blueprint cells a bot saw holding the right block at the end (`None`: no bot
+    /// was left to look).
+    pub observed_correct: Option<u32>,
+    /// Every bridge command's round trip and game time.
+    pub latencies: Vec<Latency>,
+    /// Phase durations.
+    pub timings: Timings,
+    /// The bridge's process id (stopped by the time this is returned).
+    pub bridge_pid: u32,
+    /// The local server's process id, if one was started (stopped too).
+    pub server_pid: Option<u32>,
+}
+
+/// Runs one episode on Minecraft, handing every trace event to `sink` in order.
+pub async fn run(setup: &Setup, opts: &McOptions, sink: &mut dyn Observer) -> Result<McRun, McError> {
+    let dir = node::bridge_dir(opts.bridge_dir.as_deref())?;
+    let t = Instant::now();
+    node::ensure_installed(&dir).await?;
+    let install = t.elapsed();
+    let (server, host, port) = match &opts.server {
+        Server::Local => {
+            let s = LocalServer::start(&dir, &opts.version).await?;
+            let port = s.port();
+            (Some(s), "127.0.0.1".to_owned(), port)
+        }
+        Server::Remote { host, port } => (None, host.clone(), *port),
+    };
+    let standins = server.is_some() || opts.flying_squid;
+    let origin = opts.origin.unwrap_or(match &server {
+        Some(s) => Origin { x: 0, y: s.ground_y(), z: 0 },
+        None if opts.flying_squid => Origin { x: 0, y: crate::server::HARNESS_GROUND_Y, z: 0 },
+        None => Origin::VANILLA_SUPERFLAT,
+    });
+    let timings =
+        Timings { install, server_ready: server.as_ref().map(LocalServer::ready_after), ..Timings::default() };
+    let server_pid = server.as_ref().map(LocalServer::pid);
+    let result = with_bridge(setup, opts, sink, &dir, (host, port), standins, origin, timings).await;
+    if let Some(s) = server {
+        s.stop(Duration::from_secs(3)).await;
+    }
+    result.map(|r| McRun { server_pid, ..r })
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn with_bridge(
+    setup: &Setup,
+    opts: &McOptions,
+    sink: &mut dyn Observer,
+    dir: &std::path::Path,
+    (host, port): (String, u16),
+    standins: bool,
+    origin: Origin,
+    mut timings: Timings,
+) -> Result<McRun, McError> {
+    let (bridge, events) = Bridge::start(dir).await?;
+    let bridge = Arc::new(bridge);
+    let names = (0..setup.world.agent_count()).map(|i| AgentId(i as u32).to_string()).collect();
+    let ctx =
+        Ctx { bridge: bridge.clone(), names, origin, standins, timeouts: opts.timeouts, data: setup.data.clone() };
+    let result = play(&ctx, setup, opts, sink, &host, port, events, &mut timings).await;
+    if bridge.exited().is_none() {
+        let quits = ctx.names.iter().map(|n| bridge.request(n, &Command::Quit, Duration::from_secs(2)));
+        join_all(quits).await;
+    }
+    bridge.stop(Duration::from_secs(3)).await;
+    let (finished, failed, observed_correct) = result?;
+    Ok(McRun {
+        finished,
+        failed,
+        observed_correct,
+        latencies: bridge.latencies(),
+        timings,
+        bridge_pid: bridge.pid(),
+        server_pid: None,
+    })
+}
+
+type Played = (Finished, Vec<(AgentId, String)>, Option<u32>);
+
+#[allow(clippy::too_many_arguments)]
+async fn play(
+    ctx: &Ctx,
+    setup: &Setup,
+    opts: &McOptions,
+    sink: &mut dyn Observer,
+    host: &str,
+    port: u16,
+    events: mpsc::UnboundedReceiver<Event>,
+    timings: &mut Timings,
+) -> Result<Played, McError> {
+    let t = Instant::now();
+    let spawn = Command::SpawnBot {
+        host: host.to_owned(),
+        port,
+        version: opts.version.clone(),
+        standins: ctx.standins,
+        timeout_ms: ctx.timeouts.join.as_millis() as u64,
+    };
+    let wait = ctx.timeouts.join + Duration::from_secs(5);
+    let joins = join_all(ctx.names.iter().map(|n| ctx.bridge.request(n, &spawn, wait))).await;
+    timings.bots_joined = t.elapsed();
+    let mut not_joined = Vec::new();
+    let mut alive = Vec::new();
+    for (i, r) in joins.into_iter().enumerate() {
+        let agent = AgentId(i as u32);
+        match r {
+            Ok(_) => alive.push(agent),
+            Err(e) => not_joined.push((agent, format!("{} cannot join the server: {e}", ctx.name(agent)))),
+        }
+    }
+    tracing::info!(joined = alive.len(), secs = timings.bots_joined.as_secs_f64(), "bots joined");
+    let t = Instant::now();
+    if let Some(&first) = alive.first() {
+        ctx.stage_world(&setup.world, first).await?;
+        for r in join_all(alive.iter().map(|a| ctx.stage_agent(&setup.world, *a))).await {
+            r?;
+        }
+    }
+    timings.staged = t.elapsed();
+    let t = Instant::now();
+    let (done_tx, done_rx) = mpsc::unbounded_channel();
+    let mut faults = opts.faults.clone();
+    faults.sort_by_key(fault_tick);
+    let mut d = Driver {
+        ctx,
+        episode: Episode::new_external(setup),
+        board: Board::new(setup.roster(), setup.data.items().clone(), setup.board),
+        agents: setup.agents(),
+        sink,
+        done_tx,
+        done_rx,
+        events,
+        t0: Instant::now(),
+        faults,
+        failed: Vec::new(),
+        blueprint: setup.blueprint.cells().iter().map(|c| (c.pos, c.block)).collect(),
+        adjudicator: ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() }),
+    };
+    let played = d.drive(not_joined).await;
+    timings.episode = t.elapsed();
+    Ok(played)
+}
+
+fn fault_tick(f: &Fault) -> u64 {
+    match f {
+        Fault::KickAt { tick, .. } | Fault::KillBridgeAt { tick } => *tick,
+    }
+}
+
+struct Driver<'a> {
+    ctx: &'a Ctx,
+    episode: Episode,
+    board: Board,
+    agents: Vec<AgentCore>,
+    sink: &'a mut dyn Observer,
+    done_tx: mpsc::UnboundedSender<Done>,
+    done_rx: mpsc::UnboundedReceiver<Done>,
+    events: mpsc::UnboundedReceiver<Event>,
+    t0: Instant,
+    faults: Vec<Fault>,
+    failed: Vec<(AgentId, String)>,
+    blueprint: Vec<(Pos, BlockId)>,
+    adjudicator: ByAdjudicator<Deterministic>,
+}
+
+impl Driver<'_> {
+    /// Game time since the episode started.
+    fn now(&self) -> Tick {
+        Tick((self.t0.elapsed().as_millis() / 50) as u64)
+    }
+
+    fn at(&self, t: Tick) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.t0 + Duration::from_millis(t.0.saturating_mul(50)))
+    }
+
+    async fn drive(&mut self, not_joined: Vec<(AgentId, String)>) -> Played {
+        // The first advance writes episode_start; bots that never joined fail before
+        // anyone is woken.
+        self.episode.advance(self.board.next_deadline());
+        for (a, why) in not_joined {
+            self.fail(a, why);
+        }
+        self.wake_and_apply();
+        loop {
+            loop {
+                let due = self.episode.next_due(self.board.next_deadline());
+                match due {
+                    Some(t) if t <= self.now() => {
+                        if !self.step() {
+                            return self.finish().await;
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            let due = self.episode.next_due(self.board.next_deadline());
+            if due.is_none() && self.episode.in_flight() == 0 {
+                // Nothing can happen any more: this advance ends the episode.
+                if !self.step() {
+                    return self.finish().await;
+                }
+                continue;
+            }
+            let fault = self.faults.first().map(|f| Tick(fault_tick(f)));
+            let wake = match (due, fault) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let wake_at = wake.map(|t| self.at(t));
+            tokio::select! {
+                Some(done) = self.done_rx.recv() => self.on_done(done),
+                Some(ev) = self.events.recv() => self.on_event(ev),
+                _ = async { if let Some(t) = wake_at { tokio::time::sleep_until(t).await } }, if wake_at.is_some() => {
+                    self.fire_faults();
+                }
+            }
+            self.flush();
+        }
+    }
+
+    /// One advance and everything it leads to; `false` once the episode is over.
+    fn step(&mut self) -> bool {
+        self.settle_consults();
+        if !self.episode.advance(self.board.next_deadline()) {
+            return false;
+        }
+        self.wake_and_apply();
+        true
+    }
+
+    /// Gray-zone consults (a crew config with an `[llm]` section) are settled by the
+    /// deterministic adjudicator here, as the stepper does without an endpoint.
+    fn settle_consults(&mut self) {
+        for req in self.episode.consults_due(self.board.next_deadline()) {
+            match self.adjudicator.resolve(&req) {
+                Ok(adj) => self.episode.adjudicated(req.issue_id, adj),
+                Err(e) => tracing::warn!("the deterministic adjudicator failed: {e}"),
+            }
+        }
+    }
+
+    fn wake_and_apply(&mut self) {
+        let closed = self.board.expire(self.episode.tick());
+        self.episode.board_closed(closed);
+        let inputs = self.episode.wakes();
+        let outputs: Vec<_> = inputs
+            .into_iter()
+            .map(|(id, mut input)| {
+                // Crash drills of the simulator are not injected here (see docs/minecraft.md).
+                input.crash = false;
+                (id, self.agents[id.index()].step(input))
+            })
+            .collect();
+        for (id, out) in outputs {
+            for (msg, issue) in self.episode.apply(id, out) {
+                let result = self.board.post(id, msg.clone(), self.episode.tick());
+                self.episode.posted(id, msg, issue, result);
+            }
+        }
+        self.dispatch();
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        for ev in self.episode.drain() {
+            self.sink.event(&ev);
+        }
+        self.sink.progress(self.episode.progress());
+    }
+
+    fn fail(&mut self, agent: AgentId, cause: String) {
+        if self.episode.is_failed(agent) {
+            return;
+        }
+        self.episode.fail_agent(agent, &cause);
+        self.failed.push((agent, cause));
+    }
+
+    /// Sends the actions the agents just started to the bridge.
+    fn dispatch(&mut self) {
+        for (agent, action) in self.episode.take_started() {
+            // A hand-over is idempotent by window: a second give for a window the
+            // server already applied never reaches the server.
+            if let Action::Give { window: Some(window), .. } = action
+                && self.episode.world().handed_over().contains(&window)
+            {
+                let at = self.now();
+                let outcome = Outcome { action, ticks: 1, result: Err(Failure::AlreadyHandedOver { window }) };
+                self.episode.deliver(agent, outcome, None, at);
+                continue;
+            }
+            let world = self.episode.world();
+            let before = world.body(agent).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory);
+            let cmd = self.command_for(world, agent, action);
+            let tx = self.done_tx.clone();
+            let bridge = self.ctx.bridge.clone();
+            let name = self.ctx.name(agent).to_owned();
+            let timeouts = self.ctx.timeouts;
+            tokio::spawn(async move {
+                let started = Instant::now();
+                let reply = match cmd {
+                    Some(cmd) => {
+                        let wait = if matches!(cmd, Command::MoveTo { .. }) { timeouts.walk } else { timeouts.command };
+                        bridge.request(&name, &cmd, wait + Duration::from_secs(5)).await.map_err(Some)
+                    }
+                    None => Err(None),
+                };
+                let _ = tx.send(Done { agent, action, before, reply, elapsed: started.elapsed() });
+            });
+        }
+    }
+
+    /// The bridge command for an action (`None`: no counterpart on a server).
+    fn command_for(&self, world: &World, agent: AgentId, action: Action) -> Option<Command> {
+        let o = self.ctx.origin;
+        let data = world.data();
+        Some(match action {
+            Action::MoveTo { target, range } => {
+                // Walk to the stand the mirror plans (it keeps off unbuilt blueprint
+                // cells); with no plan, let the pathfinder find its own way.
+                let from = world.body(agent)?.pos;
+                let timeout_ms = self.ctx.timeouts.walk.as_millis() as u64;
+                match world.path(from, target, range) {
+                    Some(p) => {
+                        let [x, y, z] = o.to_mc(p.end(from));
+                        Command::MoveTo { x, y, z, range: 0.0, timeout_ms }
+                    }
+                    None => {
+                        let [x, y, z] = o.to_mc(target);
+                        Command::MoveTo { x, y, z, range: range.max(1.0), timeout_ms }
+                    }
+                }
+            }
+            Action::Place { pos, item, .. } => {
+                let [x, y, z] = o.to_mc(pos);
+                Command::PlaceBlock { x, y, z, item: data.item_name(item).to_owned() }
+            }
+            Action::Mine { pos } => {
+                let [x, y, z] = o.to_mc(pos);
+                Command::Dig { x, y, z }
+            }
+            Action::Give { to, item, count, .. } => {
+                Command::Give { to: self.ctx.name(to).to_owned(), item: data.item_name(item).to_owned(), count }
+            }
+            Action::Deposit { chest, item, count } => {
+                let [x, y, z] = o.to_mc(chest);
+                Command::Deposit { x, y, z, item: data.item_name(item).to_owned(), count }
+            }
+            Action::Withdraw { chest, item, count } => {
+                let [x, y, z] = o.to_mc(chest);
+                Command::Withdraw { x, y, z, item: data.item_name(item).to_owned(), count }
+            }
+            Action::Craft { recipe, times } => {
+                Command::Craft { item: data.item_name(data.recipe(recipe).result).to_owned(), times }
+            }
+            Action::Smelt { .. } | Action::Drop { .. } | Action::PickUp { .. } => return None,
+        })
+    }
+
+    fn on_done(&mut self, done: Done) {
+        let agent = done.agent;
+        if self.episode.is_failed(agent) {
+            return;
+        }
+        match self.ctx.verify(self.episode.world_mut(), done) {
+            Verdict::Outcome(outcome, receipt) => {
+                let at = self.now();
+                self.episode.deliver(agent, outcome, receipt, at);
+            }
+            Verdict::Fatal(cause) => self.fail(agent, cause),
+        }
+    }
+
+    fn on_event(&mut self, ev: Event) {
+        match ev {
+            Event::Kicked { bot, reason } => {
+                if let Some(a) = self.ctx.agent(&bot) {
+                    self.fail(a, format!("{bot} was kicked: {reason}"));
+                }
+            }
+            Event::Ended { bot, reason } => {
+                if let Some(a) = self.ctx.agent(&bot) {
+                    self.fail(a, format!("{bot} lost its connection: {reason}"));
+                }
+            }
+            Event::BridgeExited { status } => {
+                for i in 0..self.ctx.names.len() {
+                    self.fail(AgentId(i as u32), format!("the bridge process died ({status})"));
+                }
+            }
+            Event::Died { bot } => tracing::warn!(bot, "a bot died"),
+            Event::Chat { bot, text } => tracing::debug!(bot, text, "chat"),
+        }
+    }
+
+    /// Runs the fault drills that are due.
+    fn fire_faults(&mut self) {
+        let now = self.now().0;
+        while self.faults.first().is_some_and(|f| fault_tick(f) <= now) {
+            let f = self.faults.remove(0);
+            tracing::warn!(?f, "fault drill");
+            let bridge = self.ctx.bridge.clone();
+            match f {
+                Fault::KillBridgeAt { .. } => {
+                    tokio::spawn(async move { bridge.kill().await });
+                }
+                Fault::KickAt { agent, .. } => {
+                    let victim = self.ctx.name(agent).to_owned();
+                    let kicker = (0..self.ctx.names.len() as u32)
+                        .map(AgentId)
+                        .find(|a| *a != agent && !self.episode.is_failed(*a))
+                        .map(|a| self.ctx.name(a).to_owned());
+                    let Some(kicker) = kicker else { continue };
+                    let wait = self.ctx.timeouts.command;
+                    tokio::spawn(async move {
+                        let line = format!("/kick {victim} gatecrew fault drill");
+                        if let Err(e) = bridge.request(&kicker, &Command::Admin { line }, wait).await {
+                            tracing::warn!("the kick drill failed: {e}");
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// The episode is over: a bot looks at every blueprint cell and the mirror takes
+    /// what it sees, the agents report unfinished work, and `episode_end` is written.
+    async fn finish(&mut self) -> Played {
+        let observed = self.final_look().await;
+        for (id, input) in self.episode.final_inputs() {
+            let out = self.agents[id.index()].step(input);
+            self.episode.apply(id, out);
+        }
+        let progress = self.episode.end();
+        self.flush();
+        let reason = self.episode.ended().unwrap_or(EndReason::Stalled);
+        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed)
+    }
+
+    async fn final_look(&mut self) -> Option<u32> {
+        if self.ctx.bridge.exited().is_some() {
+            return None;
+        }
+        let looker = (0..self.ctx.names.len() as u32).map(AgentId).find(|a| !self.episode.is_failed(*a))?;
+        let blueprint = self.blueprint.clone();
+        let cells: Vec<[i32; 3]> = blueprint.iter().map(|(p, _)| self.ctx.origin.to_mc(*p)).collect();
+        let cmd = Command::Look { cells };
+        let seen = match self.ctx.bridge.request(self.ctx.name(looker), &cmd, self.ctx.timeouts.command).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!("the final look failed: {e}");
+                return None;
+            }
+        };
+        let mut correct = 0;
+        let world = self.episode.world_mut();
+        for ((pos, want), name) in blueprint.iter().zip(&seen.names) {
+            let Some(block) = block_named(world, name) else { continue };
+            if block == *want {
+                correct += 1;
+            }
+            if world.block_at(*pos) != block {
+                world.sync_block(*pos, block, Default::default());
+            }
+        }
+        Some(correct)
+    }
+}

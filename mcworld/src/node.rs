@@ -1,0 +1,120 @@
+//! Node.js processes: finding the bridge package, installing its pinned packages with
+//! `npm ci` when `node_modules` is missing, starting `node` with piped stdio, and
+//! stopping a child by its PID (politely by closing its stdin, then for good).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStderr, Command};
+
+use crate::error::McError;
+
+/// How long `npm ci` may take (minecraft-data alone is 433 MB).
+const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The bridge package: `explicit`, else `$GATECREW_BRIDGE_DIR`, else `./bridge`, else the
+/// one next to this crate's sources.
+pub fn bridge_dir(explicit: Option<&Path>) -> Result<PathBuf, McError> {
+    let candidates: Vec<PathBuf> = match explicit {
+        Some(p) => vec![p.to_path_buf()],
+        None => {
+            let mut v = Vec::new();
+            if let Some(env) = std::env::var_os("GATECREW_BRIDGE_DIR") {
+                v.push(PathBuf::from(env));
+            }
+            v.push(PathBuf::from("bridge"));
+            v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("bridge"));
+            v
+        }
+    };
+    let ok = |d: &Path| d.join("package.json").is_file() && d.join("bridge.js").is_file();
+    candidates.iter().find(|d| ok(d)).cloned().ok_or_else(|| McError::NoBridge(candidates[0].clone()))
+}
+
+fn installed(dir: &Path) -> bool {
+    ["mineflayer", "mineflayer-pathfinder", "minecraft-data", "flying-squid"]
+        .iter()
+        .all(|p| dir.join("node_modules").join(p).join("package.json").is_file())
+}
+
+/// Runs `npm ci` in the bridge directory unless its packages are there already. One
+/// install at a time per process (tests start many runs).
+pub async fn ensure_installed(dir: &Path) -> Result<(), McError> {
+    static LOCK: OnceLock<tokio::sync::Mutex<()>> = OnceLock::new();
+    let _guard = LOCK.get_or_init(|| tokio::sync::Mutex::new(())).lock().await;
+    if installed(dir) {
+        return Ok(());
+    }
+    tracing::info!(dir = %dir.display(), "installing the bridge's packages (npm ci)");
+    let started = std::time::Instant::now();
+    let run = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(INSTALL_TIMEOUT, run)
+        .await
+        .map_err(|_| McError::Install {
+            dir: dir.to_path_buf(),
+            detail: format!("timed out after {INSTALL_TIMEOUT:?}"),
+        })?
+        .map_err(|source| McError::Spawn { program: "npm".into(), source })?;
+    if !out.status.success() || !installed(dir) {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = text.lines().rev().take(8).collect();
+        let detail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+        return Err(McError::Install { dir: dir.to_path_buf(), detail: format!("{} {detail}", out.status) });
+    }
+    tracing::info!(secs = started.elapsed().as_secs_f64(), "npm ci done");
+    Ok(())
+}
+
+/// Starts `node SCRIPT ARGS...` in `dir` with stdin and stdout piped (the protocol) and
+/// stderr piped to the log. The child is killed if its handle is dropped.
+pub fn spawn_node(dir: &Path, script: &str, args: &[String]) -> Result<Child, McError> {
+    let mut child = Command::new("node")
+        .arg(script)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| McError::Spawn { program: "node".into(), source })?;
+    if let Some(err) = child.stderr.take() {
+        forward_stderr(err, script.trim_end_matches(".js").to_owned(), child.id().unwrap_or(0));
+    }
+    Ok(child)
+}
+
+/// Node's stderr goes to the log, line by line (its stdout is the protocol).
+fn forward_stderr(err: ChildStderr, name: String, pid: u32) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(err).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::debug!(target: "gatecrew_mcworld::node", process = %name, pid, "{line}");
+        }
+    });
+}
+
+/// Stops a child: closes its stdin (both node programs exit on that), waits up to
+/// `grace`, then kills it by PID and reaps it. Returns how it ended.
+pub async fn stop_child(child: &mut Child, grace: Duration) -> String {
+    drop(child.stdin.take());
+    match tokio::time::timeout(grace, child.wait()).await {
+        Ok(Ok(status)) => format!("{status}"),
+        Ok(Err(e)) => format!("wait failed: {e}"),
+        Err(_) => {
+            let _ = child.start_kill();
+            match child.wait().await {
+                Ok(status) => format!("killed after {grace:?} ({status})"),
+                Err(e) => format!("kill failed: {e}"),
+            }
+        }
+    }
+}

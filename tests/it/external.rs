@@ -1,0 +1,150 @@
+//! The episode core's external mode (what the Minecraft driver uses), driven here by a
+//! stand-in "server": a second copy of the scenario world that applies each action the
+//! moment it starts. No Node, no network: this checks the core's side of the contract.
+
+use gatecrew_crew::{EndReason, Episode, Overrides, Setup};
+use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_protocol::{AgentId, Board, Tick};
+
+use crate::common::root;
+
+fn wall() -> Setup {
+    Setup::load(&root().join("configs/minecraft/wall.toml"), &Overrides::default()).unwrap()
+}
+
+/// Runs the episode in external mode; `fail` takes agents out at given ticks.
+fn drive(setup: &Setup, fail: &[(AgentId, u64)]) -> (Episode, Vec<Event>) {
+    let mut ep = Episode::new_external(setup);
+    let mut server = setup.world.clone();
+    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let mut agents = setup.agents();
+    let mut events = Vec::new();
+    let mut pending_fail = fail.to_vec();
+    let mut steps = 0;
+    while ep.advance(board.next_deadline()) {
+        steps += 1;
+        assert!(steps < 10_000, "runaway");
+        let now = ep.tick();
+        for (a, _) in pending_fail.iter().filter(|(_, t)| *t <= now.0) {
+            ep.fail_agent(*a, "test: gone");
+        }
+        pending_fail.retain(|(_, t)| *t > now.0);
+        let closed = board.expire(now);
+        ep.board_closed(closed);
+        for (id, input) in ep.wakes() {
+            let out = agents[id.index()].step(input);
+            for (msg, issue) in ep.apply(id, out) {
+                let r = board.post(id, msg.clone(), ep.tick());
+                ep.posted(id, msg, issue, r);
+            }
+        }
+        for (agent, action) in ep.take_started() {
+            assert!(ep.in_flight() > 0);
+            let p = server.begin(agent, action);
+            let ticks = p.ticks;
+            let (outcome, receipt) = server.complete(agent, p);
+            ep.deliver(agent, outcome, receipt, now + ticks);
+            // The driver keeps the episode's world in step with what bots observe.
+            *ep.world_mut() = server.clone();
+        }
+        assert_eq!(ep.in_flight(), 0, "every started action was delivered");
+        events.extend(ep.drain());
+    }
+    for (id, input) in ep.final_inputs() {
+        let out = agents[id.index()].step(input);
+        ep.apply(id, out);
+    }
+    ep.end();
+    events.extend(ep.drain());
+    (ep, events)
+}
+
+#[test]
+fn delivered_outcomes_build_the_wall_with_one_transfer() {
+    let setup = wall();
+    let (ep, events) = drive(&setup, &[]);
+    assert_eq!(ep.ended(), Some(EndReason::Complete));
+    assert_eq!(ep.progress().correct, 12);
+    let confirms =
+        events.iter().filter(|e| matches!(&e.kind, EventKind::Board { msg, .. } if msg == "CONFIRM_TRANSFER")).count();
+    assert_eq!(confirms, 1);
+    // Delivered outcomes are recorded at the tick they were delivered for.
+    assert!(events.iter().any(|e| matches!(e.kind, EventKind::Action { .. }) && e.t > 0));
+    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::AgentFailed { .. })));
+}
+
+#[test]
+fn a_failed_agent_is_never_woken_again_and_the_crew_goes_on() {
+    let setup = wall();
+    let (ep, events) = drive(&setup, &[(AgentId(0), 1)]);
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AgentFailed { agent, cause } => Some((e.t, *agent, cause.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "one agent_failed event, even if failed again");
+    let (t_fail, agent, cause) = failed[0].clone();
+    assert_eq!((agent, cause.as_str()), (AgentId(0), "test: gone"));
+    assert!(ep.is_failed(AgentId(0)) && !ep.is_failed(AgentId(1)));
+    let acts = |a: AgentId| {
+        events
+            .iter()
+            .filter(move |e| e.t > t_fail && matches!(&e.kind, EventKind::Action { agent, .. } if *agent == a))
+            .count()
+    };
+    assert_eq!(acts(AgentId(0)), 0, "the failed agent acted");
+    assert!(acts(AgentId(1)) > 0, "bot1 went on");
+    let placed_by_bot1 = events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::Action { agent: AgentId(1), action, ok: true, .. } if action.as_str() == "place"))
+        .count();
+    assert_eq!(placed_by_bot1, 6, "bot1 built its half");
+    assert_eq!(ep.ended(), Some(EndReason::Stalled));
+    assert!(events.iter().any(|e| matches!(&e.kind, EventKind::Unfinished { agent: AgentId(0), .. })));
+}
+
+#[test]
+fn when_every_agent_failed_the_episode_ends_as_agents_failed() {
+    let setup = wall();
+    let (ep, events) = drive(&setup, &[(AgentId(0), 0), (AgentId(1), 0)]);
+    assert_eq!(ep.ended(), Some(EndReason::AgentsFailed));
+    let Some(EventKind::EpisodeEnd { reason, complete, .. }) = events.last().map(|e| &e.kind) else {
+        panic!("no episode_end");
+    };
+    assert_eq!((reason.as_str(), *complete), ("agents_failed", false));
+    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::Action { .. })));
+}
+
+#[test]
+fn next_due_waits_for_outcomes_in_flight() {
+    let setup = wall();
+    let mut ep = Episode::new_external(&setup);
+    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let mut agents = setup.agents();
+    assert_eq!(ep.next_due(None), Some(Tick(0)), "not started: due now");
+    assert!(ep.advance(board.next_deadline()));
+    for (id, input) in ep.wakes() {
+        let out = agents[id.index()].step(input);
+        for (msg, issue) in ep.apply(id, out) {
+            let r = board.post(id, msg.clone(), ep.tick());
+            ep.posted(id, msg, issue, r);
+        }
+    }
+    let started = ep.take_started();
+    assert_eq!(started.len(), 2, "both agents started an action");
+    assert!(ep.take_started().is_empty(), "taken once");
+    assert_eq!(ep.in_flight(), 2);
+    // Nothing is scheduled while both actions run on the server.
+    assert_eq!(ep.next_due(board.next_deadline()), None);
+    // An outcome delivered for a past tick is applied now, not in the past.
+    let mut server = setup.world.clone();
+    let (agent, action) = started[0];
+    let p = server.begin(agent, action);
+    let (o, r) = server.complete(agent, p);
+    ep.deliver(agent, o, r, Tick(0));
+    *ep.world_mut() = server;
+    assert_eq!(ep.in_flight(), 1);
+    assert_eq!(ep.next_due(board.next_deadline()), Some(Tick(0)));
+}

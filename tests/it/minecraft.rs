@@ -1,0 +1,299 @@
+//! gatecrew on a real Minecraft server: the local flying-squid harness (bridge/) on a
+//! free loopback port, the mineflayer bridge, two bots. The packages are installed with
+//! `npm ci` on first use (CI runs it before the tests). Every process is stopped by
+//! PID, and each test checks that none is left.
+//!
+//! These tests run one at a time, and not while the llama.cpp tests run (a lock shared
+//! with them): each starts Node processes, and the machine has two cores.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use gatecrew_crew::{EndReason, Overrides, Setup};
+use gatecrew_mcworld::wire::Command;
+use gatecrew_mcworld::{Bridge, Fault, LocalServer, McOptions, McRun, Origin, Server};
+use gatecrew_protocol::AgentId;
+use gatecrew_protocol::trace::{Event, EventKind};
+
+use crate::common::root;
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    crate::common::live_turn()
+}
+
+fn wall() -> Setup {
+    Setup::load(&root().join("configs/minecraft/wall.toml"), &Overrides::default()).unwrap()
+}
+
+fn bridge_dir() -> PathBuf {
+    gatecrew_mcworld::bridge_dir(Some(&root().join("bridge"))).unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// Whether a process is gone (reaped: not even a zombie is left).
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Starts the harness (installing the packages first if needed).
+async fn local_server() -> LocalServer {
+    let dir = bridge_dir();
+    gatecrew_mcworld::ensure_installed(&dir).await.unwrap();
+    LocalServer::start(&dir, "1.20.4").await.unwrap()
+}
+
+fn on_harness(server: &LocalServer) -> McOptions {
+    let mut opts = McOptions::new(Server::Remote { host: "127.0.0.1".into(), port: server.port() });
+    opts.flying_squid = true;
+    opts.origin = Some(Origin { x: 0, y: server.ground_y(), z: 0 });
+    opts.bridge_dir = Some(bridge_dir());
+    opts
+}
+
+async fn play(setup: &Setup, opts: &McOptions) -> (McRun, Vec<Event>) {
+    let mut events = Vec::new();
+    let mut sink = |e: &Event| events.push(e.clone());
+    let run = gatecrew_mcworld::run(setup, opts, &mut sink).await.unwrap();
+    assert!(gone(run.bridge_pid), "the bridge (pid {}) is still there", run.bridge_pid);
+    (run, events)
+}
+
+fn failures(events: &[Event]) -> Vec<(AgentId, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::AgentFailed { agent, cause } => Some((*agent, cause.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn end_reason(events: &[Event]) -> String {
+    match events.last().map(|e| &e.kind) {
+        Some(EventKind::EpisodeEnd { reason, .. }) => reason.clone(),
+        other => panic!("the trace does not end with episode_end: {other:?}"),
+    }
+}
+
+/// What an independent bot sees at the blueprint's cells, by Minecraft block name.
+async fn inspect(server: &LocalServer, setup: &Setup) -> Vec<(String, String)> {
+    let (bridge, _events) = Bridge::start(&bridge_dir()).await.unwrap();
+    let spawn = Command::SpawnBot {
+        host: "127.0.0.1".into(),
+        port: server.port(),
+        version: "1.20.4".into(),
+        standins: true,
+        timeout_ms: 30_000,
+    };
+    bridge.request("inspector", &spawn, Duration::from_secs(40)).await.unwrap();
+    let origin = Origin { x: 0, y: server.ground_y(), z: 0 };
+    let cells = setup.blueprint.cells();
+    let look = Command::Look { cells: cells.iter().map(|c| origin.to_mc(c.pos)).collect() };
+    let seen = bridge.request("inspector", &look, Duration::from_secs(20)).await.unwrap();
+    bridge.stop(Duration::from_secs(3)).await;
+    assert!(gone(bridge.pid()));
+    cells.iter().map(|c| setup.data.block_name(c.block).to_owned()).zip(seen.names).collect()
+}
+
+#[test]
+fn two_bots_build_the_wall_with_one_transfer_through_the_board() {
+    let _one = serial();
+    runtime().block_on(async {
+        let started = Instant::now();
+        let server = local_server().await;
+        let setup = wall();
+        assert!(setup.blueprint.len() >= 10);
+        let (run, events) = play(&setup, &on_harness(&server)).await;
+
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.failed);
+        assert_eq!(run.finished.progress.correct, 12);
+        assert_eq!(run.observed_correct, Some(12), "the driver's last look");
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        // Exactly one transfer, through the board: request, offer, confirm; the glass
+        // went from bot1 to bot0 by a verified give.
+        let board: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Board { msg, .. } => Some(msg.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(board.iter().filter(|m| **m == "CONFIRM_TRANSFER").count(), 1, "{board:?}");
+        assert!(board.contains(&"REQUEST_MATERIAL") && board.contains(&"OFFER_TRANSFER"), "{board:?}");
+        let gives: Vec<_> = events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Action { action, ok: true, agent: AgentId(1), item: Some(i), count: Some(2), .. }
+                if action.as_str() == "give" && i == "glass"))
+            .collect();
+        assert_eq!(gives.len(), 1);
+        // Every block was placed by an agent's verified action, never by setup.
+        let placed = events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Action { action, ok: true, .. } if action.as_str() == "place"))
+            .count();
+        assert_eq!(placed, 12);
+
+        // A bot that took no part looks at every cell.
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid), "the server (pid {pid}) is still there");
+        assert!(started.elapsed() < Duration::from_secs(120), "took {:?}", started.elapsed());
+        // The bridge measured itself: its overhead is small next to the game's time.
+        let mut overhead: Vec<f64> = run.latencies.iter().map(|l| l.overhead_ms()).collect();
+        overhead.sort_by(f64::total_cmp);
+        assert!(overhead.len() >= 14);
+        assert!(overhead[overhead.len() / 2] < 50.0, "median overhead {overhead:?}");
+    });
+}
+
+#[test]
+fn an_unreachable_server_fails_every_agent_with_a_clear_error() {
+    let _one = serial();
+    // A port nobody listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.jsonl");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let args = [
+        "gatecrew".to_owned(),
+        "run".into(),
+        "--config".into(),
+        root().join("configs/minecraft/wall.toml").display().to_string(),
+        "--world".into(),
+        "minecraft".into(),
+        "--server".into(),
+        format!("127.0.0.1:{port}"),
+        "--bridge-dir".into(),
+        bridge_dir().display().to_string(),
+        "--trace".into(),
+        trace.display().to_string(),
+        "--quiet".into(),
+    ];
+    let code = gatecrew_cli::main_with(args, &mut out, &mut err);
+    let err = String::from_utf8(err).unwrap();
+    assert_eq!(code, std::process::ExitCode::from(1), "{err}");
+    assert!(err.contains("every agent failed") && err.contains("cannot join"), "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    let events: Vec<Event> =
+        gatecrew_protocol::trace::TraceReader::new(std::io::BufReader::new(std::fs::File::open(&trace).unwrap()))
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let failed = failures(&events);
+    assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1]);
+    assert!(failed.iter().all(|(_, why)| why.contains("cannot join")), "{failed:?}");
+    assert_eq!(end_reason(&events), "agents_failed");
+    assert!(!events.iter().any(|e| matches!(e.kind, EventKind::Action { .. })));
+}
+
+#[test]
+fn a_kicked_bot_fails_its_agent_and_the_crew_goes_on() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let mut setup = wall();
+        setup.tick_limit = 900;
+        let mut opts = on_harness(&server);
+        // bot1 kicks bot0 (the window's owner) with the server's own /kick.
+        opts.faults = vec![Fault::KickAt { agent: AgentId(0), tick: 1 }];
+        let (run, events) = play(&setup, &opts).await;
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid));
+
+        let failed = failures(&events);
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert_eq!(failed[0].0, AgentId(0));
+        assert!(failed[0].1.contains("kicked"), "{failed:?}");
+        assert_eq!(run.failed.len(), 1);
+        // bot1 went on and built its half (x = 0..2, both rows), seen at the end.
+        let t_fail = events.iter().find(|e| matches!(e.kind, EventKind::AgentFailed { .. })).unwrap().t;
+        let after: Vec<_> = events
+            .iter()
+            .filter(|e| e.t >= t_fail)
+            .filter(|e| matches!(&e.kind, EventKind::Action { agent: AgentId(1), action, ok: true, .. } if action.as_str() == "place"))
+            .collect();
+        assert!(!after.is_empty(), "bot1 did nothing after bot0 failed");
+        assert!(run.observed_correct.unwrap() >= 6, "{:?}", run.observed_correct);
+        assert!(!events.iter().any(|e| e.t > t_fail
+            && matches!(&e.kind, EventKind::Action { agent: AgentId(0), .. })));
+        let reason = end_reason(&events);
+        assert!(reason == "stalled" || reason == "tick_limit", "{reason}");
+        assert_eq!(run.finished.reason.as_str(), reason);
+    });
+}
+
+#[test]
+fn a_dead_bridge_fails_every_agent_and_the_episode_ends_cleanly() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let setup = wall();
+        let mut opts = on_harness(&server);
+        opts.faults = vec![Fault::KillBridgeAt { tick: 10 }];
+        let (run, events) = play(&setup, &opts).await;
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid));
+
+        let mut failed = failures(&events);
+        failed.sort();
+        assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1], "{failed:?}");
+        assert!(
+            failed.iter().all(|(_, why)| why.contains("bridge process") && why.contains("signal: 9")),
+            "{failed:?}"
+        );
+        assert_eq!(end_reason(&events), "agents_failed");
+        assert_eq!(run.finished.reason, EndReason::AgentsFailed);
+        assert_eq!(run.observed_correct, None, "nobody was left to look");
+        // Unfinished work is reported for both agents.
+        assert!(events.iter().any(|e| matches!(&e.kind, EventKind::Unfinished { agent: AgentId(0), .. })));
+        assert!(events.iter().any(|e| matches!(&e.kind, EventKind::Unfinished { agent: AgentId(1), .. })));
+    });
+}
+
+#[test]
+fn a_walk_that_times_out_stops_the_pathfinder_and_the_next_walk_works() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let (bridge, _events) = Bridge::start(&bridge_dir()).await.unwrap();
+        let y = server.ground_y();
+        let spawn = Command::SpawnBot {
+            host: "127.0.0.1".into(),
+            port: server.port(),
+            version: "1.20.4".into(),
+            standins: true,
+            timeout_ms: 30_000,
+        };
+        let wait = Duration::from_secs(40);
+        bridge.request("walker", &spawn, wait).await.unwrap();
+        bridge.request("walker", &Command::Admin { line: format!("/tp walker 0.5 {y} 0.5") }, wait).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Far beyond anything it can reach in half a second.
+        let far = Command::MoveTo { x: 300, y, z: 300, range: 0.0, timeout_ms: 500 };
+        let err = bridge.request("walker", &far, wait).await.unwrap_err();
+        let gatecrew_mcworld::BridgeError::Command { code, message, .. } = &err else { panic!("{err}") };
+        assert_eq!(*code, gatecrew_mcworld::ErrorCode::Timeout, "{message}");
+        // Stopped for good: the bot stands still instead of walking on toward the old goal.
+        let look = Command::Observe { radius: 0 };
+        let a = bridge.request("walker", &look, wait).await.unwrap().pos.unwrap();
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let b = bridge.request("walker", &look, wait).await.unwrap().pos.unwrap();
+        let moved = ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+        assert!(moved < 0.3, "still walking: {a:?} -> {b:?}");
+        // The stale goal is gone: a short walk gets there.
+        let near = Command::MoveTo { x: 3, y, z: 2, range: 0.0, timeout_ms: 15_000 };
+        let d = bridge.request("walker", &near, wait).await.unwrap();
+        assert_eq!((d.reached, d.feet), (Some(true), Some([3, y, 2])));
+        bridge.stop(Duration::from_secs(3)).await;
+        let pids = (bridge.pid(), server.pid());
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pids.0) && gone(pids.1));
+    });
+}
