@@ -104,6 +104,9 @@ pub struct RunArgs {
     /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
     #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
     replay_adjudications: Option<PathBuf>,
+    /// A person in the loop (issue 9).
+    #[command(flatten)]
+    hitl: crate::interactive::InteractiveArgs,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -124,6 +127,12 @@ impl Watch<'_> {
                 let _ = writeln!(self.out, "{text}");
             }
         }
+    }
+}
+
+impl crate::interactive::Console for Watch<'_> {
+    fn line(&mut self, text: String) {
+        Watch::line(self, text);
     }
 }
 
@@ -260,7 +269,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             watch.line(format!("  note: {n}"));
         }
     }
-    let finished = if args.stepper {
+    let finished = if args.hitl.interactive {
+        crate::interactive::run(&args.hitl, &setup, file, &mut watch, tier3)?
+    } else if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
     } else {
         run_actors(&setup, file, &mut watch, tier3)?
@@ -269,7 +280,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bar.finish_and_clear();
     }
     let mut report =
-        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper { "stepper" } else { "actors" });
+        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper || args.hitl.interactive { "stepper" } else { "actors" });
     report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
     let out = watch.out;

@@ -140,6 +140,12 @@ impl EpisodeMetrics {
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
+            | EventKind::Human(_)
+            | EventKind::Intent(_)
+            | EventKind::Plan(_)
+            | EventKind::Say(_)
+            | EventKind::Validator(_)
+            | EventKind::Memory(_)
             | EventKind::Other => {}
         }
     }
