@@ -41,6 +41,9 @@ pub struct HitlEvalArgs {
     /// One JSON object instead of tables
     #[arg(long)]
     json: bool,
+    /// Print the three plans (every node, indented) and exit
+    #[arg(long)]
+    show_plans: bool,
 }
 
 /// Output constraint.
@@ -97,6 +100,15 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let data_path = configs_file("data/minecraft-1.20.4.json").ok_or_else(|| BadInput("no configs/data here".into()))?;
     let data = GameData::load(&data_path).map_err(|e| BadInput(e.to_string()))?;
     let vocab = Vocabulary::new(&data).map_err(|e| BadInput(e.to_string()))?;
+    if args.show_plans {
+        for (name, p) in eval::plans(&data, &vocab) {
+            writeln!(out, "== {name}: {} nodes", p.len())?;
+            for l in p.outline(10_000) {
+                writeln!(out, "{l}")?;
+            }
+        }
+        return Ok(());
+    }
     let path = match &args.utterances {
         Some(p) => p.clone(),
         None => configs_file("hitl/utterances.jsonl").ok_or_else(|| BadInput("no configs/hitl/utterances.jsonl".into()))?,

@@ -40,7 +40,7 @@ impl Default for PlannerConfig {
     fn default() -> Self {
         PlannerConfig {
             max_alternatives: 3,
-            max_depth: 6,
+            max_depth: 10,
             budget: 20_000,
             share_label: "build my share of the blueprint".into(),
         }
@@ -126,10 +126,11 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         }
         let label = format!("obtain {count} {}", self.name(item));
         let or = self.node(plan, Kind::Obtain { item, count }, label);
-        self.memo.insert(item, or);
         if self.stack.len() >= self.cfg.max_depth {
+            // Cut off by depth: not shared, a shallower parent expands its own.
             return or;
         }
+        self.memo.insert(item, or);
         self.stack.push(item);
         for alt in self.alternatives(item, count) {
             let child = self.alternative(plan, item, count, alt);
@@ -164,7 +165,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         }
         for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
             let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
-            if priced.is_none() && !self.vocab.natural(b, self.data) {
+            if priced.is_none() && !self.vocab.natural(b) {
                 continue;
             }
             let unit = 40 + self.static_tool(b);
@@ -317,7 +318,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         let mut best = UNKNOWN;
         let blocks: Vec<BlockId> = self.data.blocks_dropping(item).to_vec();
         for b in blocks {
-            if self.vocab.natural(b, self.data) {
+            if self.vocab.natural(b) {
                 best = best.min(40);
             }
         }

@@ -143,9 +143,8 @@ impl Vocabulary {
     }
 
     /// Whether the planner may plan to mine this block before having seen one.
-    pub fn natural(&self, block: BlockId, data: &GameData) -> bool {
+    pub fn natural(&self, block: BlockId) -> bool {
         self.natural.contains(&block)
-            || data.block_info(block).item.is_some_and(|i| data.block_info(block).drops.contains(&i))
     }
 
     /// Tie-break rank of an item among unpriced alternatives (lower first).
