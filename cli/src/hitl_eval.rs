@@ -54,6 +54,9 @@ enum Output {
     None,
 }
 
+/// A plan's name, size and median update latencies by type.
+type Updates = (String, usize, Vec<(&'static str, f64)>);
+
 #[derive(serde::Serialize)]
 struct Summary {
     classifier: String,
@@ -97,7 +100,8 @@ fn summarise(name: &str, rows: &[Row]) -> Vec<Summary> {
 
 /// Runs `gatecrew hitl-eval`.
 pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let data_path = configs_file("data/minecraft-1.20.4.json").ok_or_else(|| BadInput("no configs/data here".into()))?;
+    let data_path =
+        configs_file("data/minecraft-1.20.4.json").ok_or_else(|| BadInput("no configs/data here".into()))?;
     let data = GameData::load(&data_path).map_err(|e| BadInput(e.to_string()))?;
     let vocab = Vocabulary::new(&data).map_err(|e| BadInput(e.to_string()))?;
     if args.show_plans {
@@ -111,7 +115,9 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let path = match &args.utterances {
         Some(p) => p.clone(),
-        None => configs_file("hitl/utterances.jsonl").ok_or_else(|| BadInput("no configs/hitl/utterances.jsonl".into()))?,
+        None => {
+            configs_file("hitl/utterances.jsonl").ok_or_else(|| BadInput("no configs/hitl/utterances.jsonl".into()))?
+        }
     };
     let set = eval::load(&path).map_err(BadInput)?;
     let plans = eval::plans(&data, &vocab);
@@ -132,7 +138,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let rows = eval::run(&set, &plans, llm.as_mut(), &vocab, &data);
         summaries.extend(summarise(&format!("llm {model}"), &rows));
     }
-    let updates: Vec<(String, usize, Vec<(&str, f64)>)> = plans
+    let updates: Vec<Updates> = plans
         .iter()
         .map(|(name, p)| ((*name).to_owned(), p.len(), eval::update_latency(p, &vocab, &data, args.reps)))
         .collect();
@@ -141,14 +147,28 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .iter()
             .map(|(n, s, v)| serde_json::json!({"plan": n, "nodes": s, "median_us": v.iter().map(|(k, t)| (k.to_string(), *t)).collect::<BTreeMap<_, _>>()}))
             .collect();
-        serde_json::to_writer(&mut *out, &serde_json::json!({"utterances": set.len(), "classification": summaries, "updates": upd}))?;
+        serde_json::to_writer(
+            &mut *out,
+            &serde_json::json!({"utterances": set.len(), "classification": summaries, "updates": upd}),
+        )?;
         writeln!(out)?;
         return Ok(());
     }
     writeln!(out, "{} labelled utterances from {}", set.len(), path.display())?;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(["classifier", "plan", "nodes", "n", "type acc", "accuracy", "asked", "fallbacks", "p50 ms", "p95 ms"]);
+    t.set_header([
+        "classifier",
+        "plan",
+        "nodes",
+        "n",
+        "type acc",
+        "accuracy",
+        "asked",
+        "fallbacks",
+        "p50 ms",
+        "p95 ms",
+    ]);
     for s in &summaries {
         t.add_row([
             s.classifier.clone(),

@@ -6,7 +6,6 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use gatecrew_crew::agent::Physics;
 use gatecrew_crew::{ByAdjudicator, Finished, Observer, Progress, Resolver, Setup};
 use gatecrew_gating::llm::BlockingLlm;
 use gatecrew_hitl::classify::{Classify, ParserClassifier};
@@ -136,12 +135,11 @@ pub fn open_memory(args: &InteractiveArgs) -> anyhow::Result<Option<Store>> {
 fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
     let n = setup.world.agent_count() as u32;
     if args.partner >= n {
-        return Err(BadInput(format!("--partner {}: the crew has bots 0..{}", args.partner, n.saturating_sub(1))).into());
+        return Err(
+            BadInput(format!("--partner {}: the crew has bots 0..{}", args.partner, n.saturating_sub(1))).into()
+        );
     }
     let agent = AgentId(args.partner);
-    let cores = setup.agents();
-    let core = &cores[agent.index()];
-    let start = setup.world.body(agent).map(|b| b.pos).unwrap_or_default();
     let classifier: Box<dyn Classify> = match &setup.llm {
         Some(spec) if spec.url.is_some() && !args.parser => {
             Box::new(LlmClassifier::new(spec.clone()).map_err(|e| BadInput(e.to_string()))?)
@@ -156,13 +154,17 @@ fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
         world: setup.name.clone(),
         run: format!("{}-s{}", setup.name, setup.seed),
     };
-    let physics = Physics::new(setup.world.rules(), &setup.data);
-    Partner::new(cfg, setup.data.clone(), setup.blueprint.clone(), physics, classifier, store, core, start)
-        .map_err(|e| anyhow::anyhow!(e))
+    Partner::new(cfg, setup, classifier, store).map_err(|e| anyhow::anyhow!(e))
 }
 
 /// Runs the interactive episode; the caller prints the report.
-pub fn run(args: &InteractiveArgs, setup: &Setup, file: File, console: &mut dyn Console, tier3: Tier3) -> anyhow::Result<Finished> {
+pub fn run(
+    args: &InteractiveArgs,
+    setup: &Setup,
+    file: File,
+    console: &mut dyn Console,
+    tier3: Tier3,
+) -> anyhow::Result<Finished> {
     let partner = partner(args, setup)?;
     let writer = TraceWriter::new(BufWriter::new(file));
     let resolver = resolver(tier3)?;

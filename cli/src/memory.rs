@@ -47,7 +47,17 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "task memory {} — {} records, {} facts", path.display(), records.len(), facts.len())?;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(["id", "world", "run", "tick", "goal", "outcome", "items (seen)", "feedback (told)", "lessons (inferred)"]);
+    t.set_header([
+        "id",
+        "world",
+        "run",
+        "tick",
+        "goal",
+        "outcome",
+        "items (seen)",
+        "feedback (told)",
+        "lessons (inferred)",
+    ]);
     for r in &records {
         let items: Vec<String> = r.items.iter().map(|(i, n)| format!("{i} {n:+}")).collect();
         t.add_row([

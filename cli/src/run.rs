@@ -279,8 +279,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
-    let mut report =
-        Report::new(&setup, &watch.metrics, finished, &trace, if args.stepper || args.hitl.interactive { "stepper" } else { "actors" });
+    let mut report = Report::new(
+        &setup,
+        &watch.metrics,
+        finished,
+        &trace,
+        if args.stepper || args.hitl.interactive { "stepper" } else { "actors" },
+    );
     report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
     let out = watch.out;

@@ -37,7 +37,10 @@ pub struct Driver {
 
 impl std::fmt::Debug for Driver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Driver").field("tick", &self.episode.tick()).field("partner", &self.partner).finish_non_exhaustive()
+        f.debug_struct("Driver")
+            .field("tick", &self.episode.tick())
+            .field("partner", &self.partner)
+            .finish_non_exhaustive()
     }
 }
 

@@ -98,7 +98,13 @@ impl Know for Blank<'_> {
 }
 
 /// Builds a benchmark plan from goals; the first leaf is made active.
-pub fn build_plan(data: &GameData, vocab: &Vocabulary, goals: &[(&str, u32)], alternatives: usize, shared: bool) -> Plan {
+pub fn build_plan(
+    data: &GameData,
+    vocab: &Vocabulary,
+    goals: &[(&str, u32)],
+    alternatives: usize,
+    shared: bool,
+) -> Plan {
     let k = Blank::new(data);
     let cfg = PlannerConfig { max_alternatives: alternatives, ..PlannerConfig::default() };
     let mut plan = Plan::new("my tasks");
@@ -201,13 +207,7 @@ fn label_node(plan: &Plan, label: &str) -> Vec<StepId> {
 }
 
 /// Scores one prediction.
-pub fn score(
-    plan: &Plan,
-    u: &Labelled,
-    got: &crate::intent::Intent,
-    vocab: &Vocabulary,
-    data: &GameData,
-) -> Score {
+pub fn score(plan: &Plan, u: &Labelled, got: &crate::intent::Intent, vocab: &Vocabulary, data: &GameData) -> Score {
     let expect_kind = u.kind;
     if got.kind != expect_kind {
         return Score::WrongType;
@@ -373,7 +373,11 @@ pub fn update_latency(plan: &Plan, vocab: &Vocabulary, data: &GameData, reps: us
                 Kind::Obtain { item, .. } => item,
                 _ => return,
             };
-            let sub = p.add_step(Kind::Leaf(Leaf::Fetch { item, from: Some(Pos::new(3, 0, 5)) }), "take".into(), Origin::Person);
+            let sub = p.add_step(
+                Kind::Leaf(Leaf::Fetch { item, from: Some(Pos::new(3, 0, 5)) }),
+                "take".into(),
+                Origin::Person,
+            );
             let _ = p.attach(or, sub, 1, true);
         }
         repair(p);

@@ -128,7 +128,13 @@ impl Executor {
     }
 
     fn reserved(&self, plan: &Plan, item: ItemId) -> u32 {
-        plan.path().iter().filter_map(|n| self.frames.get(n)).flat_map(|f| &f.reserved).filter(|(i, _)| *i == item).map(|(_, n)| *n).sum()
+        plan.path()
+            .iter()
+            .filter_map(|n| self.frames.get(n))
+            .flat_map(|f| &f.reserved)
+            .filter(|(i, _)| *i == item)
+            .map(|(_, n)| *n)
+            .sum()
     }
 
     fn sync(&mut self, plan: &Plan, b: &Body<'_>) {
@@ -178,7 +184,10 @@ impl Executor {
             }
             Kind::Leaf(Leaf::Collect { item, .. } | Leaf::Fetch { item, .. }) => {
                 // Enough for the nearest obtain above on the path.
-                let above = path[..i].iter().rev().find(|p| matches!(plan.step(**p).kind, Kind::Obtain { item: it, .. } if it == item));
+                let above = path[..i]
+                    .iter()
+                    .rev()
+                    .find(|p| matches!(plan.step(**p).kind, Kind::Obtain { item: it, .. } if it == item));
                 f.need = match above.and_then(|p| self.frames.get(p)) {
                     Some(of) => of.need + self.reserved(plan, item),
                     None => b.inv.count(item) + 1,

@@ -7,23 +7,23 @@
 //! * [`recipe`]: the deterministic recipe planner (goal -> sub-graph);
 //! * [`words`] and [`goal`]: the vocabulary and goals in game terms.
 
-pub mod goal;
-pub mod plan;
-pub mod recipe;
-pub mod words;
+pub mod classify;
+pub mod driver;
+pub mod eval;
 pub mod exec;
+pub mod goal;
 pub mod intent;
 pub mod knowledge;
+pub mod live;
+pub mod llm;
+pub mod memory;
 pub mod merge;
 pub mod parse;
+pub mod plan;
+pub mod recipe;
 pub mod resolve;
-pub mod validate;
-pub mod memory;
 pub mod script;
-pub mod classify;
 pub mod session;
-pub mod driver;
-pub mod llm;
-pub mod live;
+pub mod validate;
+pub mod words;
 pub mod ws;
-pub mod eval;

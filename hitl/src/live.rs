@@ -106,8 +106,7 @@ where
     let mut tasks = Vec::new();
     let mut sources = 0usize;
     if let Some(addr) = cfg.ws {
-        let listener =
-            tokio::net::TcpListener::bind(addr).await.map_err(|source| LiveError::Bind { addr, source })?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| LiveError::Bind { addr, source })?;
         let local = listener.local_addr().map_err(|source| LiveError::Bind { addr, source })?;
         show(&format!("websocket: ws://{local} (one chat line per text message; {QUIT} ends the session)"));
         tasks.push(tokio::spawn(crate::ws::serve(listener, line_tx.clone(), bcast.clone())));
@@ -151,11 +150,8 @@ where
                     None => open = false,
                 }
             }
-            let target = if open {
-                Some(Tick((start.elapsed().as_millis() / pace.as_millis().max(1)) as u64))
-            } else {
-                None
-            };
+            let target =
+                if open { Some(Tick((start.elapsed().as_millis() / pace.as_millis().max(1)) as u64)) } else { None };
             if !open {
                 driver.hold_open(false);
             }

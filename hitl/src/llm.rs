@@ -112,11 +112,10 @@ pub fn user_message(text: &str, ctx: &Context<'_>) -> String {
 
 /// Reads the model's answer; `Err` names why it is unusable.
 pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason> {
-    let v: Value = serde_json::from_str(content.trim()).map_err(|e| {
-        if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson }
-    })?;
-    let kind: IntentType =
-        serde_json::from_value(v.get("type").cloned().unwrap_or(Value::Null)).map_err(|_| FallbackReason::UnknownDecision)?;
+    let v: Value = serde_json::from_str(content.trim())
+        .map_err(|e| if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson })?;
+    let kind: IntentType = serde_json::from_value(v.get("type").cloned().unwrap_or(Value::Null))
+        .map_err(|_| FallbackReason::UnknownDecision)?;
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
     let kind = if kind == IntentType::Answer && !asked { IntentType::Chat } else { kind };
     Ok(Intent { kind, node: text("node"), parent: text("parent") })
@@ -127,7 +126,9 @@ impl Classify for LlmClassifier {
         let start = Instant::now();
         let (response_format, grammar) = match self.spec.output {
             OutputMode::JsonSchema => (
-                Some(json!({"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": intent_schema()}})),
+                Some(
+                    json!({"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": intent_schema()}}),
+                ),
                 None,
             ),
             OutputMode::Grammar => (None, Some(GRAMMAR)),

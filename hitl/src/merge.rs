@@ -32,7 +32,10 @@ pub struct Merger {
 
 fn urgent(line: &str) -> bool {
     let ws = words(line);
-    matches!(ws.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), ["stop"] | ["stop", "now"] | ["halt"] | ["stop", "it"] | ["freeze"])
+    matches!(
+        ws.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+        ["stop"] | ["stop", "now"] | ["halt"] | ["stop", "it"] | ["freeze"]
+    )
 }
 
 impl Merger {

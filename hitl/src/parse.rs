@@ -289,7 +289,7 @@ pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     // 5. Knowledge: "the wool is in the chest at 3 0 5".
     let place_words = ["chest", "barrel", "box", "storage", "ground", "floor", "lying"];
     if (coords(ws).is_some() || ws.iter().any(|w| place_words.contains(&w.as_str())))
-        && vocab.items_in(ws).first().is_some()
+        && !vocab.items_in(ws).is_empty()
         && ws.iter().any(|w| ["in", "at", "from", "inside", "on"].contains(&w.as_str()))
         && !TASK_LEADS.iter().any(|l| after(ws, l).is_some() && !["get", "take", "fetch"].contains(l))
     {

@@ -184,8 +184,12 @@ impl Plan {
     /// An empty plan: a root of goals with no goal yet.
     pub fn new(root_label: &str) -> Self {
         let mut g = StableDiGraph::default();
-        let root =
-            g.add_node(Step { kind: Kind::Goals, label: root_label.to_owned(), state: State::Pending, origin: Origin::Planner });
+        let root = g.add_node(Step {
+            kind: Kind::Goals,
+            label: root_label.to_owned(),
+            state: State::Pending,
+            origin: Origin::Planner,
+        });
         Plan { g, root, path: Vec::new(), idle: false, seq: 0 }
     }
 
@@ -236,8 +240,11 @@ impl Plan {
 
     /// Children in rank order.
     pub fn children(&self, n: StepId) -> Vec<StepId> {
-        let mut c: Vec<(u32, u64, StepId)> =
-            self.g.edges_directed(n, Direction::Outgoing).map(|e| (e.weight().rank, e.weight().seq, e.target())).collect();
+        let mut c: Vec<(u32, u64, StepId)> = self
+            .g
+            .edges_directed(n, Direction::Outgoing)
+            .map(|e| (e.weight().rank, e.weight().seq, e.target()))
+            .collect();
         c.sort();
         c.into_iter().map(|(_, _, n)| n).collect()
     }
@@ -409,10 +416,7 @@ impl Plan {
 
     /// The `obtain` nodes of an item, in id order.
     pub fn obtain_nodes(&self, item: ItemId) -> Vec<StepId> {
-        self.g
-            .node_indices()
-            .filter(|n| matches!(self.g[*n].kind, Kind::Obtain { item: i, .. } if i == item))
-            .collect()
+        self.g.node_indices().filter(|n| matches!(self.g[*n].kind, Kind::Obtain { item: i, .. } if i == item)).collect()
     }
 
     /// Nodes by state, for summaries.

@@ -102,7 +102,9 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         let _span = tracing::debug_span!("plan_goal").entered();
         match *goal {
             Goal::Obtain { item, count } => self.obtain(plan, item, count),
-            Goal::Fetch { item, from } => self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(from) }), goal.describe(self.data)),
+            Goal::Fetch { item, from } => {
+                self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(from) }), goal.describe(self.data))
+            }
             Goal::Build => {
                 let label = self.cfg.share_label.clone();
                 self.node(plan, Kind::Leaf(Leaf::Share), label)
@@ -161,7 +163,14 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 continue;
             }
             let priced = self.cost.craft_with(rid, count).map(|e| e.ticks);
-            ranked.push((priced.is_none(), priced.unwrap_or(unit.saturating_mul(u64::from(count))), pref, 1, i, Alt::Craft(rid)));
+            ranked.push((
+                priced.is_none(),
+                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
+                pref,
+                1,
+                i,
+                Alt::Craft(rid),
+            ));
         }
         for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
             let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
@@ -170,7 +179,14 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             }
             let unit = 40 + self.static_tool(b);
             let pref = self.vocab.preference(item);
-            ranked.push((priced.is_none(), priced.unwrap_or(unit.saturating_mul(u64::from(count))), pref, 2, i, Alt::Mine(b)));
+            ranked.push((
+                priced.is_none(),
+                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
+                pref,
+                2,
+                i,
+                Alt::Mine(b),
+            ));
         }
         let smelts: Vec<Smelt> = self.data.smelts_for(item).copied().collect();
         for (i, s) in smelts.into_iter().enumerate() {
@@ -215,7 +231,11 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                         plan.link(and, s);
                     }
                 }
-                let leaf = self.node(plan, Kind::Leaf(Leaf::Craft { recipe: rid }), format!("craft {} {name}", r.count * times));
+                let leaf = self.node(
+                    plan,
+                    Kind::Leaf(Leaf::Craft { recipe: rid }),
+                    format!("craft {} {name}", r.count * times),
+                );
                 plan.link(and, leaf);
                 and
             }
@@ -255,7 +275,11 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                     let st = self.station(plan, furnace);
                     plan.link(and, st);
                 }
-                let leaf = self.node(plan, Kind::Leaf(Leaf::Smelt { input: s.input, output: item }), format!("smelt {count} {input}"));
+                let leaf = self.node(
+                    plan,
+                    Kind::Leaf(Leaf::Smelt { input: s.input, output: item }),
+                    format!("smelt {count} {input}"),
+                );
                 plan.link(and, leaf);
                 and
             }

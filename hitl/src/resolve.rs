@@ -117,9 +117,13 @@ pub fn resolve(plan: &Plan, phrase: &str, vocab: &Vocabulary, data: &GameData) -
         for set in [by_verb, obtain, station, about.iter().map(|(n, _)| *n).collect()] {
             if !set.is_empty() {
                 // Another item named ("planks from birch logs") narrows the set.
-                let more: Vec<String> = items.iter().skip(1).map(|(i, _)| norm(&data.item_name(*i).replace('_', " "))).collect();
-                let narrowed: Vec<StepId> =
-                    set.iter().copied().filter(|n| more.iter().all(|m| norm(plan.label(*n)).contains(m.as_str()))).collect();
+                let more: Vec<String> =
+                    items.iter().skip(1).map(|(i, _)| norm(&data.item_name(*i).replace('_', " "))).collect();
+                let narrowed: Vec<StepId> = set
+                    .iter()
+                    .copied()
+                    .filter(|n| more.iter().all(|m| norm(plan.label(*n)).contains(m.as_str())))
+                    .collect();
                 return pick(plan, if narrowed.is_empty() { set } else { narrowed });
             }
         }
@@ -202,7 +206,7 @@ pub fn choose(plan: &Plan, answer: &str, options: &[StepId]) -> Option<StepId> {
             (want.iter().filter(|w| lw.contains(*w) && !others.contains(*w)).count(), *n)
         })
         .collect();
-    best.sort_by(|a, b| b.0.cmp(&a.0));
+    best.sort_by_key(|b| std::cmp::Reverse(b.0));
     match best.as_slice() {
         [(a, n), (b, _), ..] if *a > 0 && a > b => Some(*n),
         [(a, n)] if *a > 0 => Some(*n),

@@ -100,22 +100,30 @@ pub struct Partner {
 
 impl std::fmt::Debug for Partner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Partner").field("agent", &self.cfg.agent).field("plan_nodes", &self.plan.len()).finish_non_exhaustive()
+        f.debug_struct("Partner")
+            .field("agent", &self.cfg.agent)
+            .field("plan_nodes", &self.plan.len())
+            .finish_non_exhaustive()
     }
 }
 
 impl Partner {
-    /// A partner for the crew agent `core` (its start inventory and position).
+    /// A partner for bot `cfg.agent` of `setup`.
+    ///
+    /// # Panics
+    /// When `cfg.agent` is not one of the setup's bots (the caller checks).
     pub fn new(
         cfg: PartnerConfig,
-        data: Arc<GameData>,
-        blueprint: Arc<Blueprint>,
-        physics: Physics,
+        setup: &gatecrew_crew::Setup,
         classifier: Box<dyn Classify>,
         store: Option<Store>,
-        core: &AgentCore,
-        start: Pos,
     ) -> Result<Self, crate::words::VocabularyError> {
+        let data = setup.data.clone();
+        let blueprint = setup.blueprint.clone();
+        let physics = Physics::new(setup.world.rules(), &data);
+        let cores = setup.agents();
+        let core = &cores[cfg.agent.index()];
+        let start = setup.world.body(cfg.agent).map(|b| b.pos).unwrap_or_default();
         let vocab = Vocabulary::new(&data)?;
         let share_total = share_of(core).1;
         let mut cfg = cfg;
@@ -309,7 +317,8 @@ impl Partner {
             // Walk the path down to the share so that its end is judged there.
             if self.plan.active() != Some(leaf) {
                 let from = self.plan.active().unwrap_or(self.plan.root());
-                let mut path = if self.plan.path().is_empty() { vec![self.plan.root()] } else { self.plan.path().to_vec() };
+                let mut path =
+                    if self.plan.path().is_empty() { vec![self.plan.root()] } else { self.plan.path().to_vec() };
                 path.extend(self.plan.path_down(from, leaf).unwrap_or_default());
                 self.plan.set_path(path);
             }
@@ -464,7 +473,9 @@ impl Partner {
 
 fn fact_text(f: &Fact) -> String {
     match f.pos {
-        Some((x, y, z)) => format!("{} {} at ({x}, {y}, {z}){}", f.kind, f.item, f.count.map(|c| format!(" x{c}")).unwrap_or_default()),
+        Some((x, y, z)) => {
+            format!("{} {} at ({x}, {y}, {z}){}", f.kind, f.item, f.count.map(|c| format!(" x{c}")).unwrap_or_default())
+        }
         None => format!("{} {}", f.kind, f.item),
     }
 }

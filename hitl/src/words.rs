@@ -203,11 +203,7 @@ fn integer(w: &str) -> Option<i64> {
 /// Three integers in a row ("at 3 0 -2", "x=3, y=0, z=-2"): a position, and the word
 /// range it covers.
 pub fn coords(ws: &[String]) -> Option<(Pos, std::ops::Range<usize>)> {
-    let nums: Vec<(usize, i64)> = ws
-        .iter()
-        .enumerate()
-        .filter_map(|(i, w)| integer(w).map(|n| (i, n)))
-        .collect();
+    let nums: Vec<(usize, i64)> = ws.iter().enumerate().filter_map(|(i, w)| integer(w).map(|n| (i, n))).collect();
     for win in nums.windows(3) {
         let (a, b, c) = (win[0], win[1], win[2]);
         // Adjacent except for x/y/z labels in between.
@@ -225,8 +221,27 @@ pub fn coords(ws: &[String]) -> Option<(Pos, std::ops::Range<usize>)> {
 /// "a dozen", "a stack", "a couple".
 pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<u32> {
     const NUMBERS: [&str; 21] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
     ];
     for (i, w) in ws.iter().enumerate() {
         if skip.is_some_and(|r| r.contains(&i)) {

@@ -15,7 +15,9 @@ pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, ResolvedBy, Tier,
     WindowEvent,
 };
-pub use hitl::{BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote};
+pub use hitl::{
+    BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote,
+};
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;
 

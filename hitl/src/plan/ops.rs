@@ -53,7 +53,8 @@ impl Plan {
             (vec![root], root)
         } else {
             // The deepest node of the active path above (or at) the target.
-            let i = (0..old.len()).rev().find(|&i| self.path_down(old[i], target).is_some()).ok_or(OpError::Detached)?;
+            let i =
+                (0..old.len()).rev().find(|&i| self.path_down(old[i], target).is_some()).ok_or(OpError::Detached)?;
             (old[..=i].to_vec(), old[i])
         };
         let down = self.path_down(pivot, target).ok_or(OpError::Detached)?;

@@ -76,7 +76,10 @@ impl Partner {
                     }
                     self.note_intent(c, &intent, None, &[]);
                     let p = self.plan.preview();
-                    self.say("answer", format!("I could not tell which one you meant, so I leave the plan as it is. {p}"));
+                    self.say(
+                        "answer",
+                        format!("I could not tell which one you meant, so I leave the plan as it is. {p}"),
+                    );
                     return "answer";
                 }
                 Question::Where { item, .. } => {
@@ -161,7 +164,11 @@ impl Partner {
             }
             IntentType::NewTask => {
                 self.note_intent(c, &intent, None, &[]);
-                let goal = intent.node.as_deref().and_then(|w| read_goal(w, &self.vocab)).or_else(|| read_goal(text, &self.vocab));
+                let goal = intent
+                    .node
+                    .as_deref()
+                    .and_then(|w| read_goal(w, &self.vocab))
+                    .or_else(|| read_goal(text, &self.vocab));
                 match goal {
                     Some(goal) => self.new_task(goal),
                     None => {
@@ -273,7 +280,9 @@ impl Partner {
                 };
                 self.add_fetch(item, from, parent, text)
             }
-            Some(Goal::Obtain { item, count }) if ws.iter().any(|w| ["chest", "barrel", "storage"].contains(&w.as_str())) => {
+            Some(Goal::Obtain { item, count })
+                if ws.iter().any(|w| ["chest", "barrel", "storage"].contains(&w.as_str())) =>
+            {
                 // "the wool is in the chest": which chest?
                 self.note_intent(c, intent, None, &[]);
                 let _ = count;
@@ -299,12 +308,15 @@ impl Partner {
                     Some(Resolution::One(p)) => p,
                     Some(Resolution::Many(options)) => {
                         self.note_intent(c, intent, None, &options);
-                        return self.ask(Intent { kind: IntentType::Add, node: Some(node_words), parent: None }, options);
+                        return self
+                            .ask(Intent { kind: IntentType::Add, node: Some(node_words), parent: None }, options);
                     }
                     _ => self.plan.root(),
                 };
                 self.note_intent(c, intent, Some(p), &[]);
-                if g == Goal::Build && self.plan.ids().iter().any(|n| self.plan.step(*n).kind == Kind::Leaf(Leaf::Share)) {
+                if g == Goal::Build
+                    && self.plan.ids().iter().any(|n| self.plan.step(*n).kind == Kind::Leaf(Leaf::Share))
+                {
                     let pv = self.plan.preview();
                     self.say("answer", format!("Building is already in my plan. {pv}"));
                     return "add";
@@ -341,7 +353,13 @@ impl Partner {
 
     /// The person said where an item is: remembered (told), and a new first alternative
     /// of the obtain node it serves (switched to at once when that node is active).
-    fn add_fetch(&mut self, item: gatecrew_protocol::ItemId, from: Pos, parent: Option<StepId>, said: &str) -> &'static str {
+    fn add_fetch(
+        &mut self,
+        item: gatecrew_protocol::ItemId,
+        from: Pos,
+        parent: Option<StepId>,
+        said: &str,
+    ) -> &'static str {
         let told = Told { item, pos: from, count: None };
         self.know.tell(told);
         self.log.told.push(told);
