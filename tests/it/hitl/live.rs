@@ -62,7 +62,8 @@ fn a_websocket_client_talks_to_the_bot_and_quits() {
             shown.push(l.to_owned());
         };
         let cfg = Live { tick_ms: 2, ws: Some("127.0.0.1:0".parse().unwrap()) };
-        let session = run_live::<_, tokio::io::BufReader<tokio::io::Empty>>(driver(), cfg, None, Collect::default(), &mut show);
+        let session =
+            run_live::<_, tokio::io::BufReader<tokio::io::Empty>>(driver(), cfg, None, Collect::default(), &mut show);
         let client = async {
             let url = loop {
                 if let Ok(u) = addr_rx.try_recv() {
@@ -95,7 +96,9 @@ fn a_websocket_client_talks_to_the_bot_and_quits() {
         let (end, heard) = tokio::join!(session, client);
         let end = end.unwrap();
         assert!(heard.iter().any(|h| h.starts_with("bot0> Added \"obtain 2 oak log\"")), "{heard:?}");
-        assert!(end.out.events.iter().any(|e| matches!(&e.kind, EventKind::Human(h) if h.text == "also get 2 oak logs")));
+        assert!(
+            end.out.events.iter().any(|e| matches!(&e.kind, EventKind::Human(h) if h.text == "also get 2 oak logs"))
+        );
         assert!(end.out.events.iter().any(|e| matches!(&e.kind, EventKind::EpisodeEnd { .. })));
         assert!(shown.iter().any(|l| l.starts_with("websocket: ws://127.0.0.1:")));
     });

@@ -31,7 +31,12 @@ fn a_dead_endpoint_falls_back_to_the_parser() {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
     let plans = eval::plans(&d, &v);
-    let spec = LlmSpec { url: Some("http://127.0.0.1:9/v1".into()), model: Some("m".into()), timeout_ms: 500, ..LlmSpec::default() };
+    let spec = LlmSpec {
+        url: Some("http://127.0.0.1:9/v1".into()),
+        model: Some("m".into()),
+        timeout_ms: 500,
+        ..LlmSpec::default()
+    };
     let mut c = LlmClassifier::new(spec).unwrap();
     let ctx = Context { plan: &plans["pickaxe"], question: None, vocab: &v, data: &d };
     let got = c.classify("stop", &ctx);
@@ -47,12 +52,8 @@ fn the_real_model_classifies_or_falls_back_with_a_reason() {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
     let plans = eval::plans(&d, &v);
-    let spec = LlmSpec {
-        url: Some(url),
-        model: Some(crate::llm::MODEL.into()),
-        timeout_ms: 20_000,
-        ..LlmSpec::default()
-    };
+    let spec =
+        LlmSpec { url: Some(url), model: Some(crate::llm::MODEL.into()), timeout_ms: 20_000, ..LlmSpec::default() };
     let mut c = LlmClassifier::new(spec).unwrap();
     let ctx = Context { plan: &plans["battle"], question: None, vocab: &v, data: &d };
     for line in ["stop", "switch to the stone sword", "also get 4 torches"] {

@@ -2,8 +2,8 @@
 //! run's plan; `gatecrew memory list` shows it; a corrupted file is an error and is
 //! left as it was.
 
-use gatecrew_protocol::trace::EventKind;
 use gatecrew_hitl::memory::{Provenance, Store};
+use gatecrew_protocol::trace::EventKind;
 
 use super::{run_script, said};
 
@@ -28,19 +28,26 @@ fn a_told_chest_survives_a_restart_and_is_used_next_time() {
     // A fresh process would open the same file: so does a fresh store.
     let store = Store::open(&db).unwrap();
     let facts = store.facts(Some("hitl-partner")).unwrap();
-    assert!(facts.iter().any(|f| f.item == "white_wool" && f.pos == Some((6, 0, -6)) && f.provenance == Provenance::Told), "{facts:?}");
+    assert!(
+        facts.iter().any(|f| f.item == "white_wool" && f.pos == Some((6, 0, -6)) && f.provenance == Provenance::Told),
+        "{facts:?}"
+    );
     let records = store.records(None).unwrap();
     assert!(records.iter().any(|r| r.outcome == "completed" && r.goal.starts_with("build my share")), "{records:?}");
     drop(store);
     // Run 2: a bed; the remembered chest is the first way to get the wool.
     let (code, out, ev) = run_script(dir.path(), "r2", "50 make a bed\n", &["--memory-db", &dbs]);
     assert_eq!(code, 0, "{out}");
-    assert!(ev.iter().any(|e| matches!(&e.kind, EventKind::Memory(m) if m.op == "read" && m.provenance == "told")), "memory read");
-    let fetched = ev.iter().any(|e| {
-        matches!(&e.kind, EventKind::Validator(v) if v.label.starts_with("take white wool from") && v.pass)
-    });
+    assert!(
+        ev.iter().any(|e| matches!(&e.kind, EventKind::Memory(m) if m.op == "read" && m.provenance == "told")),
+        "memory read"
+    );
+    let fetched = ev
+        .iter()
+        .any(|e| matches!(&e.kind, EventKind::Validator(v) if v.label.starts_with("take white wool from") && v.pass));
     assert!(fetched, "{:#?}", said(&ev));
-    let bed = ev.iter().any(|e| matches!(&e.kind, EventKind::Validator(v) if v.label == "obtain 1 white bed" && v.pass));
+    let bed =
+        ev.iter().any(|e| matches!(&e.kind, EventKind::Validator(v) if v.label == "obtain 1 white bed" && v.pass));
     assert!(bed, "{:#?}", said(&ev));
     // `gatecrew memory list` shows both runs' records and the facts with provenance.
     let (code, text) = list(&db);
@@ -69,8 +76,10 @@ fn a_corrupted_memory_is_an_error_and_is_never_replaced() {
     let other = dir.path().join("other.sqlite");
     {
         let c = rusqlite::Connection::open(&other).unwrap();
-        c.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');")
-            .unwrap();
+        c.execute_batch(
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes (text) VALUES ('mine');",
+        )
+        .unwrap();
     }
     let before = std::fs::read(&other).unwrap();
     let e = Store::open(&other).unwrap_err().to_string();

@@ -122,7 +122,13 @@ fn repair_removes_the_newest_edge_of_a_cycle_and_reconnects_orphans() {
     p.link(root, log);
     let fixes = repair(&mut p);
     let rules: Vec<&str> = fixes.iter().map(|f| f.rule).collect();
-    for r in ["reconnect_children_of_leaf", "reconnect_orphan_to_root", "fail_empty_or", "remove_empty_and", "remove_duplicate_edge"] {
+    for r in [
+        "reconnect_children_of_leaf",
+        "reconnect_orphan_to_root",
+        "fail_empty_or",
+        "remove_empty_and",
+        "remove_duplicate_edge",
+    ] {
         assert!(rules.contains(&r), "{r} missing from {rules:?}");
     }
     assert!(validate(&p).is_empty(), "{:?}", validate(&p));
