@@ -128,6 +128,15 @@ pub fn resolve(plan: &Plan, phrase: &str, vocab: &Vocabulary, data: &GameData) -
             }
         }
     }
+    // The crew's building work, by any of its words.
+    const BUILD: [&str; 7] = ["build", "building", "house", "wall", "blueprint", "construction", "share"];
+    if items.is_empty() && ws.iter().any(|w| BUILD.contains(&w.as_str())) {
+        let share: Vec<StepId> =
+            ids.iter().copied().filter(|n| plan.step(*n).kind == Kind::Leaf(Leaf::Share)).collect();
+        if !share.is_empty() {
+            return pick(plan, share);
+        }
+    }
     // 3. Fuzzy on labels: shared words, then string similarity.
     let want_words = key_words(phrase);
     let mut scored: Vec<(f64, StepId)> = ids

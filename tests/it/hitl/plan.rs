@@ -96,7 +96,8 @@ fn add_of_a_new_alternative_of_the_active_or_switches_to_it() {
     let up = p.attach(root, sub, planner.added(), false).unwrap();
     assert!(!up.switched);
     assert_eq!(p.active(), Some(fetch));
-    assert!(p.preview().contains("; then obtain 4 torch"), "{}", p.preview());
+    assert!(p.preview().contains("; then obtain 4 stick (+1 more)"), "{}", p.preview());
+    assert_eq!(p.open_goals().last(), Some(&sub));
 }
 
 #[test]
@@ -140,7 +141,7 @@ fn repair_removes_the_newest_edge_of_a_cycle_and_reconnects_orphans() {
 fn names_resolve_exactly_by_item_and_fuzzily_and_ambiguity_is_reported() {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
-    let p = build_plan(&d, &v, &[("crafting_table", 1), ("stick", 4)], 1, false);
+    let mut p = build_plan(&d, &v, &[("crafting_table", 1), ("stick", 4)], 1, false);
     let one = |s: &str| match resolve(&p, s, &v, &d) {
         Resolution::One(n) => p.label(n).to_owned(),
         other => panic!("{s}: {other:?}"),
@@ -148,7 +149,10 @@ fn names_resolve_exactly_by_item_and_fuzzily_and_ambiguity_is_reported() {
     assert_eq!(one("craft 4 stick"), "craft 4 stick");
     assert_eq!(one("the table"), "obtain 1 crafting table");
     assert_eq!(one("crafting sticks"), "craft stick from oak planks");
-    // Two goals each have their own planks: which?
+    // Two goals each have their own planks: the one on the active path wins...
+    assert!(matches!(resolve(&p, "wood planks", &v, &d), Resolution::One(n) if p.path().contains(&n)));
+    // ... and with nothing active, which?
+    p.stop();
     match resolve(&p, "wood planks", &v, &d) {
         Resolution::Many(opts) => {
             assert_eq!(opts.len(), 2);

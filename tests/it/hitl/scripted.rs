@@ -82,16 +82,18 @@ fn question_delete_chat_stop_resume_and_new_task() {
     let (code, out, ev) = run_script(dir.path(), "b", script, &["--no-memory"]);
     assert_eq!(code, 0, "{out}");
     let got: Vec<(u64, String)> = intents(&ev).into_iter().map(|(t, k, _, _)| (t, k)).collect();
+    // Each line is handled when the 5-tick merge window after it has passed; a bare
+    // "stop" at once.
     let want = [
-        (0, "add"),
-        (10, "add"),
-        (20, "switch"),
-        (30, "answer"),
-        (50, "delete"),
-        (80, "chat"),
+        (5, "add"),
+        (15, "add"),
+        (25, "switch"),
+        (35, "answer"),
+        (55, "delete"),
+        (85, "chat"),
         (100, "stop"),
-        (200, "switch"),
-        (300, "new_task"),
+        (205, "switch"),
+        (305, "new_task"),
     ];
     assert_eq!(got, want.map(|(t, k)| (t, k.to_owned())).to_vec());
     // One question with both goals, answered with the second.
@@ -103,17 +105,17 @@ fn question_delete_chat_stop_resume_and_new_task() {
     let ops = plan_ops(&ev);
     let ops_names: Vec<&str> = ops.iter().map(|(_, o, _)| o.as_str()).collect();
     assert_eq!(ops_names, ["start", "add", "add", "switch", "delete", "stop", "resume", "new_task"]);
-    assert_eq!(ops[3].2.as_deref(), Some("collect 4 oak log"));
+    assert_eq!(ops[3].2.as_deref(), Some("obtain 4 oak log"));
     // Stopped: bot0 starts nothing between the stop and the resume.
     let bot0 = AgentId(0);
     let acts_while_stopped = ev
         .iter()
-        .filter(|e| e.t > 100 && e.t <= 200)
+        .filter(|e| e.t > 100 && e.t <= 205)
         .filter(|e| matches!(&e.kind, EventKind::Action { agent, .. } if *agent == bot0))
         .count();
     assert!(acts_while_stopped <= 1, "at most the action in flight completes");
     // The chat answer says the count and the plan goes on.
-    let chat = said(&ev).into_iter().find(|(t, w, _)| *t == 80 && w == "answer").unwrap();
+    let chat = said(&ev).into_iter().find(|(t, w, _)| *t == 85 && w == "answer").unwrap();
     assert!(chat.2.contains("I have") && chat.2.contains("oak log"), "{chat:?}");
     // The new task replaced the plan and got done.
     let table = ev.iter().rev().find_map(|e| match &e.kind {
