@@ -44,11 +44,12 @@ fn add_switch_and_a_told_source_keep_completed_work() {
     // The share resumed after the goal and the wall is complete: no block was undone.
     let share = ev
         .iter()
+        .rev()
         .filter_map(|e| match &e.kind {
             EventKind::Validator(v) if v.label.starts_with("build my share") => Some((e.t, v.pass, v.evidence.share)),
             _ => None,
         })
-        .last()
+        .next()
         .expect("the share was judged");
     assert!(share.1 && share.2 == Some((6, 6)), "{share:?}");
     let end = ev.iter().find_map(|e| match &e.kind {
