@@ -132,7 +132,10 @@ impl Watch<'_> {
 
 impl crate::interactive::Console for Watch<'_> {
     fn line(&mut self, text: String) {
-        Watch::line(self, text);
+        // The bot's lines follow the board lines' switch (off with --json or --quiet).
+        if self.board_lines {
+            Watch::line(self, text);
+        }
     }
 }
 
