@@ -65,6 +65,7 @@ struct Summary {
     n: usize,
     type_accuracy: f64,
     accuracy: f64,
+    model_only: f64,
     asked: usize,
     fallbacks: usize,
     p50_ms: f64,
@@ -89,6 +90,9 @@ fn summarise(name: &str, rows: &[Row]) -> Vec<Summary> {
                 n,
                 type_accuracy: v.iter().filter(|r| r.score != Score::WrongType).count() as f64 / n.max(1) as f64,
                 accuracy: v.iter().filter(|r| r.score == Score::Right).count() as f64 / n.max(1) as f64,
+                // Right by the model's own answer (a fallback to the parser counts as wrong).
+                model_only: v.iter().filter(|r| r.score == Score::Right && !r.fell_back).count() as f64
+                    / n.max(1) as f64,
                 asked: v.iter().filter(|r| r.score == Score::Asked).count(),
                 fallbacks: v.iter().filter(|r| r.fell_back).count(),
                 p50_ms: p50,
@@ -177,6 +181,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             s.n.to_string(),
             format!("{:.1}%", 100.0 * s.type_accuracy),
             format!("{:.1}%", 100.0 * s.accuracy),
+            format!("{:.1}%", 100.0 * s.model_only),
             s.asked.to_string(),
             s.fallbacks.to_string(),
             format!("{:.3}", s.p50_ms),
