@@ -168,6 +168,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         "n",
         "type acc",
         "accuracy",
+        "own answers right",
         "asked",
         "fallbacks",
         "p50 ms",
