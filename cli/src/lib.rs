@@ -12,6 +12,9 @@ mod adjudicate;
 mod adjudications;
 mod analyze;
 mod calibrate;
+mod hitl_eval;
+mod interactive;
+mod memory;
 mod minecraft;
 mod paths;
 mod report;
@@ -41,6 +44,11 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Grid-search the gate's weights and thresholds on the suite's calibration split.
     Calibrate(calibrate::CalibrateArgs),
+    /// The human partner's task memory (records and facts kept by interactive runs).
+    #[command(subcommand)]
+    Memory(memory::MemoryCmd),
+    /// Intent-classification accuracy and latency on the labelled utterances, and graph-update latency.
+    HitlEval(hitl_eval::HitlEvalArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -74,6 +82,8 @@ where
         Command::Suite(cmd) => suite::run(cmd, out),
         Command::Analyze(args) => analyze::run(args, out, err),
         Command::Calibrate(args) => calibrate::run(args, out),
+        Command::Memory(cmd) => memory::run(cmd, out),
+        Command::HitlEval(args) => hitl_eval::run(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

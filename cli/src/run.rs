@@ -106,6 +106,9 @@ pub struct RunArgs {
     replay_adjudications: Option<PathBuf>,
     #[command(flatten)]
     mc: crate::minecraft::McArgs,
+    /// A person in the loop (issue 9).
+    #[command(flatten)]
+    hitl: crate::interactive::InteractiveArgs,
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -125,6 +128,15 @@ impl Watch<'_> {
             None => {
                 let _ = writeln!(self.out, "{text}");
             }
+        }
+    }
+}
+
+impl crate::interactive::Console for Watch<'_> {
+    fn line(&mut self, text: String) {
+        // The bot's lines follow the board lines' switch (off with --json or --quiet).
+        if self.board_lines {
+            Watch::line(self, text);
         }
     }
 }
@@ -204,6 +216,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             BadInput("--llm-url, --model and --replay-adjudications do not go with --world minecraft".into()).into()
         );
     }
+    if mc.is_some() && args.hitl.interactive {
+        // The interactive session paces a stepper; a server keeps its own clock.
+        return Err(BadInput("--interactive does not go with --world minecraft".into()).into());
+    }
     if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // A task file has no [llm] section and its own config hash; not wired yet.
         return Err(
@@ -274,6 +290,8 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
         mc_summary = Some(summary);
         finished
+    } else if args.hitl.interactive {
+        crate::interactive::run(&args.hitl, &setup, file, &mut watch, tier3)?
     } else if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
     } else {
@@ -284,7 +302,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let runtime = if mc.is_some() {
         "minecraft"
-    } else if args.stepper {
+    } else if args.stepper || args.hitl.interactive {
         "stepper"
     } else {
         "actors"

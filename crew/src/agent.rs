@@ -35,7 +35,7 @@ use crate::plan::{NodeId, TaskGraph};
 
 pub use board::FALLBACK_REACH;
 pub use consult::Consult;
-pub use memory::{Memory, Physics};
+pub use memory::{Known, Memory, Physics};
 
 /// Tuning of the agents' patience and retries.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -426,6 +426,23 @@ impl AgentCore {
     /// When `input.crash` is set: that is the injected fault the supervisor recovers
     /// from.
     pub fn step(&mut self, input: StepInput) -> StepOutput {
+        self.step_with(input, true)
+    }
+
+    /// Handles one wake-up without starting work of its own: outcomes, receipts, board
+    /// news and verdicts are taken in as by [`Self::step`], but the intent is only
+    /// `Continue` (its own action is in flight) or `Wait(None)`. A human partner's
+    /// executor (`gatecrew-hitl`) uses the body meanwhile for the person's task; the
+    /// outcomes of those actions come back here and only update the inventory and the
+    /// memory.
+    ///
+    /// # Panics
+    /// As [`Self::step`].
+    pub fn step_held(&mut self, input: StepInput) -> StepOutput {
+        self.step_with(input, false)
+    }
+
+    fn step_with(&mut self, input: StepInput, work: bool) -> StepOutput {
         assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
         let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
@@ -462,7 +479,13 @@ impl AgentCore {
             out.intent = Intent::Done;
             return out;
         }
-        out.intent = if self.in_flight { Intent::Continue } else { self.decide(&mut out) };
+        out.intent = if self.in_flight {
+            Intent::Continue
+        } else if work {
+            self.decide(&mut out)
+        } else {
+            Intent::Wait(None)
+        };
         if let Intent::Act(_) = out.intent {
             self.in_flight = true;
         }

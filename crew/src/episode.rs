@@ -126,6 +126,7 @@ pub struct Episode {
     manager: Option<manager::Manager>,
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
     external: Option<external::Outbox>,
+    held_open: bool,
 }
 
 impl Episode {
@@ -164,7 +165,29 @@ impl Episode {
             }),
             scorer: setup.scorer.clone(),
             external: None,
+            held_open: false,
         }
+    }
+
+    /// Keeps the episode from ending because nothing is left to do while a person may
+    /// still give a partner work (`gatecrew run --interactive`); the tick limit still
+    /// ends it. The driver then passes the next tick it needs as a deadline.
+    pub fn hold_open(&mut self, open: bool) {
+        self.held_open = open;
+    }
+
+    /// Wakes an agent at the current tick (a person's line changed its plan). Only
+    /// for an agent with no action in flight.
+    pub fn nudge(&mut self, agent: AgentId) {
+        if let Some(s) = self.slots.get_mut(agent.index()) {
+            s.wake = true;
+            s.done = false;
+        }
+    }
+
+    /// Appends an event from outside the cores (a human partner's) at the current tick.
+    pub fn record_external(&mut self, kind: EventKind) {
+        self.push(kind);
     }
 
     /// Now.
@@ -265,6 +288,9 @@ impl Episode {
 
     /// Every agent is done, or the blueprint is complete with no action in flight.
     fn work_over(&self) -> bool {
+        if self.held_open {
+            return false;
+        }
         let all_done = self.slots.iter().all(|s| s.done && idle(s));
         all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)
     }

@@ -141,6 +141,12 @@ impl EpisodeMetrics {
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
             | EventKind::AgentFailed { .. }
+            | EventKind::Human(_)
+            | EventKind::Intent(_)
+            | EventKind::Plan(_)
+            | EventKind::Say(_)
+            | EventKind::Validator(_)
+            | EventKind::Memory(_)
             | EventKind::Other => {}
         }
     }

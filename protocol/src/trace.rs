@@ -7,12 +7,16 @@
 //! other malformed line with its line number.
 
 mod event;
+mod hitl;
 mod reader;
 mod scores;
 
 pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, ResolvedBy, Tier,
     WindowEvent,
+};
+pub use hitl::{
+    BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote,
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;

@@ -8,7 +8,7 @@ mod fake;
 mod faults;
 mod key;
 mod live;
-mod server;
+pub mod server;
 
 use std::path::{Path, PathBuf};
 

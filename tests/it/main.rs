@@ -12,6 +12,7 @@ mod config;
 mod conservation;
 mod episode;
 mod external;
+mod hitl;
 mod llm;
 mod minecraft;
 mod plan;

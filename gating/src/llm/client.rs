@@ -170,7 +170,28 @@ impl LlmClient {
 
     async fn exchange(&self, card: &DecisionCard) -> Result<(String, Usage), Failed> {
         let body = ChatRequest::for_card(&self.spec, &self.model, card);
-        let mut req = self.http.post(&self.endpoint).json(&body);
+        self.send(&body).await
+    }
+
+    /// The model name sent with each request.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// One chat exchange with a request the caller built (another classifier on the
+    /// same endpoint: the human partner's intents), under the same key, timeout and
+    /// body cap: the reply's text and token counts, or why there is none, with the
+    /// body that came back.
+    pub async fn chat(&self, body: &ChatRequest<'_>) -> Result<(String, Usage), (FallbackReason, String)> {
+        match tokio::time::timeout(self.spec.timeout(), self.send(body)).await {
+            Err(_) => Err((FallbackReason::Timeout, String::new())),
+            Ok(Err((reason, text, _))) => Err((reason, self.keep(&text))),
+            Ok(Ok(ok)) => Ok(ok),
+        }
+    }
+
+    async fn send(&self, body: &ChatRequest<'_>) -> Result<(String, Usage), Failed> {
+        let mut req = self.http.post(&self.endpoint).json(body);
         if let Some(k) = &self.key {
             // reqwest marks a bearer header sensitive: it is never logged.
             req = req.bearer_auth(&k.0);

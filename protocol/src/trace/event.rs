@@ -478,6 +478,18 @@ pub enum EventKind {
         #[serde(flatten)]
         scores: TaskScores,
     },
+    /// A person's chat line (interactive runs only).
+    Human(super::hitl::HumanLine),
+    /// The intent a line became.
+    Intent(super::hitl::IntentNote),
+    /// A partner's plan update.
+    Plan(super::hitl::PlanNote),
+    /// A line the partner said.
+    Say(super::hitl::SayNote),
+    /// A subtask judged from in-world evidence.
+    Validator(super::hitl::ValidatorNote),
+    /// A task-memory read or write.
+    Memory(super::hitl::MemoryNote),
     /// A kind this build does not know (a newer minor version); readers skip it.
     #[serde(other)]
     Other,
@@ -503,6 +515,12 @@ impl EventKind {
             EventKind::Restart { .. } => "restart",
             EventKind::AgentFailed { .. } => "agent_failed",
             EventKind::EpisodeEnd { .. } => "episode_end",
+            EventKind::Human(_) => "human",
+            EventKind::Intent(_) => "intent",
+            EventKind::Plan(_) => "plan",
+            EventKind::Say(_) => "say",
+            EventKind::Validator(_) => "validator",
+            EventKind::Memory(_) => "memory",
             EventKind::Other => "other",
         }
     }

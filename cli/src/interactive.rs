@@ -1,0 +1,212 @@
+//! `gatecrew run --interactive`: a person talks to one bot while the crew works, on
+//! the terminal (and over a websocket on 127.0.0.1), or from a scripted session file.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use gatecrew_crew::{ByAdjudicator, Finished, Observer, Progress, Resolver, Setup};
+use gatecrew_gating::llm::BlockingLlm;
+use gatecrew_hitl::classify::{Classify, ParserClassifier};
+use gatecrew_hitl::driver::{Driver, Output, run_script};
+use gatecrew_hitl::llm::LlmClassifier;
+use gatecrew_hitl::memory::{Store, default_path};
+use gatecrew_hitl::recipe::PlannerConfig;
+use gatecrew_hitl::script::Script;
+use gatecrew_hitl::session::{Partner, PartnerConfig};
+use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_protocol::{AgentId, Tick};
+
+use crate::BadInput;
+use crate::tier3::Tier3;
+
+/// The flags of an interactive run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InteractiveArgs {
+    /// Talk to one bot while the crew works: each chat line (terminal, --ws clients) becomes an intent on its plan
+    #[arg(long)]
+    pub interactive: bool,
+    /// A scripted session instead of the terminal: lines `TICK text` or `+N text`
+    #[arg(long, value_name = "FILE", requires = "interactive")]
+    pub script: Option<PathBuf>,
+    /// The bot the person talks to (its index)
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "interactive")]
+    pub partner: u32,
+    /// Lines closer than this many ticks are merged into one intent
+    #[arg(long, value_name = "TICKS", default_value_t = 40, requires = "interactive")]
+    pub merge_ticks: u64,
+    /// Also take chat lines over a websocket on 127.0.0.1:PORT (0: a free port)
+    #[arg(long, value_name = "PORT", requires = "interactive", conflicts_with = "script")]
+    pub ws: Option<u16>,
+    /// Wall-clock milliseconds per tick in a live session
+    #[arg(long, value_name = "MS", default_value_t = 50, requires = "interactive")]
+    pub tick_ms: u64,
+    /// Read no lines from the terminal (websocket clients only)
+    #[arg(long, requires = "ws")]
+    pub no_stdin: bool,
+    /// Classify with the deterministic parser even when an LLM endpoint is configured
+    #[arg(long, requires = "interactive")]
+    pub parser: bool,
+    /// Task-memory file [default: $GATECREW_DATA_DIR/memory.sqlite, else the user data directory]
+    #[arg(long, value_name = "FILE")]
+    pub memory_db: Option<PathBuf>,
+    /// Keep no task memory
+    #[arg(long, conflicts_with = "memory_db")]
+    pub no_memory: bool,
+}
+
+/// What `run.rs`'s watch offers besides observing: printing a line.
+pub trait Console: Observer {
+    /// Prints a line for the person.
+    fn line(&mut self, text: String);
+}
+
+/// The trace, the console and the partner's lines.
+struct Out<'a> {
+    console: &'a mut dyn Console,
+    writer: TraceWriter<BufWriter<File>>,
+    error: Option<std::io::Error>,
+}
+
+impl Observer for Out<'_> {
+    fn event(&mut self, ev: &Event) {
+        if self.error.is_none() {
+            if let Err(e) = self.writer.write(ev) {
+                self.error = Some(e);
+            }
+        }
+        self.console.event(ev);
+    }
+    fn progress(&mut self, p: Progress) {
+        self.console.progress(p);
+    }
+}
+
+impl Output for Out<'_> {
+    fn said(&mut self, t: Tick, agent: AgentId, text: &str) {
+        self.console.line(format!("  t={:<6} {agent}> {text}", t.0));
+    }
+}
+
+/// The trace alone, for the live session's episode thread; events are kept for the
+/// console's figures afterwards.
+struct Recorder {
+    writer: TraceWriter<BufWriter<File>>,
+    events: Vec<Event>,
+    error: Option<std::io::Error>,
+}
+
+impl Observer for Recorder {
+    fn event(&mut self, ev: &Event) {
+        if self.error.is_none() {
+            if let Err(e) = self.writer.write(ev) {
+                self.error = Some(e);
+            }
+        }
+        self.events.push(ev.clone());
+    }
+}
+
+impl Output for Recorder {
+    fn said(&mut self, _: Tick, _: AgentId, _: &str) {}
+}
+
+fn resolver(t: Tier3) -> anyhow::Result<Box<dyn Resolver + Send>> {
+    Ok(match t {
+        Tier3::Deterministic(d) => Box::new(ByAdjudicator(d)),
+        Tier3::Replay(r) => Box::new(r),
+        Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(c)?)),
+    })
+}
+
+/// Opens the task memory the flags name (none with `--no-memory`).
+pub fn open_memory(args: &InteractiveArgs) -> anyhow::Result<Option<Store>> {
+    if args.no_memory {
+        return Ok(None);
+    }
+    let path = match &args.memory_db {
+        Some(p) => p.clone(),
+        None => default_path().map_err(|e| BadInput(e.to_string()))?,
+    };
+    Ok(Some(Store::open(&path).map_err(|e| BadInput(e.to_string()))?))
+}
+
+fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
+    let n = setup.world.agent_count() as u32;
+    if args.partner >= n {
+        return Err(
+            BadInput(format!("--partner {}: the crew has bots 0..{}", args.partner, n.saturating_sub(1))).into()
+        );
+    }
+    let agent = AgentId(args.partner);
+    let classifier: Box<dyn Classify> = match &setup.llm {
+        Some(spec) if spec.url.is_some() && !args.parser => {
+            Box::new(LlmClassifier::new(spec.clone()).map_err(|e| BadInput(e.to_string()))?)
+        }
+        _ => Box::new(ParserClassifier),
+    };
+    let store = open_memory(args)?;
+    let cfg = PartnerConfig {
+        agent,
+        merge_ticks: args.merge_ticks,
+        planner: PlannerConfig::default(),
+        world: setup.name.clone(),
+        run: format!("{}-s{}", setup.name, setup.seed),
+    };
+    Partner::new(cfg, setup, classifier, store).map_err(|e| anyhow::anyhow!(e))
+}
+
+/// Runs the interactive episode; the caller prints the report.
+pub fn run(
+    args: &InteractiveArgs,
+    setup: &Setup,
+    file: File,
+    console: &mut dyn Console,
+    tier3: Tier3,
+) -> anyhow::Result<Finished> {
+    let partner = partner(args, setup)?;
+    let writer = TraceWriter::new(BufWriter::new(file));
+    let resolver = resolver(tier3)?;
+    match &args.script {
+        Some(path) => {
+            let script = Script::load(path).map_err(|e| BadInput(e.to_string()))?;
+            console.line(format!("scripted session: {} lines from {}", script.lines.len(), path.display()));
+            let mut out = Out { console, writer, error: None };
+            let (finished, _) = run_script(setup, partner, &script, resolver, &mut out)?;
+            out.writer.flush().context("writing the trace")?;
+            if let Some(e) = out.error {
+                return Err(e).context("writing the trace");
+            }
+            Ok(finished)
+        }
+        None => {
+            let driver = Driver::new(setup, partner, resolver);
+            let live = gatecrew_hitl::live::Live {
+                tick_ms: args.tick_ms,
+                ws: args.ws.map(|p| std::net::SocketAddr::from(([127, 0, 0, 1], p))),
+            };
+            console.line(format!(
+                "talking to bot{} (type a line; {} or end of input ends the session)",
+                args.partner,
+                gatecrew_hitl::live::QUIT
+            ));
+            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+            let rec = Recorder { writer, events: Vec::new(), error: None };
+            let stdin = (!args.no_stdin).then(|| tokio::io::BufReader::new(tokio::io::stdin()));
+            let end = {
+                let mut show = |l: &str| console.line(format!("  {l}"));
+                rt.block_on(gatecrew_hitl::live::run_live(driver, live, stdin, rec, &mut show))?
+            };
+            let mut rec = end.out;
+            rec.writer.flush().context("writing the trace")?;
+            if let Some(e) = rec.error {
+                return Err(e).context("writing the trace");
+            }
+            for ev in &rec.events {
+                console.event(ev);
+            }
+            Ok(end.finished)
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The interactive episode driver: the synchronous stepper's loop (episode core, board
+//! core, agent cores) with a person's lines entering between lockstep rounds and the
+//! partner bot stepped through its [`Partner`]. A line enters at a tick: a scripted
+//! line at its own tick (the driver stops the clock there), a live line at the tick the
+//! episode has reached when it arrives. Interactive runs use this driver, not the
+//! actor runtime: the person's lines have to enter between rounds, and the stepper is
+//! the reference the actors reproduce anyway.
+
+use std::collections::VecDeque;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
+use gatecrew_crew::episode::stepper::panic_message;
+use gatecrew_crew::{EndReason, Episode, Finished, Observer, ResolveError, Resolver, Setup};
+use gatecrew_protocol::{AgentId, Board, Tick};
+
+use crate::script::Script;
+use crate::session::Partner;
+
+/// Where the run goes: trace events and progress (as for any run), and the partner's
+/// lines to the person.
+pub trait Output: Observer {
+    /// A line the partner said at `t`.
+    fn said(&mut self, t: Tick, agent: AgentId, text: &str);
+}
+
+/// The driver. See the module docs.
+pub struct Driver {
+    episode: Episode,
+    board: Board,
+    agents: Vec<AgentCore>,
+    partner: Partner,
+    resolver: Box<dyn Resolver + Send>,
+    started: bool,
+    ended: bool,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("tick", &self.episode.tick())
+            .field("partner", &self.partner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Driver {
+    /// A driver for `setup` with `partner` speaking for one of its bots.
+    pub fn new(setup: &Setup, partner: Partner, resolver: Box<dyn Resolver + Send>) -> Self {
+        Driver {
+            episode: Episode::new(setup),
+            board: Board::new(setup.roster(), setup.data.items().clone(), setup.board),
+            agents: setup.agents(),
+            partner,
+            resolver,
+            started: false,
+            ended: false,
+        }
+    }
+
+    /// Now.
+    pub fn tick(&self) -> Tick {
+        self.episode.tick()
+    }
+
+    /// The partner.
+    pub fn partner(&self) -> &Partner {
+        &self.partner
+    }
+
+    /// Whether the episode is over.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Keeps the episode open while a person may still talk (or not).
+    pub fn hold_open(&mut self, open: bool) {
+        self.episode.hold_open(open);
+    }
+
+    /// A line from the person, entering now.
+    pub fn hear(&mut self, line: &str) {
+        let now = self.episode.tick();
+        self.partner.hear(now, line);
+    }
+
+    /// One lockstep round, stopping the clock no later than `until` (a scripted line's
+    /// tick, a live session's wall-clock tick). `lines` gives the person's lines due at
+    /// the round's tick. Returns `false` once the episode is over.
+    pub fn round(
+        &mut self,
+        until: Option<Tick>,
+        lines: &mut dyn FnMut(Tick) -> Vec<String>,
+        out: &mut dyn Output,
+    ) -> Result<bool, ResolveError> {
+        if self.ended {
+            return Ok(false);
+        }
+        let bd = self.board.next_deadline();
+        for req in self.episode.consults_due(bd) {
+            let adj = self.resolver.resolve(&req)?;
+            self.episode.adjudicated(req.issue_id, adj);
+        }
+        let due = [self.board.next_deadline(), until, self.partner.due()].into_iter().flatten().min();
+        if !self.episode.advance(due) {
+            self.ended = true;
+            return Ok(false);
+        }
+        let now = self.episode.tick();
+        let closed = self.board.expire(now);
+        self.episode.board_closed(closed);
+        if !self.started {
+            self.started = true;
+            self.partner.start(now);
+        }
+        for l in lines(now) {
+            self.partner.hear(now, &l);
+        }
+        self.partner.tick(now);
+        self.flush_partner(out);
+        let me = self.partner.agent();
+        if self.partner.wants_wake() {
+            self.episode.nudge(me);
+        }
+        let inputs = self.episode.wakes();
+        let mut outputs: Vec<(AgentId, StepOutput)> = Vec::with_capacity(inputs.len());
+        for (id, input) in inputs {
+            let out = if id == me {
+                self.partner.step(&mut self.agents[id.index()], input)
+            } else {
+                step_supervised(&mut self.agents[id.index()], input, &mut self.episode)
+            };
+            outputs.push((id, out));
+        }
+        for (id, o) in outputs {
+            for (msg, issue) in self.episode.apply(id, o) {
+                let result = self.board.post(id, msg.clone(), self.episode.tick());
+                self.episode.posted(id, msg, issue, result);
+            }
+        }
+        self.flush_partner(out);
+        for ev in self.episode.drain() {
+            out.event(&ev);
+        }
+        out.progress(self.episode.progress());
+        Ok(true)
+    }
+
+    fn flush_partner(&mut self, out: &mut dyn Output) {
+        let now = self.episode.tick();
+        for kind in self.partner.drain_events() {
+            self.episode.record_external(kind);
+        }
+        let me = self.partner.agent();
+        for line in self.partner.drain_said() {
+            out.said(now, me, &line);
+        }
+    }
+
+    /// Ends the episode: every bot reports its unfinished work, the partner's open plan
+    /// goes to task memory as interrupted, `episode_end` is written.
+    pub fn finish(mut self, out: &mut dyn Output) -> (Finished, Partner) {
+        self.partner.finish(self.episode.tick());
+        self.flush_partner(out);
+        for (id, input) in self.episode.final_inputs() {
+            let o = self.agents[id.index()].step(input);
+            self.episode.apply(id, o);
+        }
+        let progress = self.episode.end();
+        for ev in self.episode.drain() {
+            out.event(&ev);
+        }
+        out.progress(progress);
+        let finished = Finished { progress, reason: self.episode.ended().unwrap_or(EndReason::Stalled) };
+        (finished, self.partner)
+    }
+}
+
+/// Runs a scripted session: each line enters at its tick; the episode stays open until
+/// the last line has been handled, then runs to its end.
+pub fn run_script(
+    setup: &Setup,
+    partner: Partner,
+    script: &Script,
+    resolver: Box<dyn Resolver + Send>,
+    out: &mut dyn Output,
+) -> Result<(Finished, Partner), ResolveError> {
+    let _span = tracing::info_span!("interactive", id = %setup.name, lines = script.lines.len()).entered();
+    let mut d = Driver::new(setup, partner, resolver);
+    let mut queue: VecDeque<(Tick, String)> = script.lines.iter().cloned().collect();
+    loop {
+        let open = !queue.is_empty() || d.partner.holding();
+        d.hold_open(open);
+        let next = queue.front().map(|(t, _)| *t);
+        let mut take = |now: Tick| {
+            let mut v = Vec::new();
+            while queue.front().is_some_and(|(t, _)| *t <= now) {
+                if let Some((_, l)) = queue.pop_front() {
+                    v.push(l);
+                }
+            }
+            v
+        };
+        if !d.round(next, &mut take, out)? {
+            break;
+        }
+    }
+    Ok(d.finish(out))
+}
+
+/// Steps a bot; a panic (an injected crash) restores the snapshot and replays the
+/// input without the fault, as the stepper does.
+fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
+    if !input.crash {
+        return agent.step(input);
+    }
+    let snapshot = agent.clone();
+    let id = agent.id();
+    let replay = StepInput { crash: false, ..input.clone() };
+    match catch_unwind(AssertUnwindSafe(|| agent.step(input))) {
+        Ok(out) => out,
+        Err(panic) => {
+            *agent = snapshot;
+            episode.agent_restarted(id, &panic_message(&panic));
+            agent.step(replay)
+        }
+    }
+}

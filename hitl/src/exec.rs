@@ -1,0 +1,479 @@
+//! The partner's executor: walks the plan's active path down to a leaf and turns the
+//! leaf into world actions, one per wake-up, from what the bot knows and holds.
+//!
+//! Quantities are decided when a node is entered, from its parent's need and the
+//! verified inventory (inventory first: what is held counts). An ALL-OF reserves the
+//! ingredients obtained for its craft until the craft is done, so a sibling needing the
+//! same item (sticks need planks too) gets more instead of spending them. A goal
+//! remembers how many it started with, so switching away and back never redoes work.
+//! Completion is decided by the subtask's validator, from evidence; a failed subtask
+//! backtracks to the nearest valid branching point: the next alternative of an OR, the
+//! next goal of the root. An ALL-OF fails with any child.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_world::{Action, Blueprint, GameData, Inventory, Outcome, reach_distance};
+
+use crate::knowledge::Knowledge;
+use crate::plan::{Kind, Leaf, Plan, State, StepId};
+use crate::validate::{Seen, Snapshot, Verdict, items_of, judge};
+
+/// Actions one leaf may take before it counts as failed.
+const MAX_LEAF_ACTIONS: u32 = 48;
+/// Failed actions one leaf may take.
+const MAX_LEAF_FAILURES: u32 = 3;
+
+/// What the executor wants the body to do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Next {
+    /// Start this action.
+    Act(Action),
+    /// Let the bot's own crew agent work (the share goal is active).
+    Delegate,
+    /// Nothing to do: stopped, or the plan is finished.
+    Idle,
+}
+
+/// Something the executor did that the trace and the person should hear of.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExecEvent {
+    /// A subtask was judged.
+    Judged {
+        /// The node.
+        node: StepId,
+        /// The verdict.
+        verdict: Verdict,
+    },
+    /// A goal (a child of the root) ended.
+    GoalEnded {
+        /// The goal.
+        goal: StepId,
+        /// Whether it was reached.
+        ok: bool,
+    },
+    /// Every goal ended.
+    PlanEnded {
+        /// Whether every goal was reached.
+        ok: bool,
+    },
+}
+
+#[derive(Debug, Clone, Default)]
+struct Frame {
+    need: u32,
+    times: u32,
+    visited: BTreeSet<StepId>,
+    reserved: Vec<(ItemId, u32)>,
+    actions: u32,
+    failures: u32,
+    before: Snapshot,
+}
+
+/// What the executor may use: the bot's knowledge, verified inventory and position.
+pub struct Body<'a> {
+    /// Game data.
+    pub data: &'a GameData,
+    /// What it knows.
+    pub know: &'a Knowledge,
+    /// Its verified inventory.
+    pub inv: &'a Inventory,
+    /// Where it stands.
+    pub pos: Pos,
+    /// The crew's blueprint (its cells are never mined nor built on).
+    pub blueprint: &'a Blueprint,
+    /// Crew-share blocks seen in place and the share's size.
+    pub share: (u32, u32),
+}
+
+impl Body<'_> {
+    fn seen(&self) -> Seen<'_> {
+        Seen { data: self.data, inv: self.inv, pos: self.pos, know: self.know, share: self.share }
+    }
+}
+
+/// The executor. See the module docs.
+#[derive(Debug, Clone, Default)]
+pub struct Executor {
+    frames: BTreeMap<StepId, Frame>,
+    bases: BTreeMap<StepId, u32>,
+    finished: bool,
+}
+
+enum Step {
+    Act(Action),
+    Done,
+    Fail,
+    Delegate,
+}
+
+impl Executor {
+    /// A fresh executor (for a new plan).
+    pub fn new() -> Self {
+        Executor::default()
+    }
+
+    /// Whether the last plan ran to its end (set until the plan gets new work).
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The verified outcome of the action it asked for.
+    pub fn outcome(&mut self, plan: &Plan, o: &Outcome) {
+        if let Some(f) = plan.active().and_then(|a| self.frames.get_mut(&a)) {
+            if o.result.is_err() {
+                f.failures += 1;
+            }
+        }
+    }
+
+    fn reserved(&self, plan: &Plan, item: ItemId) -> u32 {
+        plan.path()
+            .iter()
+            .filter_map(|n| self.frames.get(n))
+            .flat_map(|f| &f.reserved)
+            .filter(|(i, _)| *i == item)
+            .map(|(_, n)| *n)
+            .sum()
+    }
+
+    fn sync(&mut self, plan: &Plan, b: &Body<'_>) {
+        let path = plan.path().to_vec();
+        self.frames.retain(|k, _| path.contains(k));
+        for i in 0..path.len() {
+            if !self.frames.contains_key(&path[i]) {
+                let f = self.init(plan, &path, i, b);
+                self.frames.insert(path[i], f);
+            }
+        }
+    }
+
+    fn init(&mut self, plan: &Plan, path: &[StepId], i: usize, b: &Body<'_>) -> Frame {
+        let n = path[i];
+        let parent = i.checked_sub(1).map(|j| path[j]);
+        let pf = parent.and_then(|p| self.frames.get(&p)).cloned().unwrap_or_default();
+        let pkind = parent.map(|p| plan.step(p).kind);
+        let mut f = Frame { before: Snapshot::take(b.inv, &items_of(plan, b.data, n), b.pos), ..Frame::default() };
+        match plan.step(n).kind {
+            Kind::Obtain { item, count } => {
+                f.need = match pkind {
+                    Some(Kind::Goals) => *self.bases.entry(n).or_insert(b.inv.count(item)) + count,
+                    Some(Kind::AllOf) => parent.map_or(count, |p| ingredient_need(plan, b.data, p, item, pf.times)),
+                    _ => count,
+                };
+            }
+            Kind::AllOf => {
+                f.times = 1;
+                if let Some(Kind::Obtain { item, .. }) = pkind {
+                    let deficit = (pf.need + self.reserved(plan, item)).saturating_sub(b.inv.count(item)).max(1);
+                    f.need = deficit;
+                    f.times = match last_leaf(plan, n) {
+                        Some(Leaf::Craft { recipe }) => deficit.div_ceil(b.data.recipe(recipe).count.max(1)),
+                        Some(Leaf::Smelt { .. }) => deficit,
+                        _ => 1,
+                    };
+                }
+            }
+            Kind::Leaf(Leaf::Craft { recipe }) => {
+                f.times = if pkind == Some(Kind::AllOf) { pf.times.max(1) } else { 1 };
+                f.need = b.data.recipe(recipe).count * f.times;
+            }
+            Kind::Leaf(Leaf::Smelt { .. }) => {
+                f.times = if pkind == Some(Kind::AllOf) { pf.times.max(1) } else { 1 };
+                f.need = f.times;
+            }
+            Kind::Leaf(Leaf::Collect { item, .. } | Leaf::Fetch { item, .. }) => {
+                // Enough for the nearest obtain above on the path.
+                let above = path[..i]
+                    .iter()
+                    .rev()
+                    .find(|p| matches!(plan.step(**p).kind, Kind::Obtain { item: it, .. } if it == item));
+                f.need = match above.and_then(|p| self.frames.get(p)) {
+                    Some(of) => of.need + self.reserved(plan, item),
+                    None => b.inv.count(item) + 1,
+                };
+            }
+            _ => {}
+        }
+        f
+    }
+
+    /// Decides the next thing to do, walking the path; returns it with what happened
+    /// on the way (validators, goals ended).
+    pub fn decide(&mut self, plan: &mut Plan, b: &Body<'_>) -> (Next, Vec<ExecEvent>) {
+        let mut events = Vec::new();
+        for _ in 0..4 * plan.len() + 64 {
+            if plan.idle() {
+                return (Next::Idle, events);
+            }
+            if plan.path().is_empty() {
+                if plan.open_goals().is_empty() {
+                    return (Next::Idle, events);
+                }
+                self.finished = false;
+                plan.set_path(vec![plan.root()]);
+            }
+            self.sync(plan, b);
+            let Some(top) = plan.active() else { return (Next::Idle, events) };
+            let kids = plan.children(top);
+            match plan.step(top).kind {
+                Kind::Goals => {
+                    let f = self.frames.entry(top).or_default();
+                    match kids.into_iter().find(|c| plan.step(*c).state == State::Pending && !f.visited.contains(c)) {
+                        Some(c) => push(plan, c),
+                        None => {
+                            let ok = plan.children(top).iter().all(|g| plan.step(*g).state == State::Done);
+                            plan.set_state(top, if ok { State::Done } else { State::Failed });
+                            plan.set_path(Vec::new());
+                            self.frames.clear();
+                            self.finished = true;
+                            events.push(ExecEvent::PlanEnded { ok });
+                            return (Next::Idle, events);
+                        }
+                    }
+                }
+                Kind::Obtain { item, .. } => {
+                    let f = &self.frames[&top];
+                    if b.inv.count(item) >= f.need + self.reserved(plan, item) {
+                        self.complete(plan, top, b, &mut events);
+                        continue;
+                    }
+                    match kids.into_iter().find(|c| plan.step(*c).state != State::Failed && !f.visited.contains(c)) {
+                        Some(c) => push(plan, c),
+                        None => self.fail(plan, top, &mut events),
+                    }
+                }
+                Kind::Station { item } => {
+                    if b.know.station(item, b.pos).is_some_and(|(_, r)| r) {
+                        self.complete(plan, top, b, &mut events);
+                        continue;
+                    }
+                    let f = &self.frames[&top];
+                    match kids.into_iter().find(|c| plan.step(*c).state != State::Failed && !f.visited.contains(c)) {
+                        Some(c) => push(plan, c),
+                        None => self.fail(plan, top, &mut events),
+                    }
+                }
+                Kind::AllOf => {
+                    let f = &self.frames[&top];
+                    if f.visited.iter().any(|c| plan.step(*c).state == State::Failed) {
+                        self.fail(plan, top, &mut events);
+                        continue;
+                    }
+                    match kids.into_iter().find(|c| !f.visited.contains(c)) {
+                        Some(c) => push(plan, c),
+                        None => self.complete(plan, top, b, &mut events),
+                    }
+                }
+                Kind::Leaf(leaf) => match self.leaf(top, leaf, b) {
+                    Step::Act(a) => {
+                        if let Some(f) = self.frames.get_mut(&top) {
+                            f.actions += 1;
+                        }
+                        return (Next::Act(a), events);
+                    }
+                    Step::Delegate => return (Next::Delegate, events),
+                    Step::Done => self.complete(plan, top, b, &mut events),
+                    Step::Fail => self.fail(plan, top, &mut events),
+                },
+            }
+        }
+        (Next::Idle, events)
+    }
+
+    /// The crew agent reports its share finished: the share leaf is judged.
+    pub fn share_finished(&mut self, plan: &mut Plan, b: &Body<'_>) -> Vec<ExecEvent> {
+        let mut events = Vec::new();
+        if let Some(top) = plan.active().filter(|t| plan.step(*t).kind == Kind::Leaf(Leaf::Share)) {
+            self.sync(plan, b);
+            self.complete(plan, top, b, &mut events);
+        }
+        events
+    }
+
+    fn complete(&mut self, plan: &mut Plan, n: StepId, b: &Body<'_>, events: &mut Vec<ExecEvent>) {
+        let f = self.frames.get(&n).cloned().unwrap_or_default();
+        let verdict = judge(plan, n, f.need, &f.before, &b.seen());
+        let pass = verdict.pass;
+        if !matches!(plan.step(n).kind, Kind::AllOf | Kind::Goals) {
+            events.push(ExecEvent::Judged { node: n, verdict });
+        }
+        if !pass {
+            self.fail(plan, n, events);
+            return;
+        }
+        plan.set_state(n, State::Done);
+        self.pop(plan, n, events, true);
+        if let (Some(p), Kind::Obtain { item, .. }) = (plan.active(), plan.step(n).kind) {
+            if plan.step(p).kind == Kind::AllOf {
+                if let Some(pf) = self.frames.get_mut(&p) {
+                    pf.reserved.push((item, f.need));
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, plan: &mut Plan, n: StepId, events: &mut Vec<ExecEvent>) {
+        plan.set_state(n, State::Failed);
+        self.pop(plan, n, events, false);
+    }
+
+    fn pop(&mut self, plan: &mut Plan, n: StepId, events: &mut Vec<ExecEvent>, ok: bool) {
+        let mut path = plan.path().to_vec();
+        if path.last() == Some(&n) {
+            path.pop();
+        }
+        self.frames.remove(&n);
+        if let Some(&p) = path.last() {
+            if let Some(pf) = self.frames.get_mut(&p) {
+                pf.visited.insert(n);
+            }
+            if plan.step(p).kind == Kind::Goals {
+                events.push(ExecEvent::GoalEnded { goal: n, ok });
+            }
+        }
+        plan.set_path(path);
+    }
+
+    fn leaf(&mut self, n: StepId, leaf: Leaf, b: &Body<'_>) -> Step {
+        let Some(f) = self.frames.get(&n).cloned() else { return Step::Fail };
+        if f.actions > MAX_LEAF_ACTIONS || f.failures > MAX_LEAF_FAILURES {
+            return Step::Fail;
+        }
+        let reach = b.know.physics().reach;
+        let approach = |p: Pos| Step::Act(Action::MoveTo { target: p, range: reach - 0.5 });
+        let in_reach = |p: Pos| reach_distance(b.pos, p) <= reach;
+        match leaf {
+            Leaf::Share => Step::Delegate,
+            Leaf::Collect { item, block } => {
+                if b.inv.count(item) >= f.need {
+                    return Step::Done;
+                }
+                let spot = b
+                    .know
+                    .memory()
+                    .resources()
+                    .iter()
+                    .filter(|(p, k)| **k == block && b.blueprint.index_of(**p).is_none())
+                    .map(|(p, _)| *p)
+                    .min_by_key(|p| (p.dist_sq(b.pos), *p));
+                match spot {
+                    None => Step::Fail,
+                    Some(p) if in_reach(p) => Step::Act(Action::Mine { pos: p }),
+                    Some(p) => approach(p),
+                }
+            }
+            Leaf::Craft { recipe } => {
+                if f.actions > 0 {
+                    return Step::Done;
+                }
+                let r = b.data.recipe(recipe);
+                if r.ingredients.iter().any(|(i, per)| b.inv.count(*i) < per * f.times) {
+                    return Step::Fail;
+                }
+                Step::Act(Action::Craft { recipe, times: f.times })
+            }
+            Leaf::Smelt { input, .. } => {
+                if f.actions > 0 {
+                    return Step::Done;
+                }
+                let Some(furnace) = b.know.physics().furnace.1 else { return Step::Fail };
+                let Some((at, true)) = b.know.station(furnace, b.pos) else { return Step::Fail };
+                let count = b.inv.count(input).min(f.times);
+                let fuel = b.data.fuels().into_iter().find(|(i, _)| *i != input && b.inv.count(*i) > 0).map(|(i, _)| i);
+                match (count, fuel) {
+                    (0, _) | (_, None) => Step::Fail,
+                    (count, Some(fuel)) => Step::Act(Action::Smelt { furnace: at, input, count, fuel }),
+                }
+            }
+            Leaf::Fetch { item, from } => {
+                let have = b.inv.count(item);
+                if have >= f.need {
+                    return Step::Done;
+                }
+                let from = from.or_else(|| {
+                    let v = b.know.view(b.inv, b.pos);
+                    let mut s = gatecrew_world::cost::Knowledge::stored(&v, item);
+                    s.sort_by_key(|(p, _)| (p.dist_sq(b.pos), *p));
+                    s.first().map(|(p, _)| *p)
+                });
+                let Some(at) = from else { return Step::Fail };
+                if !in_reach(at) {
+                    return approach(at);
+                }
+                if b.know.memory().dropped().get(&at).is_some_and(|v| v.iter().any(|(i, _)| *i == item)) {
+                    return Step::Act(Action::PickUp { pos: at });
+                }
+                match b.know.contents(at, item) {
+                    Some(c) if c > 0 => Step::Act(Action::Withdraw { chest: at, item, count: c.min(f.need - have) }),
+                    // Looked inside and none (left): what was taken is all there is.
+                    _ if have > f.before.count(item) => Step::Done,
+                    _ => Step::Fail,
+                }
+            }
+            Leaf::UseStation { item } => match b.know.station(item, b.pos) {
+                Some((_, true)) => Step::Done,
+                Some((p, false)) => approach(p),
+                None => Step::Fail,
+            },
+            Leaf::PlaceStation { item } => {
+                if b.know.station(item, b.pos).is_some_and(|(_, r)| r) {
+                    return Step::Done;
+                }
+                if b.inv.count(item) == 0 || f.actions > 0 && f.failures > 1 {
+                    return Step::Fail;
+                }
+                match free_spot(b) {
+                    Some(spot) => Step::Act(Action::place(spot, item)),
+                    None => Step::Fail,
+                }
+            }
+        }
+    }
+}
+
+fn push(plan: &mut Plan, n: StepId) {
+    let mut path = plan.path().to_vec();
+    path.push(n);
+    plan.set_path(path);
+}
+
+/// The last leaf of an ALL-OF: what it makes.
+fn last_leaf(plan: &Plan, and: StepId) -> Option<Leaf> {
+    plan.children(and).into_iter().rev().find_map(|c| match plan.step(c).kind {
+        Kind::Leaf(l) => Some(l),
+        _ => None,
+    })
+}
+
+/// How many of `item` an ALL-OF needs for `times` repetitions.
+fn ingredient_need(plan: &Plan, data: &GameData, and: StepId, item: ItemId, times: u32) -> u32 {
+    let times = times.max(1);
+    match last_leaf(plan, and) {
+        Some(Leaf::Craft { recipe }) => {
+            data.recipe(recipe).ingredients.iter().find(|(i, _)| *i == item).map_or(1, |(_, per)| per * times)
+        }
+        Some(Leaf::Smelt { input, output }) if item != input => {
+            let ticks = data.smelts_for(output).find(|s| s.input == input).map_or(200, |s| s.ticks);
+            let burn = data.fuel_ticks(item).unwrap_or(ticks).max(1);
+            (ticks * times).div_ceil(burn)
+        }
+        Some(Leaf::Smelt { .. }) => times,
+        _ => 1,
+    }
+}
+
+/// A free cell next to the bot for a station: air with air above, on the ground or on
+/// a block, not a blueprint cell.
+fn free_spot(b: &Body<'_>) -> Option<Pos> {
+    let mem = b.know.memory();
+    [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)]
+        .into_iter()
+        .map(|(dx, dz)| b.pos.offset(dx, 0, dz))
+        .find(|p| {
+            mem.block(*p).is_none()
+                && mem.block(p.up()).is_none()
+                && (p.y == 0 || mem.block(p.down()).is_some())
+                && b.blueprint.index_of(*p).is_none()
+        })
+}

@@ -1,0 +1,29 @@
+//! A human partner in the loop of a gatecrew crew (issue 9; DESIGN section 11; papers
+//! 000 and 003): a person types chat lines while the crew works, and one bot, the
+//! partner, turns each line into an intent on its live AND/OR plan.
+//!
+//! * [`plan`]: the partner's plan, the person's interventions as graph updates (switch,
+//!   delete, add, stop), rule-based repair, the one-line preview;
+//! * [`recipe`]: the deterministic recipe planner (goal -> sub-graph);
+//! * [`words`] and [`goal`]: the vocabulary and goals in game terms.
+
+pub mod classify;
+pub mod driver;
+pub mod eval;
+pub mod exec;
+pub mod goal;
+pub mod intent;
+pub mod knowledge;
+pub mod live;
+pub mod llm;
+pub mod memory;
+pub mod merge;
+pub mod parse;
+pub mod plan;
+pub mod recipe;
+pub mod resolve;
+pub mod script;
+pub mod session;
+pub mod validate;
+pub mod words;
+pub mod ws;

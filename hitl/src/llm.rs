@@ -1,0 +1,171 @@
+//! The language-model classifier: the same OpenAI-compatible client as the gate's
+//! tier 3 (`gatecrew_gating::llm`), another prompt, the constrained answer
+//! `{"type": ..., "node": ..., "parent": ...}` (JSON schema or GBNF, as the `[llm]`
+//! section says). The model only names the intent and the node or goal in words; node
+//! resolution and the recipe planner do the rest. Anything unusable (timeout, HTTP
+//! error, malformed JSON, an unknown type) falls back to the deterministic parser,
+//! tagged with the reason.
+//!
+//! The prompt stays small whatever the plan's size: it lists the active path and the
+//! labels sharing most words with the line (a deterministic relevance pre-filter), not
+//! the whole plan; llama.cpp's server gives each request slot 512 tokens.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmClient, LlmClientError, LlmSpec, OutputMode};
+use serde_json::{Value, json};
+
+use crate::classify::{Classified, Classify, Context};
+use crate::intent::{Classifier, Intent, IntentType, intent_schema};
+use crate::parse::parse;
+use crate::words::{singular, words};
+
+/// The system prompt.
+pub const SYSTEM: &str = "You read a player's chat line to a Minecraft helper bot and answer JSON {\"type\",\"node\",\"parent\"}. \
+type: switch = do a listed plan step now; add = a new subgoal or where something is (parent: the step it helps); \
+delete = drop a listed step or the player will do it; stop = halt; new_task = drop the plan for a new goal; \
+chat = small talk; answer = reply to the bot's question. node: the step or goal in a few words.";
+
+/// GBNF admitting exactly the answer object.
+pub const GRAMMAR: &str = r#"root ::= "{\"type\":\"" type "\",\"node\":\"" str "\"" ("," "\"parent\":\"" str "\"")? "}"
+type ::= "switch" | "add" | "delete" | "stop" | "new_task" | "chat" | "answer"
+str ::= [a-zA-Z0-9 ,()_-]*
+"#;
+
+/// Plan labels listed in a prompt, at most.
+const CANDIDATES: usize = 10;
+
+/// The model classifier.
+pub struct LlmClassifier {
+    rt: tokio::runtime::Runtime,
+    client: LlmClient,
+    spec: LlmSpec,
+}
+
+impl std::fmt::Debug for LlmClassifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmClassifier").field("client", &self.client).finish_non_exhaustive()
+    }
+}
+
+impl LlmClassifier {
+    /// A classifier on the endpoint of `spec` (its own current-thread runtime: the
+    /// partner's driver is synchronous).
+    pub fn new(mut spec: LlmSpec) -> Result<Self, LlmClientError> {
+        // An intent is longer than a verdict: room for the node words.
+        spec.max_tokens = spec.max_tokens.max(48);
+        let client = LlmClient::new(spec.clone(), gatecrew_gating::Deterministic { midpoint: 0.75 })?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| LlmClientError::Build(e.to_string()))?;
+        Ok(LlmClassifier { rt, client, spec })
+    }
+}
+
+/// The plan labels worth showing for a line: the active path (deepest first), then the
+/// labels sharing most words with it, in plan order on ties.
+pub fn candidates(text: &str, ctx: &Context<'_>) -> Vec<String> {
+    let plan = ctx.plan;
+    let want: BTreeSet<String> = words(text).iter().map(|w| singular(w)).collect();
+    let mut out: Vec<String> = plan.path().iter().rev().take(3).map(|n| plan.label(*n).to_owned()).collect();
+    let live = plan.reachable();
+    let mut scored: Vec<(usize, usize, String)> = plan
+        .ids()
+        .into_iter()
+        .filter(|n| live.contains(n) && *n != plan.root())
+        .map(|n| {
+            let label = plan.label(n).to_owned();
+            let lw: BTreeSet<String> = words(&label).iter().map(|w| singular(w)).collect();
+            (want.intersection(&lw).count(), n.index(), label)
+        })
+        .filter(|(s, _, _)| *s > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    for (_, _, l) in scored {
+        if out.len() >= CANDIDATES {
+            break;
+        }
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out.into_iter().map(|l| l.chars().take(48).collect()).collect()
+}
+
+/// The user message: the plan labels, the open question, the line.
+pub fn user_message(text: &str, ctx: &Context<'_>) -> String {
+    let labels = candidates(text, ctx);
+    let mut s = String::new();
+    if labels.is_empty() {
+        s.push_str("Plan: (empty)\n");
+    } else {
+        s.push_str(&format!("Plan steps: {}\n", labels.join("; ")));
+    }
+    if let Some(q) = ctx.question {
+        s.push_str(&format!("Bot asked: {q}\n"));
+    }
+    s.push_str(&format!("Line: {text}"));
+    s
+}
+
+/// Reads the model's answer; `Err` names why it is unusable.
+pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason> {
+    let v: Value = serde_json::from_str(content.trim())
+        .map_err(|e| if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson })?;
+    let kind: IntentType = serde_json::from_value(v.get("type").cloned().unwrap_or(Value::Null))
+        .map_err(|_| FallbackReason::UnknownDecision)?;
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let kind = if kind == IntentType::Answer && !asked { IntentType::Chat } else { kind };
+    Ok(Intent { kind, node: text("node"), parent: text("parent") })
+}
+
+impl Classify for LlmClassifier {
+    fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
+        let start = Instant::now();
+        let (response_format, grammar) = match self.spec.output {
+            OutputMode::JsonSchema => (
+                Some(
+                    json!({"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": intent_schema()}}),
+                ),
+                None,
+            ),
+            OutputMode::Grammar => (None, Some(GRAMMAR)),
+            OutputMode::None => (None, None),
+        };
+        let body = ChatRequest {
+            model: self.client.model(),
+            messages: vec![ChatMessage::new("system", SYSTEM), ChatMessage::new("user", user_message(text, ctx))],
+            max_tokens: self.spec.max_tokens,
+            temperature: self.spec.temperature,
+            stream: false,
+            response_format,
+            grammar,
+        };
+        let reply = self.rt.block_on(self.client.chat(&body));
+        let latency_ms = start.elapsed().as_secs_f64() * 1e3;
+        let asked = ctx.question.is_some();
+        let fallback = |reason: FallbackReason, tokens: (u32, u32)| {
+            tracing::warn!(%reason, "intent classification fell back to the parser");
+            metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
+            Classified {
+                intent: parse(text, ctx.vocab, asked),
+                by: Classifier::Fallback,
+                fallback: Some(reason.tag()),
+                latency_ms,
+                tokens,
+            }
+        };
+        match reply {
+            Err((reason, _)) => fallback(reason, (0, 0)),
+            Ok((content, usage)) => {
+                let tokens = (usage.prompt_tokens, usage.completion_tokens);
+                match read_answer(&content, asked) {
+                    Ok(intent) => Classified { intent, by: Classifier::Llm, fallback: None, latency_ms, tokens },
+                    Err(reason) => fallback(reason, tokens),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! The deterministic parser: explicit phrasings to intents, used when no model is
+//! configured and whenever the model's answer is unusable. It recognises the shapes
+//! players use (paper 000's examples and the everyday variants): "switch to X", "X
+//! first", "don't collect X, get Y", "skip X", "I'll get X", "X is in the chest at
+//! x y z", "also get X", "stop", "stop what you're doing and X", and a bare goal ("get
+//! 10 oak logs"). Everything else is chat. Node names stay words here; they are
+//! resolved against the live plan afterwards.
+
+use crate::goal::read_goal;
+use crate::intent::{Intent, IntentType};
+use crate::words::{Vocabulary, coords, words};
+
+/// Words that open a line without meaning anything for the plan.
+const FILLERS: [&str; 19] = [
+    "hi", "hello", "hey", "ok", "okay", "please", "pls", "yo", "um", "uh", "so", "well", "alright", "hmm", "bot",
+    "buddy", "oh", "right", "now",
+];
+
+const STOPS: [&str; 24] = [
+    "stop",
+    "halt",
+    "freeze",
+    "stop it",
+    "stop now",
+    "stop everything",
+    "hold on",
+    "wait",
+    "stop stop",
+    "cancel",
+    "abort",
+    "stop right there",
+    "stay",
+    "stop moving",
+    "pause",
+    "hold it",
+    "enough",
+    "stop working",
+    "stand still",
+    "dont move",
+    "cancel everything",
+    "forget it",
+    "never mind",
+    "stop that",
+];
+
+const NEW_TASK: [&str; 16] = [
+    "stop what youre doing",
+    "stop what you are doing",
+    "stop whatever youre doing",
+    "stop whatever you are doing",
+    "drop everything",
+    "drop what youre doing",
+    "forget everything",
+    "forget the plan",
+    "forget that",
+    "forget it",
+    "never mind",
+    "new task",
+    "change of plans",
+    "change of plan",
+    "scratch that",
+    "cancel that",
+];
+
+const RESUME: [&str; 10] = [
+    "resume",
+    "continue",
+    "go on",
+    "carry on",
+    "keep going",
+    "back to work",
+    "get back to work",
+    "go ahead",
+    "keep working",
+    "continue the plan",
+];
+
+const SWITCH_LEADS: [&str; 12] = [
+    "switch to",
+    "switch over to",
+    "go back to",
+    "work on",
+    "focus on",
+    "prioritize",
+    "prioritise",
+    "start with",
+    "do the",
+    "move on to",
+    "first",
+    "before anything else",
+];
+
+const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
+
+const DELETE_LEADS: [&str; 34] = [
+    "skip",
+    "dont bother with",
+    "dont bother about",
+    "dont bother getting",
+    "dont worry about",
+    "forget about",
+    "no need for",
+    "no need to get",
+    "no need to make",
+    "you dont need",
+    "we dont need",
+    "remove",
+    "drop",
+    "cancel",
+    "leave out",
+    "never mind the",
+    "dont get",
+    "dont make",
+    "dont collect",
+    "dont craft",
+    "dont mine",
+    "dont do",
+    "ill get",
+    "ill collect",
+    "ill make",
+    "ill handle",
+    "ill do",
+    "ill take care of",
+    "i will get",
+    "i will make",
+    "i got",
+    "ive got",
+    "let me get",
+    "let me handle",
+];
+
+const ADD_LEADS: [&str; 14] = [
+    "also",
+    "and also",
+    "add",
+    "and then",
+    "then",
+    "after that",
+    "afterwards",
+    "next",
+    "when youre done",
+    "when you are done",
+    "when youre finished",
+    "later",
+    "plus",
+    "once youre done",
+];
+
+const ADD_TAILS: [&str; 6] = ["too", "as well", "after that", "afterwards", "later", "next"];
+
+const TASK_LEADS: [&str; 26] = [
+    "get",
+    "make",
+    "craft",
+    "build",
+    "collect",
+    "mine",
+    "chop",
+    "gather",
+    "bring",
+    "bring me",
+    "fetch",
+    "find",
+    "smelt",
+    "cook",
+    "i need",
+    "i want",
+    "we need",
+    "can you",
+    "could you",
+    "would you",
+    "lets",
+    "go get",
+    "go mine",
+    "harvest",
+    "cut",
+    "dig",
+];
+
+const NEGATIONS: [&str; 6] = ["dont", "do not", "stop", "quit", "no more", "not"];
+
+const POSITIVE_VERBS: [&str; 16] = [
+    "get", "make", "craft", "do", "collect", "mine", "chop", "gather", "work", "focus", "go", "start", "fetch", "take",
+    "bring", "switch",
+];
+
+/// Words a line leads with, joined: `Some(rest)` when `ws` starts with `lead`.
+fn after<'a>(ws: &'a [String], lead: &str) -> Option<&'a [String]> {
+    let lw: Vec<&str> = lead.split(' ').collect();
+    (ws.len() >= lw.len() && ws.iter().zip(&lw).all(|(a, b)| a == b)).then(|| &ws[lw.len()..])
+}
+
+fn before<'a>(ws: &'a [String], tail: &str) -> Option<&'a [String]> {
+    let tw: Vec<&str> = tail.split(' ').collect();
+    (ws.len() > tw.len() && ws[ws.len() - tw.len()..].iter().zip(&tw).all(|(a, b)| a == b))
+        .then(|| &ws[..ws.len() - tw.len()])
+}
+
+fn join(ws: &[String]) -> String {
+    ws.join(" ")
+}
+
+fn strip_lead<'a>(mut ws: &'a [String], leads: &[&str]) -> &'a [String] {
+    while let Some(rest) = leads.iter().find_map(|l| after(ws, l)) {
+        if rest.len() == ws.len() {
+            break;
+        }
+        ws = rest;
+    }
+    ws
+}
+
+fn strip_fillers(ws: &[String]) -> &[String] {
+    let mut ws = ws;
+    while let Some(first) = ws.first() {
+        if FILLERS.contains(&first.as_str()) && ws.len() > 1 {
+            ws = &ws[1..];
+        } else {
+            break;
+        }
+    }
+    while let Some(last) = ws.last() {
+        if ["please", "pls", "thanks", "thx"].contains(&last.as_str()) && ws.len() > 1 {
+            ws = &ws[..ws.len() - 1];
+        } else {
+            break;
+        }
+    }
+    ws
+}
+
+/// Classifies one (possibly merged) line. `asked` is whether the bot has a clarifying
+/// question open: then a short line that is not a command is its answer.
+pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    let all = words(text);
+    let ws = strip_fillers(&all);
+    let line = join(ws);
+    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some();
+    if ws.is_empty() || all.iter().all(|w| FILLERS.contains(&w.as_str())) {
+        return Intent::bare(IntentType::Chat);
+    }
+    // A merged burst ("hi" "mine wood" "10 pieces") may carry the greeting mid-line.
+    let task_anywhere = || -> Option<Intent> {
+        (0..ws.len()).find_map(|i| {
+            let tail = &ws[i..];
+            TASK_LEADS.iter().find_map(|l| after(tail, l)).filter(|r| has_goal(r)).map(|_| {
+                let rest = strip_lead(tail, &TASK_LEADS);
+                Intent::about(IntentType::NewTask, join(rest))
+            })
+        })
+    };
+    if asked && !is_command(ws) {
+        return Intent::about(IntentType::Answer, line);
+    }
+    // 1. New task after an explicit break with the plan.
+    for lead in NEW_TASK {
+        if let Some(rest) = after(ws, lead) {
+            let rest = strip_lead(rest, &["and", "then", "just", "instead"]);
+            let rest = strip_lead(rest, &TASK_LEADS);
+            if !rest.is_empty() && has_goal(rest) {
+                return Intent::about(IntentType::NewTask, join(rest));
+            }
+            if rest.is_empty() {
+                return Intent::bare(IntentType::Stop);
+            }
+        }
+    }
+    // 2. Stop.
+    if STOPS.contains(&line.as_str()) {
+        return Intent::bare(IntentType::Stop);
+    }
+    // 3. Resume: switch back to the plan's root.
+    if RESUME.contains(&line.as_str()) {
+        return Intent::bare(IntentType::Switch);
+    }
+    // 4. "don't collect wool, get planks first": a switch to the second clause.
+    if let Some(neg) = NEGATIONS.iter().find_map(|n| after(ws, n)) {
+        if let Some(j) = (1..neg.len()).find(|&j| {
+            POSITIVE_VERBS.contains(&neg[j].as_str())
+                || (["and", "but", "instead"].contains(&neg[j].as_str()) && j + 1 < neg.len())
+        }) {
+            let second = strip_lead(&neg[j..], &["and", "but", "instead", "just"]);
+            let second = SWITCH_TAILS.iter().find_map(|t| before(second, t)).unwrap_or(second);
+            if !second.is_empty() {
+                return Intent::about(IntentType::Switch, join(second));
+            }
+        }
+    }
+    // 5. Knowledge: "the wool is in the chest at 3 0 5".
+    let place_words = ["chest", "barrel", "box", "storage", "ground", "floor", "lying"];
+    if (coords(ws).is_some() || ws.iter().any(|w| place_words.contains(&w.as_str())))
+        && !vocab.items_in(ws).is_empty()
+        && ws.iter().any(|w| ["in", "at", "from", "inside", "on"].contains(&w.as_str()))
+        && !TASK_LEADS.iter().any(|l| after(ws, l).is_some() && !["get", "take", "fetch"].contains(l))
+    {
+        return Intent::about(IntentType::Add, line);
+    }
+    // 6. Switch.
+    for lead in SWITCH_LEADS {
+        if let Some(rest) = after(ws, lead) {
+            if !rest.is_empty() {
+                let rest = SWITCH_TAILS.iter().find_map(|t| before(rest, t)).unwrap_or(rest);
+                return Intent::about(IntentType::Switch, join(rest));
+            }
+        }
+    }
+    for tail in SWITCH_TAILS {
+        if let Some(rest) = before(ws, tail) {
+            return Intent::about(IntentType::Switch, join(rest));
+        }
+    }
+    // 7. Delete.
+    for lead in DELETE_LEADS {
+        if let Some(rest) = after(ws, lead) {
+            if !rest.is_empty() {
+                let rest = before(rest, "myself").unwrap_or(rest);
+                return Intent::about(IntentType::Delete, join(rest));
+            }
+        }
+    }
+    if let Some(rest) = after(ws, "no") {
+        if !rest.is_empty() && has_goal(rest) {
+            return Intent::about(IntentType::Delete, join(rest));
+        }
+    }
+    // 8. Add: a goal with "also", "then", "too".
+    let add_body = ADD_LEADS
+        .iter()
+        .find_map(|l| after(ws, l))
+        .filter(|r| !r.is_empty())
+        .or_else(|| ADD_TAILS.iter().find_map(|t| before(ws, t)));
+    if let Some(body) = add_body {
+        let body = strip_lead(body, &["and", "also", "then", "please"]);
+        let body = strip_lead(body, &TASK_LEADS);
+        if has_goal(body) {
+            let (node, parent) = split_parent(body);
+            let mut i = Intent::about(IntentType::Add, join(node));
+            i.parent = parent.map(join);
+            return i;
+        }
+    }
+    // "get string for the wool": a sub-goal for a named node.
+    if let Some(rest) = TASK_LEADS.iter().find_map(|l| after(ws, l)) {
+        let (node, parent) = split_parent(rest);
+        if let Some(p) = parent {
+            if has_goal(node) && !p.is_empty() {
+                let mut i = Intent::about(IntentType::Add, join(strip_lead(node, &TASK_LEADS)));
+                i.parent = Some(join(p));
+                return i;
+            }
+        }
+    }
+    // 9. A bare goal is a new task.
+    if let Some(i) = task_anywhere() {
+        return i;
+    }
+    if has_goal(ws) && vocab.items_in(ws).len() == 1 && ws.len() <= 4 && crate::words::count(ws, None).is_some() {
+        return Intent::about(IntentType::NewTask, line);
+    }
+    Intent::bare(IntentType::Chat)
+}
+
+/// "X for the Y" / "X to the Y" / "X under Y": the goal and its parent's words.
+fn split_parent(ws: &[String]) -> (&[String], Option<&[String]>) {
+    for (i, w) in ws.iter().enumerate() {
+        if ["for", "to", "under", "into"].contains(&w.as_str()) && i > 0 && i + 1 < ws.len() {
+            let p = strip_lead(&ws[i + 1..], &["the", "a", "my", "your"]);
+            return (&ws[..i], Some(p));
+        }
+    }
+    (ws, None)
+}
+
+/// Whether words look like a command rather than an answer to a question.
+fn is_command(ws: &[String]) -> bool {
+    let line = join(ws);
+    STOPS.contains(&line.as_str())
+        || RESUME.contains(&line.as_str())
+        || NEW_TASK.iter().any(|l| after(ws, l).is_some())
+        || DELETE_LEADS.iter().any(|l| after(ws, l).is_some_and(|r| !r.is_empty()))
+        || ["switch", "add", "also"].iter().any(|l| after(ws, l).is_some())
+        || coords(ws).is_some()
+}

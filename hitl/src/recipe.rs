@@ -1,0 +1,383 @@
+//! The deterministic recipe planner: a goal (an item and a count) becomes an AND/OR
+//! sub-graph of obtain / craft / smelt / collect nodes, alternatives in cost order, from
+//! the recipe data alone (paper 000 section 3.2; the model never writes the graph).
+//!
+//! `obtain X` is an OR of: take it from a known container; craft it (an ALL-OF of
+//! obtaining each ingredient, a crafting table for 3x3 recipes, the craft); mine it
+//! (after obtaining a tool when the block needs one); smelt it (input, fuel, furnace).
+//! Alternatives the bot can price from what it knows (`gatecrew_world::cost`, the same
+//! estimate its local solver uses) come first, cheapest first; then the ones it cannot
+//! price yet, by a knowledge-free estimate, the vocabulary's preferred items first, then
+//! the data file's order. At most `max_alternatives` are kept. One `obtain` node per
+//! item per goal is shared by every parent that needs it (a DAG), and an alternative
+//! needing an item already being expanded above it is dropped (no cycles).
+
+use std::collections::BTreeMap;
+
+use gatecrew_protocol::ItemId;
+use gatecrew_world::cost::{Knowledge, Planner as CostPlanner};
+use gatecrew_world::data::Smelt;
+use gatecrew_world::{BlockId, GameData, RecipeId};
+
+use crate::goal::Goal;
+use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
+use crate::words::{Vocabulary, item_words};
+
+/// Planner settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannerConfig {
+    /// Alternatives kept per OR.
+    pub max_alternatives: usize,
+    /// Nested obtains expanded below a goal.
+    pub max_depth: usize,
+    /// Routes dearer than this many ticks count as unpriced.
+    pub budget: u64,
+    /// The label of the crew-build goal.
+    pub share_label: String,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        PlannerConfig {
+            max_alternatives: 3,
+            max_depth: 10,
+            budget: 20_000,
+            share_label: "build my share of the blueprint".into(),
+        }
+    }
+}
+
+/// Knowledge-free cost of one item when nothing is priced: a unit is a tick-ish guess.
+const UNKNOWN: u64 = u64::MAX / 8;
+
+#[derive(Debug, Clone, Copy)]
+enum Alt {
+    Fetch(gatecrew_protocol::Pos),
+    Craft(RecipeId),
+    Mine(BlockId),
+    Smelt(Smelt, Option<ItemId>),
+}
+
+/// The planner over what the bot knows. See the module docs.
+pub struct RecipePlanner<'a, K: Knowledge> {
+    data: &'a GameData,
+    vocab: &'a Vocabulary,
+    k: &'a K,
+    cfg: PlannerConfig,
+    cost: CostPlanner<'a, K>,
+    memo: BTreeMap<ItemId, StepId>,
+    stations: BTreeMap<ItemId, StepId>,
+    stack: Vec<ItemId>,
+    statics: BTreeMap<ItemId, u64>,
+    added: usize,
+    origin: Origin,
+}
+
+impl<'a, K: Knowledge> RecipePlanner<'a, K> {
+    /// A planner; nodes it adds are marked with `origin`.
+    pub fn new(data: &'a GameData, vocab: &'a Vocabulary, k: &'a K, cfg: PlannerConfig, origin: Origin) -> Self {
+        let cost = CostPlanner::new(k, cfg.budget);
+        RecipePlanner {
+            data,
+            vocab,
+            k,
+            cfg,
+            cost,
+            memo: BTreeMap::new(),
+            stations: BTreeMap::new(),
+            stack: Vec::new(),
+            statics: BTreeMap::new(),
+            added: 0,
+            origin,
+        }
+    }
+
+    /// Nodes added so far.
+    pub fn added(&self) -> usize {
+        self.added
+    }
+
+    /// Adds the sub-graph of a goal to `plan`, unlinked; returns its top node.
+    pub fn plan_goal(&mut self, plan: &mut Plan, goal: &Goal) -> StepId {
+        let _span = tracing::debug_span!("plan_goal").entered();
+        match *goal {
+            Goal::Obtain { item, count } => self.obtain(plan, item, count),
+            Goal::Fetch { item, from } => {
+                self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(from) }), goal.describe(self.data))
+            }
+            Goal::Build => {
+                let label = self.cfg.share_label.clone();
+                self.node(plan, Kind::Leaf(Leaf::Share), label)
+            }
+        }
+    }
+
+    fn node(&mut self, plan: &mut Plan, kind: Kind, label: String) -> StepId {
+        self.added += 1;
+        plan.add_step(kind, label, self.origin)
+    }
+
+    fn name(&self, item: ItemId) -> String {
+        item_words(self.data, item)
+    }
+
+    /// The `obtain` OR of an item (shared within this planner's goals).
+    fn obtain(&mut self, plan: &mut Plan, item: ItemId, count: u32) -> StepId {
+        if let Some(&n) = self.memo.get(&item) {
+            return n;
+        }
+        let label = format!("obtain {count} {}", self.name(item));
+        let or = self.node(plan, Kind::Obtain { item, count }, label);
+        if self.stack.len() >= self.cfg.max_depth {
+            // Cut off by depth: not shared, a shallower parent expands its own.
+            return or;
+        }
+        self.memo.insert(item, or);
+        self.stack.push(item);
+        for alt in self.alternatives(item, count) {
+            let child = self.alternative(plan, item, count, alt);
+            plan.link(or, child);
+        }
+        self.stack.pop();
+        or
+    }
+
+    /// The alternatives for `count` of `item`, ranked and truncated.
+    fn alternatives(&mut self, item: ItemId, count: u32) -> Vec<Alt> {
+        // (unpriced?, cost, preference, kind, index, alt)
+        let mut ranked: Vec<(bool, u64, usize, u8, usize, Alt)> = Vec::new();
+        let mut stores = self.k.stored(item);
+        stores.sort_by_key(|(p, _)| (p.dist_sq(self.k.here()), *p));
+        if let Some(&(p, _)) = stores.first() {
+            let e = self.cost.take(item, count).map(|e| e.ticks);
+            ranked.push((e.is_none(), e.unwrap_or(0), 0, 0, 0, Alt::Fetch(p)));
+        }
+        for (i, &rid) in self.data.recipes_for(item).iter().enumerate() {
+            let r = self.data.recipe(rid);
+            if r.ingredients.iter().any(|(ing, _)| *ing == item || self.stack.contains(ing)) {
+                continue;
+            }
+            let pref = r.ingredients.iter().map(|(ing, _)| self.vocab.preference(*ing)).min().unwrap_or(usize::MAX);
+            let unit = self.static_recipe(rid);
+            if unit >= UNKNOWN {
+                continue;
+            }
+            let priced = self.cost.craft_with(rid, count).map(|e| e.ticks);
+            ranked.push((
+                priced.is_none(),
+                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
+                pref,
+                1,
+                i,
+                Alt::Craft(rid),
+            ));
+        }
+        for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
+            let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
+            if priced.is_none() && !self.vocab.natural(b) {
+                continue;
+            }
+            let unit = 40 + self.static_tool(b);
+            let pref = self.vocab.preference(item);
+            ranked.push((
+                priced.is_none(),
+                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
+                pref,
+                2,
+                i,
+                Alt::Mine(b),
+            ));
+        }
+        let smelts: Vec<Smelt> = self.data.smelts_for(item).copied().collect();
+        for (i, s) in smelts.into_iter().enumerate() {
+            if self.stack.contains(&s.input) {
+                continue;
+            }
+            let unit = self.static_cost(s.input, 0).saturating_add(u64::from(s.ticks));
+            if unit >= UNKNOWN {
+                continue;
+            }
+            let priced = self.cost.smelt_with(s, count);
+            let pref = self.vocab.preference(s.input);
+            let (unpriced, cost, fuel) = match priced {
+                Some((e, fuel)) => (false, e.ticks, Some(fuel)),
+                None => (true, unit.saturating_mul(u64::from(count)), None),
+            };
+            ranked.push((unpriced, cost, pref, 3, i, Alt::Smelt(s, fuel)));
+        }
+        ranked.sort_by_key(|(u, c, p, k, i, _)| (*u, *c, *p, *k, *i));
+        ranked.into_iter().take(self.cfg.max_alternatives).map(|(.., a)| a).collect()
+    }
+
+    fn alternative(&mut self, plan: &mut Plan, item: ItemId, count: u32, alt: Alt) -> StepId {
+        let name = self.name(item);
+        match alt {
+            Alt::Fetch(p) => {
+                let label = format!("take {name} from storage at ({}, {}, {})", p.x, p.y, p.z);
+                self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(p) }), label)
+            }
+            Alt::Craft(rid) => {
+                let r = self.data.recipe(rid).clone();
+                let times = count.div_ceil(r.count);
+                let ings: Vec<String> = r.ingredients.iter().map(|(i, _)| self.name(*i)).collect();
+                let and = self.node(plan, Kind::AllOf, format!("craft {name} from {}", ings.join(" and ")));
+                for (ing, per) in &r.ingredients {
+                    let o = self.obtain(plan, *ing, per * times);
+                    plan.link(and, o);
+                }
+                if r.grid == 3 {
+                    if let Some(table) = self.k.table_item() {
+                        let s = self.station(plan, table);
+                        plan.link(and, s);
+                    }
+                }
+                let leaf = self.node(
+                    plan,
+                    Kind::Leaf(Leaf::Craft { recipe: rid }),
+                    format!("craft {} {name}", r.count * times),
+                );
+                plan.link(and, leaf);
+                and
+            }
+            Alt::Mine(block) => {
+                let leaf_label = format!("collect {count} {name}");
+                let leaf = self.node(plan, Kind::Leaf(Leaf::Collect { item, block }), leaf_label);
+                let Some(need) = self.data.block_info(block).needs else {
+                    return leaf;
+                };
+                let Some(tool) = self.data.tools_satisfying(need).first().copied() else {
+                    return leaf;
+                };
+                let block_name = self.data.block_name(block).replace('_', " ");
+                let and = self.node(plan, Kind::AllOf, format!("mine {block_name} with a {}", self.name(tool)));
+                if self.stack.contains(&tool) {
+                    // The tool needs this very item: only a held tool will do.
+                    plan.link(and, leaf);
+                    return and;
+                }
+                let o = self.obtain(plan, tool, 1);
+                plan.link(and, o);
+                plan.link(and, leaf);
+                and
+            }
+            Alt::Smelt(s, fuel) => {
+                let input = self.name(s.input);
+                let and = self.node(plan, Kind::AllOf, format!("smelt {input} into {name}"));
+                let o = self.obtain(plan, s.input, count);
+                plan.link(and, o);
+                let fuel = fuel.or_else(|| self.default_fuel(s.input));
+                if let Some(fuel) = fuel {
+                    let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
+                    let f = self.obtain(plan, fuel, (s.ticks * count).div_ceil(burn));
+                    plan.link(and, f);
+                }
+                if let Some(furnace) = self.k.furnace_item() {
+                    let st = self.station(plan, furnace);
+                    plan.link(and, st);
+                }
+                let leaf = self.node(
+                    plan,
+                    Kind::Leaf(Leaf::Smelt { input: s.input, output: item }),
+                    format!("smelt {count} {input}"),
+                );
+                plan.link(and, leaf);
+                and
+            }
+        }
+    }
+
+    /// A fuel to plan for when none could be priced: the cheapest by the knowledge-free
+    /// estimate, not the item being smelted nor one being expanded.
+    fn default_fuel(&mut self, input: ItemId) -> Option<ItemId> {
+        let fuels = self.data.fuels();
+        let mut best: Option<(u64, usize, ItemId)> = None;
+        for (f, burn) in fuels {
+            if f == input || self.stack.contains(&f) {
+                continue;
+            }
+            let c = self.static_cost(f, 0) / u64::from(burn.max(1) / 200).max(1);
+            let key = (c, self.vocab.preference(f), f);
+            if c < UNKNOWN && best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                best = Some(key);
+            }
+        }
+        best.map(|(_, _, f)| f)
+    }
+
+    /// The station OR: go to a known one, or make and place one.
+    fn station(&mut self, plan: &mut Plan, item: ItemId) -> StepId {
+        if let Some(&n) = self.stations.get(&item) {
+            return n;
+        }
+        let name = self.name(item);
+        let or = self.node(plan, Kind::Station { item }, format!("have a {name} in reach"));
+        self.stations.insert(item, or);
+        let known = if Some(item) == self.k.table_item() { self.k.table() } else { self.k.furnace() };
+        let go = self.node(plan, Kind::Leaf(Leaf::UseStation { item }), format!("go to a {name}"));
+        let make = self.node(plan, Kind::AllOf, format!("make and place a {name}"));
+        if !self.stack.contains(&item) {
+            let o = self.obtain(plan, item, 1);
+            plan.link(make, o);
+        }
+        let place = self.node(plan, Kind::Leaf(Leaf::PlaceStation { item }), format!("place a {name}"));
+        plan.link(make, place);
+        let order = if known.is_some() { [go, make] } else { [make, go] };
+        for c in order {
+            plan.link(or, c);
+        }
+        or
+    }
+
+    /// Knowledge-free cost of one item: mining a natural block 40 (plus its tool), a
+    /// craft 10 plus its ingredients per unit, a smelt 200 plus its input.
+    fn static_cost(&mut self, item: ItemId, depth: usize) -> u64 {
+        if let Some(&c) = self.statics.get(&item) {
+            return c;
+        }
+        if depth > 8 {
+            return UNKNOWN;
+        }
+        // Provisional while computing: a cycle prices as unknown.
+        self.statics.insert(item, UNKNOWN);
+        let mut best = UNKNOWN;
+        let blocks: Vec<BlockId> = self.data.blocks_dropping(item).to_vec();
+        for b in blocks {
+            if self.vocab.natural(b) {
+                best = best.min(40);
+            }
+        }
+        for &rid in self.data.recipes_for(item).to_vec().iter() {
+            let r = self.data.recipe(rid).clone();
+            let mut c: u64 = 10;
+            for (ing, n) in &r.ingredients {
+                c = c.saturating_add(self.static_cost(*ing, depth + 1).saturating_mul(u64::from(*n)));
+            }
+            best = best.min(c / u64::from(r.count.max(1)));
+        }
+        for s in self.data.smelts_for(item).copied().collect::<Vec<_>>() {
+            best = best.min(self.static_cost(s.input, depth + 1).saturating_add(u64::from(s.ticks)));
+        }
+        let best = best.min(UNKNOWN);
+        self.statics.insert(item, best);
+        best
+    }
+
+    fn static_recipe(&mut self, rid: RecipeId) -> u64 {
+        let r = self.data.recipe(rid).clone();
+        let mut c: u64 = 10;
+        for (ing, n) in &r.ingredients {
+            let unit = self.static_cost(*ing, 1);
+            if unit >= UNKNOWN {
+                return UNKNOWN;
+            }
+            c = c.saturating_add(unit.saturating_mul(u64::from(*n)));
+        }
+        c / u64::from(r.count.max(1))
+    }
+
+    fn static_tool(&mut self, b: BlockId) -> u64 {
+        let Some(need) = self.data.block_info(b).needs else { return 0 };
+        let tools = self.data.tools_satisfying(need);
+        tools.into_iter().map(|t| self.static_cost(t, 1)).min().unwrap_or(UNKNOWN).min(10_000)
+    }
+}

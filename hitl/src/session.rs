@@ -1,0 +1,490 @@
+//! The partner: the bot the person talks to. It owns the plan the person sees, the
+//! executor that works it, what the bot knows, the merge buffer, the open clarifying
+//! question and the task memory, and it shares one body with the bot's crew agent
+//! core: while the crew-share goal is active the core works as usual; otherwise the
+//! core only takes in news ([`AgentCore::step_held`]) and the executor acts.
+//!
+//! Everything is keyed to episode ticks: a scripted session is as deterministic as
+//! any episode. Trace events and the bot's lines accumulate here and are drained by
+//! the driver.
+
+mod apply;
+mod chat;
+
+use std::sync::Arc;
+
+use gatecrew_crew::agent::{AgentCore, Intent as CoreIntent, Physics, StepInput, StepOutput};
+use gatecrew_protocol::trace::{EventKind, MemoryNote, PlanNote, SayNote, ValidatorNote};
+use gatecrew_protocol::{AgentId, Pos, Tick};
+use gatecrew_world::{Blueprint, GameData, Inventory};
+
+use crate::classify::Classify;
+use crate::exec::{Body, ExecEvent, Executor, Next};
+use crate::knowledge::{Knowledge, Told};
+use crate::memory::{Fact, Origin, PlanLog, Provenance, Store, summarise};
+use crate::merge::Merger;
+use crate::plan::ops::Update;
+use crate::plan::{Kind, Leaf, Plan, StepId};
+use crate::recipe::PlannerConfig;
+use crate::words::Vocabulary;
+
+/// How the partner is set up.
+#[derive(Debug, Clone)]
+pub struct PartnerConfig {
+    /// The bot the person talks to.
+    pub agent: AgentId,
+    /// Lines closer than this (ticks) are merged into one intent.
+    pub merge_ticks: u64,
+    /// The recipe planner's settings.
+    pub planner: PlannerConfig,
+    /// The world's name in task memory (the episode name).
+    pub world: String,
+    /// This run's name in task memory.
+    pub run: String,
+}
+
+/// An open clarifying question.
+#[derive(Debug, Clone)]
+pub(crate) enum Question {
+    /// Which of these nodes did the person mean?
+    Which {
+        /// The intent waiting for the answer.
+        intent: crate::intent::Intent,
+        /// The candidates.
+        options: Vec<StepId>,
+        /// The question asked.
+        text: String,
+    },
+    /// Where is the item (a chest the bot does not know)?
+    Where {
+        /// The item.
+        item: gatecrew_protocol::ItemId,
+        /// The question asked.
+        text: String,
+    },
+}
+
+impl Question {
+    fn text(&self) -> &str {
+        match self {
+            Question::Which { text, .. } | Question::Where { text, .. } => text,
+        }
+    }
+}
+
+/// The partner. See the module docs.
+pub struct Partner {
+    cfg: PartnerConfig,
+    data: Arc<GameData>,
+    vocab: Vocabulary,
+    blueprint: Arc<Blueprint>,
+    plan: Plan,
+    exec: Executor,
+    know: Knowledge,
+    merger: Merger,
+    question: Option<Question>,
+    classifier: Box<dyn Classify>,
+    store: Option<Store>,
+    log: PlanLog,
+    now: Tick,
+    inv: Inventory,
+    pos: Pos,
+    share: (u32, u32),
+    has_share: bool,
+    busy: bool,
+    dirty: bool,
+    events: Vec<EventKind>,
+    said: Vec<String>,
+    latencies: Vec<(&'static str, f64)>,
+}
+
+impl std::fmt::Debug for Partner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Partner")
+            .field("agent", &self.cfg.agent)
+            .field("plan_nodes", &self.plan.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Partner {
+    /// A partner for bot `cfg.agent` of `setup`.
+    ///
+    /// # Panics
+    /// When `cfg.agent` is not one of the setup's bots (the caller checks).
+    pub fn new(
+        cfg: PartnerConfig,
+        setup: &gatecrew_crew::Setup,
+        classifier: Box<dyn Classify>,
+        store: Option<Store>,
+    ) -> Result<Self, crate::words::VocabularyError> {
+        let data = setup.data.clone();
+        let blueprint = setup.blueprint.clone();
+        let physics = Physics::new(setup.world.rules(), &data);
+        let cores = setup.agents();
+        let core = &cores[cfg.agent.index()];
+        let start = setup.world.body(cfg.agent).map(|b| b.pos).unwrap_or_default();
+        let vocab = Vocabulary::new(&data)?;
+        let share_total = share_of(core).1;
+        let mut cfg = cfg;
+        cfg.planner.share_label = format!("build my share of {} ({share_total} blocks)", blueprint.name);
+        Ok(Partner {
+            merger: Merger::new(cfg.merge_ticks),
+            know: Knowledge::new(data.clone(), physics),
+            plan: Plan::new("my tasks"),
+            exec: Executor::new(),
+            vocab,
+            blueprint,
+            question: None,
+            classifier,
+            store,
+            log: PlanLog::new(Tick(0), core.inventory()),
+            now: Tick(0),
+            inv: core.inventory().clone(),
+            pos: start,
+            share: share_of(core),
+            has_share: share_total > 0,
+            busy: false,
+            dirty: false,
+            events: Vec::new(),
+            said: Vec::new(),
+            latencies: Vec::new(),
+            data,
+            cfg,
+        })
+    }
+
+    /// The bot.
+    pub fn agent(&self) -> AgentId {
+        self.cfg.agent
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// What the bot knows.
+    pub fn knowledge(&self) -> &Knowledge {
+        &self.know
+    }
+
+    /// The first plan (the crew share, if the bot has one), facts remembered from
+    /// earlier runs in this world, and the first preview.
+    pub fn start(&mut self, now: Tick) {
+        self.now = now;
+        self.read_memory();
+        if self.has_share {
+            let before = self.plan.len();
+            self.add_goal_under_root(&crate::goal::Goal::Build);
+            let up = Update { added: self.plan.len() - before, ..Update::default() };
+            self.note_plan("start", &up, &[]);
+        }
+        self.log = PlanLog::new(now, &self.inv);
+        let p = self.plan.preview();
+        self.say("preview", p);
+    }
+
+    fn read_memory(&mut self) {
+        let Some(store) = &self.store else { return };
+        let facts = match store.facts(Some(&self.cfg.world)) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(error = %e, "task memory unreadable; going on without it");
+                return;
+            }
+        };
+        for f in facts {
+            if f.kind != "store" {
+                continue;
+            }
+            let (Some((x, y, z)), Ok(item)) = (f.pos, self.data.item(&f.item)) else { continue };
+            let pos = Pos::new(x, y, z);
+            self.know.tell(Told { item, pos, count: f.count.filter(|c| *c > 0) });
+            let text = format!("{} in the chest at ({x}, {y}, {z}) (run {}, tick {})", f.item, f.run, f.tick);
+            self.events.push(EventKind::Memory(MemoryNote {
+                agent: self.cfg.agent,
+                op: "read".into(),
+                text,
+                provenance: f.provenance.as_str().into(),
+            }));
+        }
+    }
+
+    /// When the held lines are due (the merge window after the last one).
+    pub fn due(&self) -> Option<Tick> {
+        self.merger.due()
+    }
+
+    /// A line from the person at `now`: classified now or after the merge window.
+    pub fn hear(&mut self, now: Tick, line: &str) {
+        self.now = now;
+        for batch in self.merger.push(now, line) {
+            self.handle(&batch);
+        }
+    }
+
+    /// Handles the held lines if their window has passed.
+    pub fn tick(&mut self, now: Tick) {
+        self.now = now;
+        if let Some(b) = self.merger.take_due(now) {
+            self.handle(&b);
+        }
+    }
+
+    /// Handles whatever is held, now (end of input).
+    pub fn flush(&mut self, now: Tick) {
+        self.now = now;
+        if let Some(b) = self.merger.flush() {
+            self.handle(&b);
+        }
+    }
+
+    /// Whether the plan changed while the bot was idle: the driver wakes it.
+    pub fn wants_wake(&mut self) -> bool {
+        !self.busy && std::mem::take(&mut self.dirty)
+    }
+
+    /// Whether lines are held for merging.
+    pub fn holding(&self) -> bool {
+        self.merger.holding()
+    }
+
+    /// Trace events since the last call.
+    pub fn drain_events(&mut self) -> Vec<EventKind> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The bot's lines to the person since the last call.
+    pub fn drain_said(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.said)
+    }
+
+    /// Wall-clock latencies (ms) of classifications and graph updates, by kind.
+    pub fn drain_latencies(&mut self) -> Vec<(&'static str, f64)> {
+        std::mem::take(&mut self.latencies)
+    }
+
+    fn say(&mut self, what: &str, text: String) {
+        self.said.push(text.clone());
+        self.events.push(EventKind::Say(SayNote { agent: self.cfg.agent, what: what.into(), text }));
+    }
+
+    fn note_plan(&mut self, op: &str, up: &Update, repairs: &[&'static str]) {
+        let active = self.plan.active().or_else(|| self.plan.next_leaf());
+        self.events.push(EventKind::Plan(PlanNote {
+            agent: self.cfg.agent,
+            op: op.into(),
+            active: active.map(|n| n.index() as u32),
+            label: active.map(|n| self.plan.label(n).to_owned()),
+            pivot: up.pivot.map(|n| n.index() as u32),
+            added: up.added as u32,
+            removed: up.removed as u32,
+            nodes: self.plan.len() as u32,
+            repairs: repairs.iter().map(|r| (*r).to_owned()).collect(),
+        }));
+        self.dirty = true;
+    }
+
+    /// One wake-up of the bot: the crew core works when the share goal is active,
+    /// otherwise it only takes the news in and the executor acts.
+    pub fn step(&mut self, core: &mut AgentCore, input: StepInput) -> StepOutput {
+        self.now = input.tick;
+        let had_outcome = input.outcome.clone();
+        if had_outcome.is_some() {
+            self.busy = false;
+        }
+        self.know.observe(&input.view, input.tick);
+        self.pos = input.view.pos;
+        if let Some(o) = &had_outcome {
+            self.know.absorb(o);
+            self.exec.outcome(&self.plan, o);
+        }
+        let quiet = StepInput {
+            tick: input.tick,
+            outcome: None,
+            receipts: Vec::new(),
+            board: Vec::new(),
+            view: input.view.clone(),
+            verdicts: Vec::new(),
+            final_call: false,
+            crash: false,
+            directives: Vec::new(),
+        };
+        let share_leaf =
+            self.plan.next_leaf().filter(|l| !self.plan.idle() && self.plan.step(*l).kind == Kind::Leaf(Leaf::Share));
+        if let Some(leaf) = share_leaf {
+            // Walk the path down to the share so that its end is judged there.
+            if self.plan.active() != Some(leaf) {
+                let from = self.plan.active().unwrap_or(self.plan.root());
+                let mut path =
+                    if self.plan.path().is_empty() { vec![self.plan.root()] } else { self.plan.path().to_vec() };
+                path.extend(self.plan.path_down(from, leaf).unwrap_or_default());
+                self.plan.set_path(path);
+            }
+        }
+        let delegate = share_leaf.is_some();
+        let mut out = if delegate { core.step(input) } else { core.step_held(input) };
+        self.inv = core.inventory().clone();
+        self.share = share_of(core);
+        if delegate && out.intent != CoreIntent::Done {
+            self.busy = matches!(out.intent, CoreIntent::Act(_) | CoreIntent::Continue);
+            return out;
+        }
+        if delegate {
+            let b = Body {
+                data: &self.data,
+                know: &self.know,
+                inv: &self.inv,
+                pos: self.pos,
+                blueprint: &self.blueprint,
+                share: self.share,
+            };
+            let ev = self.exec.share_finished(&mut self.plan, &b);
+            self.exec_events(ev);
+        }
+        if matches!(out.intent, CoreIntent::Continue) {
+            // The core's own action is still in flight (it started before a switch).
+            self.busy = true;
+            return out;
+        }
+        let (next, ev) = {
+            let b = Body {
+                data: &self.data,
+                know: &self.know,
+                inv: &self.inv,
+                pos: self.pos,
+                blueprint: &self.blueprint,
+                share: self.share,
+            };
+            self.exec.decide(&mut self.plan, &b)
+        };
+        self.exec_events(ev);
+        out.intent = match next {
+            Next::Act(a) => CoreIntent::Act(a),
+            Next::Idle => CoreIntent::Wait(None),
+            Next::Delegate => {
+                // The plan moved on to the share: the core decides after all.
+                let more = core.step(quiet);
+                out.notes.extend(more.notes);
+                out.posts.extend(more.posts);
+                out.consults.extend(more.consults);
+                out.chats.extend(more.chats);
+                out.manager.extend(more.manager);
+                more.intent
+            }
+        };
+        self.busy = matches!(out.intent, CoreIntent::Act(_) | CoreIntent::Continue);
+        out
+    }
+
+    fn exec_events(&mut self, ev: Vec<ExecEvent>) {
+        for e in ev {
+            match e {
+                ExecEvent::Judged { node, verdict } => {
+                    metrics::counter!("gatecrew_hitl_validations_total", "pass" => if verdict.pass { "true" } else { "false" }).increment(1);
+                    self.events.push(EventKind::Validator(ValidatorNote {
+                        agent: self.cfg.agent,
+                        node: node.index() as u32,
+                        label: self.plan.label(node).to_owned(),
+                        criterion: verdict.criterion,
+                        pass: verdict.pass,
+                        evidence: verdict.evidence,
+                    }));
+                }
+                ExecEvent::GoalEnded { goal, ok } => {
+                    let label = self.plan.label(goal).to_owned();
+                    let text = if ok { format!("Done: {label}.") } else { format!("I could not {label}.") };
+                    self.say("report", text);
+                    if !self.plan.open_goals().is_empty() {
+                        let p = self.plan.preview();
+                        self.say("preview", p);
+                    }
+                }
+                ExecEvent::PlanEnded { ok } => {
+                    self.remember(if ok { "completed" } else { "failed" });
+                    self.plan = Plan::new("my tasks");
+                    self.exec = Executor::new();
+                    self.say("preview", "Everything you asked is done; tell me what to do next.".into());
+                }
+            }
+        }
+    }
+
+    /// Summarises the plan into task memory (when it completed, failed or was
+    /// interrupted) and starts a fresh log.
+    fn remember(&mut self, outcome: &str) {
+        if self.plan.children(self.plan.root()).is_empty() {
+            return;
+        }
+        let at = Origin { world: &self.cfg.world, run: &self.cfg.run, tick: self.now };
+        let (record, facts) = summarise(&self.log, &self.plan, outcome, &self.inv, &self.know, &self.data, &at);
+        let text = format!("{}: {}", record.goal, record.outcome);
+        if let Some(store) = &self.store {
+            if let Err(e) = store.add_record(&record) {
+                tracing::warn!(error = %e, "task memory: the record was not stored");
+            }
+            for f in &facts {
+                if let Err(e) = store.add_fact(f) {
+                    tracing::warn!(error = %e, "task memory: a fact was not stored");
+                }
+            }
+        }
+        self.events.push(EventKind::Memory(MemoryNote {
+            agent: self.cfg.agent,
+            op: "write".into(),
+            text,
+            provenance: Provenance::Seen.as_str().into(),
+        }));
+        for f in facts {
+            self.events.push(EventKind::Memory(MemoryNote {
+                agent: self.cfg.agent,
+                op: "write".into(),
+                text: fact_text(&f),
+                provenance: f.provenance.as_str().into(),
+            }));
+        }
+        self.log = PlanLog::new(self.now, &self.inv);
+    }
+
+    /// The episode ends: an unfinished plan is remembered as interrupted.
+    pub fn finish(&mut self, now: Tick) {
+        self.flush(now);
+        self.now = now;
+        if !self.plan.open_goals().is_empty() {
+            self.remember("interrupted");
+        }
+    }
+
+    fn add_goal_under_root(&mut self, goal: &crate::goal::Goal) -> StepId {
+        let root = self.plan.root();
+        let sub = self.plan_goal(goal, crate::plan::Origin::Planner);
+        let _ = self.plan.attach(root, sub, 0, false);
+        sub
+    }
+
+    fn plan_goal(&mut self, goal: &crate::goal::Goal, origin: crate::plan::Origin) -> StepId {
+        let view = self.know.view(&self.inv, self.pos);
+        let mut planner =
+            crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
+        planner.plan_goal(&mut self.plan, goal)
+    }
+}
+
+fn fact_text(f: &Fact) -> String {
+    match f.pos {
+        Some((x, y, z)) => {
+            format!("{} {} at ({x}, {y}, {z}){}", f.kind, f.item, f.count.map(|c| format!(" x{c}")).unwrap_or_default())
+        }
+        None => format!("{} {}", f.kind, f.item),
+    }
+}
+
+/// Blocks of the core's share it has seen in place, and the share's size.
+fn share_of(core: &AgentCore) -> (u32, u32) {
+    let plan = core.plan();
+    let Some(root) = plan.agent_root(core.id()) else { return (0, 0) };
+    let kids = plan.children(root);
+    let done = kids.iter().filter(|n| plan.node(**n).state == gatecrew_crew::plan::NodeState::Done).count();
+    (done as u32, kids.len() as u32)
+}

@@ -1,0 +1,447 @@
+//! One (merged) line, from its classification to the graph update and the bot's one
+//! line back: the preview of what it will do now, or one clarifying question.
+
+use std::time::Instant;
+
+use gatecrew_protocol::Pos;
+use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote, MemoryNote};
+use gatecrew_world::ContainerKind;
+
+use super::{Partner, Question};
+use crate::classify::{Classified, Context};
+use crate::goal::{Goal, read_goal};
+use crate::intent::{Intent, IntentType};
+use crate::knowledge::Told;
+use crate::memory::{Fact, Provenance};
+use crate::merge::Batch;
+use crate::plan::ops::Update;
+use crate::plan::repair::repair;
+use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
+use crate::resolve::{Resolution, choose, resolve};
+use crate::words::{coords, item_words, words};
+
+impl Partner {
+    pub(super) fn handle(&mut self, batch: &Batch) {
+        let text = batch.text();
+        let _span = tracing::debug_span!("hitl_line", agent = %self.cfg.agent, tick = self.now.0).entered();
+        self.events.push(EventKind::Human(HumanLine {
+            agent: self.cfg.agent,
+            text: text.clone(),
+            lines: batch.lines.len() as u32,
+        }));
+        let c = {
+            let ctx = Context {
+                plan: &self.plan,
+                question: self.question.as_ref().map(|q| q.text()),
+                vocab: &self.vocab,
+                data: &self.data,
+            };
+            self.classifier.classify(&text, &ctx)
+        };
+        metrics::histogram!("gatecrew_hitl_classify_ms", "by" => c.by.as_str()).record(c.latency_ms);
+        self.latencies.push(("classify", c.latency_ms));
+        let start = Instant::now();
+        let op = self.apply(&c, &text);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        metrics::histogram!("gatecrew_hitl_update_ms", "op" => op).record(ms);
+        self.latencies.push((op, ms));
+    }
+
+    fn note_intent(&mut self, c: &Classified, intent: &Intent, resolved: Option<StepId>, options: &[StepId]) {
+        self.events.push(EventKind::Intent(IntentNote {
+            agent: self.cfg.agent,
+            intent: intent.kind.as_str().into(),
+            node: intent.node.clone(),
+            parent: intent.parent.clone(),
+            classifier: c.by.as_str().into(),
+            fallback: c.fallback.clone(),
+            resolved: resolved.map(|n| n.index() as u32),
+            options: options.iter().map(|n| n.index() as u32).collect(),
+        }));
+    }
+
+    /// Applies a classified line; returns the name of the update (for latencies).
+    fn apply(&mut self, c: &Classified, text: &str) -> &'static str {
+        let intent = c.intent.clone();
+        if let Some(q) = self.question.take() {
+            let command = matches!(
+                intent.kind,
+                IntentType::Switch | IntentType::Add | IntentType::Delete | IntentType::Stop | IntentType::NewTask
+            );
+            match q {
+                Question::Which { intent: asked, options, .. } if !command || intent.kind == IntentType::Answer => {
+                    if let Some(n) = choose(&self.plan, text, &options) {
+                        self.note_intent(c, &Intent::about(IntentType::Answer, text), Some(n), &[]);
+                        return self.on_node(asked.kind, n, &asked);
+                    }
+                    self.note_intent(c, &intent, None, &[]);
+                    let p = self.plan.preview();
+                    self.say(
+                        "answer",
+                        format!("I could not tell which one you meant, so I leave the plan as it is. {p}"),
+                    );
+                    return "answer";
+                }
+                Question::Where { item, .. } => {
+                    if let Some((from, _)) = coords(&words(text)) {
+                        self.note_intent(c, &Intent::about(IntentType::Answer, text), None, &[]);
+                        return self.add_fetch(item, from, None, text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        match intent.kind {
+            IntentType::Switch => match &intent.node {
+                None => {
+                    self.note_intent(c, &intent, Some(self.plan.root()), &[]);
+                    self.resume()
+                }
+                Some(words) => match resolve(&self.plan, words, &self.vocab, &self.data) {
+                    Resolution::One(n) => {
+                        self.note_intent(c, &intent, Some(n), &[]);
+                        self.on_node(IntentType::Switch, n, &intent)
+                    }
+                    Resolution::Many(options) => {
+                        self.note_intent(c, &intent, None, &options);
+                        self.ask(intent.clone(), options)
+                    }
+                    Resolution::None => {
+                        self.note_intent(c, &intent, None, &[]);
+                        // Not in the plan: a goal to add and work on now.
+                        match read_goal(words, &self.vocab) {
+                            Some(goal @ Goal::Obtain { .. }) => {
+                                let root = self.plan.root();
+                                let n = self.add_goal(goal, root, text, false);
+                                let _ = self.plan.switch_to(n);
+                                self.dirty = true;
+                                let p = self.plan.preview();
+                                self.say("preview", format!("That was not in my plan; added it. {p}"));
+                                "switch"
+                            }
+                            _ => {
+                                let p = self.plan.preview();
+                                self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                                "switch"
+                            }
+                        }
+                    }
+                },
+            },
+            IntentType::Delete => {
+                let Some(words) = intent.node.clone() else {
+                    self.note_intent(c, &intent, None, &[]);
+                    let p = self.plan.preview();
+                    self.say("answer", format!("What should I drop? {p}"));
+                    return "delete";
+                };
+                match resolve(&self.plan, &words, &self.vocab, &self.data) {
+                    Resolution::One(n) => {
+                        self.note_intent(c, &intent, Some(n), &[]);
+                        self.on_node(IntentType::Delete, n, &intent)
+                    }
+                    Resolution::Many(options) => {
+                        self.note_intent(c, &intent, None, &options);
+                        self.ask(intent.clone(), options)
+                    }
+                    Resolution::None => {
+                        self.note_intent(c, &intent, None, &[]);
+                        let p = self.plan.preview();
+                        self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                        "delete"
+                    }
+                }
+            }
+            IntentType::Add => self.on_add(c, &intent, text),
+            IntentType::Stop => {
+                self.note_intent(c, &intent, None, &[]);
+                let up = self.plan.stop();
+                self.log.feedback.push("stop".into());
+                self.remember("interrupted");
+                self.note_plan("stop", &up, &[]);
+                self.say("preview", "Stopping. I am idle; tell me what to do next.".into());
+                "stop"
+            }
+            IntentType::NewTask => {
+                self.note_intent(c, &intent, None, &[]);
+                let goal = intent
+                    .node
+                    .as_deref()
+                    .and_then(|w| read_goal(w, &self.vocab))
+                    .or_else(|| read_goal(text, &self.vocab));
+                match goal {
+                    Some(goal) => self.new_task(goal),
+                    None => {
+                        let p = self.plan.preview();
+                        self.say("answer", format!("I did not understand the new task. {p}"));
+                        "new_task"
+                    }
+                }
+            }
+            IntentType::Chat | IntentType::Answer => {
+                self.note_intent(c, &Intent::bare(IntentType::Chat), None, &[]);
+                let reply = self.chat(text);
+                let p = self.plan.preview();
+                self.say("answer", format!("{reply} {p}"));
+                "chat"
+            }
+        }
+    }
+
+    fn ask(&mut self, intent: Intent, options: Vec<StepId>) -> &'static str {
+        let list: Vec<String> =
+            options.iter().enumerate().map(|(i, n)| format!("{}) {}", i + 1, self.plan.label(*n))).collect();
+        let text = format!("Which one do you mean: {}?", list.join(", "));
+        self.question = Some(Question::Which { intent, options, text: text.clone() });
+        self.say("question", text);
+        "question"
+    }
+
+    /// A switch or delete on a resolved node (also after an answer).
+    fn on_node(&mut self, kind: IntentType, n: StepId, intent: &Intent) -> &'static str {
+        match kind {
+            IntentType::Delete => {
+                if n == self.plan.root() {
+                    let p = self.plan.preview();
+                    self.say("answer", format!("I cannot drop the whole plan that way; say stop. {p}"));
+                    return "delete";
+                }
+                let label = self.plan.label(n).to_owned();
+                match self.plan.delete(n) {
+                    Ok(up) => {
+                        let fixes = repair(&mut self.plan);
+                        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
+                        self.note_plan("delete", &up, &rules);
+                        self.log.feedback.push(format!("delete: {label}"));
+                        let p = self.plan.preview();
+                        self.say("preview", format!("I will not {label}. {p}"));
+                    }
+                    Err(e) => self.say("answer", format!("I cannot drop that: {e}.")),
+                }
+                "delete"
+            }
+            IntentType::Add => {
+                // The answer chose the parent of an add.
+                let goal = intent.node.as_deref().and_then(|w| read_goal(w, &self.vocab));
+                match goal {
+                    Some(g) => {
+                        self.add_goal(g, n, intent.node.as_deref().unwrap_or_default(), true);
+                    }
+                    None => self.say("answer", "I did not catch what to add.".into()),
+                }
+                "add"
+            }
+            _ => {
+                let from = self.plan.active().map(|a| self.plan.label(a).to_owned());
+                match self.plan.switch_to(n) {
+                    Ok(up) => {
+                        let fixes = repair(&mut self.plan);
+                        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
+                        self.note_plan("switch", &up, &rules);
+                        self.log.feedback.push(format!("switch: {}", self.plan.label(n)));
+                        let p = self.plan.preview();
+                        match from.filter(|f| f != self.plan.label(n)) {
+                            Some(f) => self.say("preview", format!("OK, I'll stop \"{f}\" for now. {p}")),
+                            None => self.say("preview", p),
+                        }
+                    }
+                    Err(e) => self.say("answer", format!("I cannot switch to that: {e}.")),
+                }
+                "switch"
+            }
+        }
+    }
+
+    fn resume(&mut self) -> &'static str {
+        self.plan.set_idle(false);
+        let up = Update { from: None, to: self.plan.active(), ..Update::default() };
+        self.note_plan("resume", &up, &[]);
+        let p = self.plan.preview();
+        self.say("preview", format!("Going on. {p}"));
+        "switch"
+    }
+
+    fn on_add(&mut self, c: &Classified, intent: &Intent, text: &str) -> &'static str {
+        let node_words = intent.node.clone().unwrap_or_else(|| text.to_owned());
+        let ws = words(text);
+        let goal = read_goal(&node_words, &self.vocab);
+        // The model may leave the coordinates out of its node words.
+        let goal = match (goal, coords(&ws)) {
+            (Some(Goal::Obtain { item, .. }), Some((from, _))) => Some(Goal::Fetch { item, from }),
+            (g, _) => g,
+        };
+        let parent = intent.parent.as_deref().map(|p| resolve(&self.plan, p, &self.vocab, &self.data));
+        match goal {
+            Some(Goal::Fetch { item, from }) => {
+                self.note_intent(c, intent, None, &[]);
+                let parent = match parent {
+                    Some(Resolution::One(p)) => Some(p),
+                    _ => None,
+                };
+                self.add_fetch(item, from, parent, text)
+            }
+            Some(Goal::Obtain { item, count })
+                if ws.iter().any(|w| ["chest", "barrel", "storage"].contains(&w.as_str())) =>
+            {
+                // "the wool is in the chest": which chest?
+                self.note_intent(c, intent, None, &[]);
+                let _ = count;
+                let chests: Vec<Pos> = self
+                    .know
+                    .memory()
+                    .containers()
+                    .iter()
+                    .filter(|(_, k)| k.kind == ContainerKind::Chest)
+                    .map(|(p, _)| *p)
+                    .collect();
+                if let [only] = chests.as_slice() {
+                    return self.add_fetch(item, *only, None, text);
+                }
+                let name = item_words(&self.data, item);
+                let q = format!("Which chest is the {name} in? Tell me its x y z.");
+                self.question = Some(Question::Where { item, text: q.clone() });
+                self.say("question", q);
+                "question"
+            }
+            Some(g) => {
+                let p = match parent {
+                    Some(Resolution::One(p)) => p,
+                    Some(Resolution::Many(options)) => {
+                        self.note_intent(c, intent, None, &options);
+                        return self
+                            .ask(Intent { kind: IntentType::Add, node: Some(node_words), parent: None }, options);
+                    }
+                    _ => self.plan.root(),
+                };
+                self.note_intent(c, intent, Some(p), &[]);
+                if g == Goal::Build
+                    && self.plan.ids().iter().any(|n| self.plan.step(*n).kind == Kind::Leaf(Leaf::Share))
+                {
+                    let pv = self.plan.preview();
+                    self.say("answer", format!("Building is already in my plan. {pv}"));
+                    return "add";
+                }
+                self.add_goal(g, p, &node_words, true);
+                "add"
+            }
+            None => {
+                self.note_intent(c, intent, None, &[]);
+                let p = self.plan.preview();
+                self.say("answer", format!("I did not catch what to add. {p}"));
+                "add"
+            }
+        }
+    }
+
+    /// Plans a goal and attaches it under `parent`; says what happens now.
+    pub(super) fn add_goal(&mut self, goal: Goal, parent: StepId, said: &str, speak: bool) -> StepId {
+        let before = self.plan.len();
+        let sub = self.plan_goal(&goal, Origin::Person);
+        let added = self.plan.len() - before;
+        let up = self.plan.attach(parent, sub, added, false).unwrap_or_default();
+        let fixes = repair(&mut self.plan);
+        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
+        self.note_plan("add", &up, &rules);
+        self.log.feedback.push(format!("add: {} ({said})", self.plan.label(sub)));
+        if speak {
+            let p = self.plan.preview();
+            let label = self.plan.label(sub).to_owned();
+            self.say("preview", format!("Added \"{label}\". {p}"));
+        }
+        sub
+    }
+
+    /// The person said where an item is: remembered (told), and a new first alternative
+    /// of the obtain node it serves (switched to at once when that node is active).
+    fn add_fetch(
+        &mut self,
+        item: gatecrew_protocol::ItemId,
+        from: Pos,
+        parent: Option<StepId>,
+        said: &str,
+    ) -> &'static str {
+        let told = Told { item, pos: from, count: None };
+        self.know.tell(told);
+        self.log.told.push(told);
+        let name = item_words(&self.data, item);
+        self.log.feedback.push(format!("told: {name} in the chest at ({}, {}, {})", from.x, from.y, from.z));
+        let fact = Fact {
+            world: self.cfg.world.clone(),
+            kind: "store".into(),
+            item: self.data.item_name(item).to_owned(),
+            pos: Some((from.x, from.y, from.z)),
+            count: None,
+            provenance: Provenance::Told,
+            run: self.cfg.run.clone(),
+            tick: self.now.0,
+        };
+        if let Some(store) = &self.store {
+            if let Err(e) = store.add_fact(&fact) {
+                tracing::warn!(error = %e, "task memory: a told fact was not stored");
+            }
+        }
+        self.events.push(EventKind::Memory(MemoryNote {
+            agent: self.cfg.agent,
+            op: "write".into(),
+            text: super::fact_text(&fact),
+            provenance: Provenance::Told.as_str().into(),
+        }));
+        let parent = parent.filter(|p| self.plan.step(*p).kind.is_or()).or_else(|| {
+            let nodes = self.plan.obtain_nodes(item);
+            let live = self.plan.reachable();
+            let nodes: Vec<StepId> = nodes.into_iter().filter(|n| live.contains(n)).collect();
+            nodes.iter().copied().find(|n| self.plan.path().contains(n)).or_else(|| nodes.first().copied())
+        });
+        let Some(parent) = parent else {
+            let p = self.plan.preview();
+            self.say("preview", format!("Noted: {name} is in the chest at ({}, {}, {}). {p}", from.x, from.y, from.z));
+            return "add";
+        };
+        let before = self.plan.len();
+        let sub = self.plan_goal(&Goal::Fetch { item, from }, Origin::Person);
+        let added = self.plan.len() - before;
+        let up = self.plan.attach(parent, sub, added, true).unwrap_or_default();
+        let fixes = repair(&mut self.plan);
+        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
+        self.note_plan("add", &up, &rules);
+        let _ = said;
+        let p = self.plan.preview();
+        self.say("preview", format!("Thanks! {p}"));
+        "add"
+    }
+
+    fn new_task(&mut self, goal: Goal) -> &'static str {
+        self.remember("interrupted");
+        self.plan = Plan::new("my tasks");
+        self.exec = crate::exec::Executor::new();
+        let root = self.plan.root();
+        let before = self.plan.len();
+        let sub = self.plan_goal(&goal, Origin::Person);
+        let _ = self.plan.attach(root, sub, 0, false);
+        let fixes = repair(&mut self.plan);
+        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
+        let up = Update { added: self.plan.len() - before, ..Update::default() };
+        self.note_plan("new_task", &up, &rules);
+        let label = self.plan.label(sub).to_owned();
+        self.log = crate::memory::PlanLog::new(self.now, &self.inv);
+        self.log.feedback.push(format!("new task: {label}"));
+        let last = self.last_time(&label);
+        let p = self.plan.preview();
+        self.say("preview", format!("New task: {label}.{last} {p}"));
+        "new_task"
+    }
+
+    /// " Last time: ..." when task memory holds a record of the same goal here.
+    fn last_time(&mut self, goal: &str) -> String {
+        let Some(store) = &self.store else { return String::new() };
+        let Ok(records) = store.records(Some(&self.cfg.world)) else { return String::new() };
+        let Some(r) = records.iter().rev().find(|r| r.goal == goal) else { return String::new() };
+        self.events.push(EventKind::Memory(MemoryNote {
+            agent: self.cfg.agent,
+            op: "read".into(),
+            text: format!("{}: {} (run {}, tick {})", r.goal, r.outcome, r.run, r.tick),
+            provenance: Provenance::Seen.as_str().into(),
+        }));
+        format!(" Last time this was {}.", r.outcome)
+    }
+}

@@ -1,0 +1,271 @@
+//! Words to items, counts and coordinates: the vocabulary behind the deterministic
+//! parser, node resolution and the recipe planner's tie-breaks. The everyday words
+//! ("wood", "planks", "bed") are data, in `configs/hitl/vocabulary.toml`, embedded at
+//! build time and checked against the game data when loaded.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_world::{BlockId, GameData};
+use serde::Deserialize;
+
+/// The vocabulary file shipped with gatecrew.
+pub const VOCABULARY: &str = include_str!("../../configs/hitl/vocabulary.toml");
+
+/// Longest item phrase, in words.
+const MAX_PHRASE: usize = 4;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVocabulary {
+    synonyms: BTreeMap<String, String>,
+    natural: RawNatural,
+    prefer: RawPrefer,
+    ignore: RawIgnore,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNatural {
+    blocks: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPrefer {
+    items: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIgnore {
+    words: Vec<String>,
+}
+
+/// A vocabulary that does not fit the game data.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VocabularyError {
+    /// The TOML is malformed.
+    #[error("configs/hitl/vocabulary.toml: {0}")]
+    Toml(String),
+    /// A name the game data does not know.
+    #[error("configs/hitl/vocabulary.toml: key `{key}`: unknown {what} `{name}`")]
+    Unknown {
+        /// The key.
+        key: String,
+        /// `item` or `block`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+}
+
+/// Words to items. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Vocabulary {
+    phrases: BTreeMap<String, ItemId>,
+    natural: BTreeSet<BlockId>,
+    prefer: BTreeMap<ItemId, usize>,
+}
+
+impl Vocabulary {
+    /// The shipped vocabulary over `data`.
+    pub fn new(data: &GameData) -> Result<Self, VocabularyError> {
+        Self::parse(VOCABULARY, data)
+    }
+
+    /// A vocabulary from TOML text.
+    pub fn parse(text: &str, data: &GameData) -> Result<Self, VocabularyError> {
+        let raw: RawVocabulary = toml::from_str(text).map_err(|e| VocabularyError::Toml(e.to_string()))?;
+        let item = |key: String, name: &str| {
+            data.item(name).map_err(|_| VocabularyError::Unknown { key, what: "item", name: name.to_owned() })
+        };
+        let ignore: BTreeSet<String> = raw.ignore.words.iter().map(|w| phrase_key(&w.replace('_', " "))).collect();
+        let mut phrases = BTreeMap::new();
+        let reg = data.items();
+        for id in (0..reg.len()).filter_map(|i| u16::try_from(i).ok()).map(ItemId) {
+            let name = reg.name(id);
+            let key = phrase_key(&name.replace('_', " "));
+            if !ignore.contains(&key) && key.split(' ').count() <= MAX_PHRASE {
+                phrases.insert(key, id);
+            }
+        }
+        // Synonyms win over item names ("bed" is the white bed, "light" a torch).
+        for (word, name) in &raw.synonyms {
+            let id = item(format!("synonyms.{word}"), name)?;
+            phrases.insert(phrase_key(word), id);
+        }
+        let mut natural = BTreeSet::new();
+        for b in &raw.natural.blocks {
+            let id = data.block(b).ok_or_else(|| VocabularyError::Unknown {
+                key: "natural.blocks".into(),
+                what: "block",
+                name: b.clone(),
+            })?;
+            natural.insert(id);
+        }
+        let mut prefer = BTreeMap::new();
+        for (i, name) in raw.prefer.items.iter().enumerate() {
+            prefer.insert(item("prefer.items".into(), name)?, i);
+        }
+        Ok(Vocabulary { phrases, natural, prefer })
+    }
+
+    /// Items named in the words, left to right, longest phrase first; with the word
+    /// range each covers.
+    pub fn items_in(&self, words: &[String]) -> Vec<(ItemId, std::ops::Range<usize>)> {
+        let sing: Vec<String> = words.iter().map(|w| singular(w)).collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < sing.len() {
+            let mut hit = None;
+            for len in (1..=MAX_PHRASE.min(sing.len() - i)).rev() {
+                let key = sing[i..i + len].join(" ");
+                if let Some(&id) = self.phrases.get(&key) {
+                    hit = Some((id, len));
+                    break;
+                }
+            }
+            match hit {
+                Some((id, len)) => {
+                    out.push((id, i..i + len));
+                    i += len;
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+
+    /// The first item named in a text.
+    pub fn item_in(&self, text: &str) -> Option<ItemId> {
+        self.items_in(&words(text)).first().map(|(i, _)| *i)
+    }
+
+    /// Whether the planner may plan to mine this block before having seen one.
+    pub fn natural(&self, block: BlockId) -> bool {
+        self.natural.contains(&block)
+    }
+
+    /// Tie-break rank of an item among unpriced alternatives (lower first).
+    pub fn preference(&self, item: ItemId) -> usize {
+        self.prefer.get(&item).copied().unwrap_or(usize::MAX)
+    }
+}
+
+fn phrase_key(s: &str) -> String {
+    words(s).iter().map(|w| singular(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// Lower-case words: letters, digits and a leading minus on numbers; everything else
+/// separates.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let minus = c == '-' && cur.is_empty() && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+        if c.is_alphanumeric() || c == '\'' || minus {
+            if c != '\'' {
+                cur.extend(c.to_lowercase());
+            }
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A plural noun's singular, by the usual English endings ("torches", "logs"); words
+/// ending in "ss" or shorter than four letters are kept.
+pub fn singular(w: &str) -> String {
+    if w.len() < 4 || w.ends_with("ss") || w.chars().any(|c| c.is_ascii_digit()) {
+        return w.to_owned();
+    }
+    for end in ["ches", "shes", "xes", "sses"] {
+        if let Some(stem) = w.strip_suffix(end) {
+            return format!("{stem}{}", &end[..end.len() - 2]);
+        }
+    }
+    if let Some(stem) = w.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    w.strip_suffix('s').map_or_else(|| w.to_owned(), str::to_owned)
+}
+
+fn integer(w: &str) -> Option<i64> {
+    w.parse::<i64>().ok()
+}
+
+/// Three integers in a row ("at 3 0 -2", "x=3, y=0, z=-2"): a position, and the word
+/// range it covers.
+pub fn coords(ws: &[String]) -> Option<(Pos, std::ops::Range<usize>)> {
+    let nums: Vec<(usize, i64)> = ws.iter().enumerate().filter_map(|(i, w)| integer(w).map(|n| (i, n))).collect();
+    for win in nums.windows(3) {
+        let (a, b, c) = (win[0], win[1], win[2]);
+        // Adjacent except for x/y/z labels in between.
+        let gap_ok = |from: usize, to: usize| ws[from + 1..to].iter().all(|w| matches!(w.as_str(), "x" | "y" | "z"));
+        if gap_ok(a.0, b.0) && gap_ok(b.0, c.0) {
+            let fits = |v: i64| i32::try_from(v).ok();
+            let pos = Pos::new(fits(a.1)?, fits(b.1)?, fits(c.1)?);
+            return Some((pos, a.0..c.0 + 1));
+        }
+    }
+    None
+}
+
+/// A count said in words or digits, outside `skip` (the coordinates): "10", "ten",
+/// "a dozen", "a stack", "a couple".
+pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<u32> {
+    const NUMBERS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    for (i, w) in ws.iter().enumerate() {
+        if skip.is_some_and(|r| r.contains(&i)) {
+            continue;
+        }
+        if let Ok(n) = w.parse::<u32>() {
+            return (n > 0).then_some(n);
+        }
+        if let Some(n) = NUMBERS.iter().position(|x| x == w) {
+            return (n > 0).then_some(n as u32);
+        }
+        let next = ws.get(i + 1).map(String::as_str);
+        match (w.as_str(), next) {
+            ("dozen", _) => return Some(12),
+            ("stack", _) if i > 0 && ws[i - 1] == "a" => return Some(64),
+            ("couple", _) => return Some(2),
+            ("few", _) => return Some(3),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An item's name in words ("oak planks").
+pub fn item_words(data: &GameData, item: ItemId) -> String {
+    data.item_name(item).replace('_', " ")
+}

@@ -1,0 +1,68 @@
+//! The model classifier against the real llama.cpp server (SmolLM2-135M: the plumbing,
+//! not judgement), and its fallback to the parser when the endpoint is down.
+
+use gatecrew_gating::llm::LlmSpec;
+use gatecrew_hitl::classify::{Classify, Context};
+use gatecrew_hitl::eval;
+use gatecrew_hitl::intent::{Classifier, IntentType};
+use gatecrew_hitl::llm::{LlmClassifier, read_answer, user_message};
+use gatecrew_hitl::words::Vocabulary;
+
+use crate::common::data;
+use crate::llm::server::{live_turn, live_url};
+
+#[test]
+fn the_prompt_stays_small_on_the_largest_plan_and_answers_are_read_strictly() {
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    let plans = eval::plans(&d, &v);
+    let ctx = Context { plan: &plans["master"], question: None, vocab: &v, data: &d };
+    let m = user_message("don't collect wool, get the planks first", &ctx);
+    assert!(m.len() < 900, "{} bytes: {m}", m.len());
+    assert!(m.contains("Line: don't collect wool"));
+    assert_eq!(read_answer(r#"{"type":"switch","node":"oak planks"}"#, false).unwrap().kind, IntentType::Switch);
+    assert_eq!(read_answer(r#"{"type":"answer","node":"2"}"#, false).unwrap().kind, IntentType::Chat);
+    assert!(read_answer(r#"{"type":"dance","node":""}"#, false).is_err());
+    assert!(read_answer(r#"{"type":"sw"#, false).is_err());
+}
+
+#[test]
+fn a_dead_endpoint_falls_back_to_the_parser() {
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    let plans = eval::plans(&d, &v);
+    let spec = LlmSpec {
+        url: Some("http://127.0.0.1:9/v1".into()),
+        model: Some("m".into()),
+        timeout_ms: 500,
+        ..LlmSpec::default()
+    };
+    let mut c = LlmClassifier::new(spec).unwrap();
+    let ctx = Context { plan: &plans["pickaxe"], question: None, vocab: &v, data: &d };
+    let got = c.classify("stop", &ctx);
+    assert_eq!(got.by, Classifier::Fallback);
+    assert_eq!(got.intent.kind, IntentType::Stop);
+    assert!(got.fallback.is_some());
+}
+
+#[test]
+fn the_real_model_classifies_or_falls_back_with_a_reason() {
+    let url = live_url();
+    let _turn = live_turn();
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    let plans = eval::plans(&d, &v);
+    let spec =
+        LlmSpec { url: Some(url), model: Some(crate::llm::MODEL.into()), timeout_ms: 20_000, ..LlmSpec::default() };
+    let mut c = LlmClassifier::new(spec).unwrap();
+    let ctx = Context { plan: &plans["battle"], question: None, vocab: &v, data: &d };
+    for line in ["stop", "switch to the stone sword", "also get 4 torches"] {
+        let got = c.classify(line, &ctx);
+        match got.by {
+            // The 135M model's answer is schema-constrained: it parses, right or not.
+            Classifier::Llm => assert!(got.tokens.0 > 0 && got.tokens.1 > 0, "{got:?}"),
+            Classifier::Fallback => assert!(got.fallback.is_some(), "{got:?}"),
+            Classifier::Parser => panic!("the model classifier never answers as the parser"),
+        }
+    }
+}
