@@ -11,6 +11,7 @@ mod common;
 mod config;
 mod conservation;
 mod episode;
+mod fuzz_corpus;
 mod llm;
 mod plan;
 mod scores;
