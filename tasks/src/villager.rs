@@ -86,7 +86,10 @@ fn positions(line: &str) -> Result<Vec<Pos>, String> {
     if let Some(at) = line.find("positions:") {
         let rest = &line[at + "positions:".len()..];
         if rest.contains("start:") {
-            let (s, e) = (rest.find("start:").unwrap_or(0), rest.find("end:").ok_or("a start without an end")?);
+            // The end is looked for after the start: an `end:` before it sliced backwards
+            // (found by the `task_file` fuzz target).
+            let s = rest.find("start:").unwrap_or(0);
+            let e = rest[s..].find("end:").map(|i| s + i).ok_or("a start without an end")?;
             let (a, b) = (triples(&rest[s..e])?, triples(&rest[e..])?);
             let (Some(a), Some(b)) = (a.first(), b.first()) else {
                 return Err("start and end need a position each".into());

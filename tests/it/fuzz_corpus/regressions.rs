@@ -74,3 +74,15 @@ fn a_huge_villagerbench_run_is_refused_without_listing_it() {
     let err = file.import(None, &data(), &Aliases::none()).unwrap_err();
     assert!(err.to_string().contains("more than 100000 cells"), "{err}");
 }
+
+/// `task_file`: an `end:` written before the `start:` of a VillagerBench run sliced
+/// the line backwards and panicked.
+#[test]
+fn a_villagerbench_run_with_end_before_start_is_an_error() {
+    let file = TaskFile::parse(&reproducer("task_file", "end-before-start.json"), Path::new("t.json")).unwrap();
+    let err = file.import(None, &data(), &Aliases::none()).unwrap_err();
+    assert!(err.to_string().contains("a start without an end"), "{err}");
+    let ok = r#"{"t": ["[material:stone facing:A positions:[start:[0 0 0] end:[0 2 0]]] end:"]}"#;
+    let task = TaskFile::parse(ok, Path::new("t.json")).unwrap().import(None, &data(), &Aliases::none()).unwrap();
+    assert_eq!(task.cells.len(), 3);
+}
