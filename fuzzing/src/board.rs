@@ -49,18 +49,32 @@ enum Step {
     Expire { dt: u16 },
 }
 
+/// One message, field by field. Every field has a natural value that makes the
+/// message acceptable in the board's current state (the window's requester, item and
+/// giver; the caller as sender) and rare byte values that break it in one way, so that
+/// scripts reach offers, confirmations and refusals as well as every rejection.
 #[derive(Debug, Arbitrary)]
 struct Fields {
+    /// Modulo 4 the four kinds; 255 an unknown kind.
     kind: u8,
-    window: Option<u8>,
-    /// `None`: the caller itself.
-    forged_from: Option<u8>,
-    /// `None`: everybody.
-    to: Option<u8>,
+    /// Answers: modulo the number of windows + 1 (one past the last is unknown); 255
+    /// none. Requests: none; 255 one.
+    window: u8,
+    /// Below 16: claims to be that agent. Otherwise the caller.
+    from: u8,
+    /// Below 32: that agent. Otherwise everybody (requests) or the other party.
+    to: u8,
+    /// Requests: modulo 3 a known item. Answers: the window's item. At or above 240,
+    /// modulo 6 a name from [`NAMES`] (namespaced, misspelt, empty).
     item: u8,
-    count: Option<i16>,
-    reason: Option<u8>,
-    drop_at: Option<Option<(i8, i8, i8)>>,
+    /// `1 + count % 16`; 0 none, 254 negative, 255 more than a bot can carry.
+    /// Refusals have none unless the byte is at or above 250.
+    count: u8,
+    /// At or above 224: a reason tag, any kind's. Otherwise none.
+    reason: u8,
+    /// Offers: modulo 3 none, give, drop at. Others: none; at or above 240, give.
+    handover: u8,
+    drop_at: (i8, i8, i8),
 }
 
 /// The `board_message` target.
@@ -104,20 +118,56 @@ pub fn board_message(data: &[u8]) {
 }
 
 fn fields_to_wire(f: &Fields, caller: AgentId, board: &Board, agent: impl Fn(u8) -> AgentId) -> WireMessage {
-    // Windows mostly name one that exists, so that the deep checks are reached.
-    let windows = board.windows().len() as u32 + 1;
+    let kind = if f.kind == 255 { 4 } else { usize::from(f.kind % 4) };
+    let request = kind == 0;
+    let window = match (request, f.window) {
+        (true, 255) => Some(0),
+        (true, _) | (false, 255) => None,
+        (false, w) => Some(u32::from(w) % (board.windows().len() as u32 + 1)),
+    };
+    let open = window.and_then(|w| board.window(WindowId(w)));
+    let other_party = match (kind, open) {
+        // A confirmation goes to the giver, other answers to the requester.
+        (2, Some(w)) => w.offer.map_or(w.requester, |o| o.from),
+        (_, Some(w)) => w.requester,
+        _ => caller,
+    };
+    let to = match (f.to, request) {
+        (t, _) if t < 32 => Recipient::Agent(agent(t)),
+        (_, true) => Recipient::All,
+        (_, false) => Recipient::Agent(other_party),
+    };
+    let item = match (f.item, open) {
+        (i, _) if i >= 240 => NAMES[usize::from(i) % NAMES.len()].to_owned(),
+        (_, Some(w)) => ITEMS.name(w.item).to_owned(),
+        (i, None) => NAMES[usize::from(i % 3)].to_owned(),
+    };
+    let count = match f.count {
+        0 => None,
+        254 => Some(-1),
+        255 => Some(i64::from(gatecrew_protocol::MAX_COUNT) + 1),
+        c if kind == 3 && c < 250 => None,
+        c => Some(i64::from(c % 16) + 1),
+    };
+    let handover = match (kind, f.handover) {
+        (1, h) if h % 3 == 1 => Some(Handover::Give),
+        (1, h) if h % 3 == 2 => {
+            let (x, y, z) = f.drop_at;
+            Some(Handover::DropAt(Pos::new(x.into(), y.into(), z.into())))
+        }
+        (1, _) => None,
+        (_, h) if h >= 240 => Some(Handover::Give),
+        _ => None,
+    };
     WireMessage {
-        msg: KINDS[usize::from(f.kind) % KINDS.len()].to_owned(),
-        window: f.window.map(|w| u32::from(w) % windows),
-        from: f.forged_from.map_or(caller, &agent).0,
-        to: f.to.map_or(Recipient::All, |t| Recipient::Agent(agent(t))),
-        item: NAMES[usize::from(f.item) % NAMES.len()].to_owned(),
-        count: f.count.map(i64::from),
-        reason: f.reason.map(|r| REASONS[usize::from(r) % REASONS.len()].to_owned()),
-        handover: f.drop_at.map(|d| match d {
-            None => Handover::Give,
-            Some((x, y, z)) => Handover::DropAt(Pos::new(x.into(), y.into(), z.into())),
-        }),
+        msg: KINDS[kind].to_owned(),
+        window,
+        from: if f.from < 16 { agent(f.from).0 } else { caller.0 },
+        to,
+        item,
+        count,
+        reason: (f.reason >= 224).then(|| REASONS[usize::from(f.reason) % REASONS.len()].to_owned()),
+        handover,
     }
 }
 

@@ -30,9 +30,12 @@ pub use plan::blueprint;
 pub use task::task_file;
 pub use trace::trace_line;
 
+/// A harness: returns on inputs handled as they should be, panics on a bug.
+pub type Harness = fn(&[u8]);
+
 /// The fuzz targets by name, as `fuzz/fuzz_targets/<name>.rs` and the corpus folders
 /// `fuzz/corpus/<name>/` and `fuzz/regressions/<name>/` name them.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Harness); 5] = [
     ("trace_line", trace_line),
     ("blueprint", blueprint),
     ("task_file", task_file),

@@ -163,8 +163,8 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
     })
 }
 
-/// `base + by`, if it fits (the `task_file` fuzz target overflowed on a level at
-/// `i32::MAX`).
+/// `base + by`, if it fits: a level at `i32::MAX` overflowed (the overflow class the
+/// `task_file` fuzz target found in the site setup).
 fn offset(base: i32, by: usize) -> Option<i32> {
     i32::try_from(by).ok().and_then(|b| base.checked_add(b))
 }

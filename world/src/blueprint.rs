@@ -31,9 +31,9 @@ use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
 use crate::state::{BlockState, parse_block_spec};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
-/// world border. Keeps every extent and neighbour computation inside `i32` (the
-/// `blueprint` fuzz target overflowed on a door at `y = i32::MAX` and on a fill spanning
-/// the whole `i32` range).
+/// world border. Keeps every extent and neighbour computation inside `i32`: a door at
+/// `y = i32::MAX` and a fill across the whole `i32` range overflowed (found while
+/// fixing the same kind of crash the `task_file` fuzz target hit).
 pub const MAX_COORD: i32 = 30_000_000;
 
 fn in_world(p: Pos) -> bool {

@@ -86,3 +86,18 @@ fn a_villagerbench_run_with_end_before_start_is_an_error() {
     let task = TaskFile::parse(ok, Path::new("t.json")).unwrap().import(None, &data(), &Aliases::none()).unwrap();
     assert_eq!(task.cells.len(), 3);
 }
+
+/// `trace_line` (found by review of what the target checks): recovery ticks summed past
+/// `u64::MAX` overflowed the metrics of a trace whose ticks run to the end of `u64`.
+#[test]
+fn recovery_ticks_saturate_instead_of_overflowing() {
+    use gatecrew_protocol::metrics::{EpisodeMetrics, GroupMetrics};
+    use gatecrew_protocol::trace::TraceReader;
+    let text = reproducer("trace_line", "recovery-ticks-overflow.jsonl");
+    let mut m = EpisodeMetrics::default();
+    for ev in TraceReader::new(text.as_bytes()) {
+        m.observe(&ev.unwrap());
+    }
+    assert_eq!((m.resolved_local, m.local_recovery_ticks), (1, u64::MAX));
+    assert_eq!(GroupMetrics::pool([&m, &m]).totals.local_recovery_ticks, u64::MAX);
+}
