@@ -34,7 +34,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one construction episode and report its coordination metrics.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
     Adjudicate(adjudicate::AdjudicateArgs),
     /// Generate or run the episode suite.
@@ -77,7 +77,7 @@ where
         }
     };
     let result = match cli.command {
-        Command::Run(args) => run::run(args, out),
+        Command::Run(args) => run::run(*args, out),
         Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
         Command::Suite(cmd) => suite::run(cmd, out),
         Command::Analyze(args) => analyze::run(args, out, err),

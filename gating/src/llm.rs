@@ -31,5 +31,5 @@ pub use breaker::{Admission, Breaker, BreakerState, Transition};
 pub use client::{ApiKey, LlmClient, LlmClientError};
 pub use config::{BreakerSpec, EpisodeTerms, LlmConfigError, LlmSpec, OutputMode};
 pub use prompt::{GRAMMAR, SYSTEM_PROMPT, response_schema};
-pub use reply::{FallbackReason, UnknownFallback, parse_verdict};
+pub use reply::{BodyFailure, FallbackReason, UnknownFallback, keep_reply, parse_verdict, read_reply_body};
 pub use wire::{ChatMessage, ChatRequest, ChatResponse, Usage};

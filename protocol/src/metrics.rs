@@ -127,7 +127,10 @@ impl EpisodeMetrics {
                 match by {
                     ResolvedBy::Local => {
                         self.resolved_local += 1;
-                        self.local_recovery_ticks += since;
+                        // Saturating: a trace's ticks are not checked, and an issue
+                        // resolved at `t = u64::MAX` overflowed the sums (found while
+                        // reviewing what the `trace_line` fuzz target checks).
+                        self.local_recovery_ticks = self.local_recovery_ticks.saturating_add(since);
                     }
                     ResolvedBy::Board => self.resolved_board += 1,
                 }
@@ -239,7 +242,7 @@ impl GroupMetrics {
             t.msg += e.msg;
             t.msg_tokens += e.msg_tokens;
             t.gray += e.gray;
-            t.local_recovery_ticks += e.local_recovery_ticks;
+            t.local_recovery_ticks = t.local_recovery_ticks.saturating_add(e.local_recovery_ticks);
             t.latencies_ms.extend_from_slice(&e.latencies_ms);
         }
         if g.episodes > 0 {

@@ -82,7 +82,14 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
     for (i, level) in raw.blueprint.levels.iter().enumerate() {
         let lpath = index(&levels_path, i);
         let [x0, y0, z0] = level.coordinates;
-        let y = if stacked { y0 + i as i32 } else { y0 };
+        let y = if stacked { offset(y0, i) } else { Some(y0) };
+        let Some(y) = y else {
+            return Err(TaskError::at(
+                file,
+                key(&lpath, "coordinates"),
+                format!("level {i} stacked above y = {y0} overflows"),
+            ));
+        };
         let width = level.placement.first().map_or(0, Vec::len);
         for (j, row) in level.placement.iter().enumerate() {
             let rpath = index(&key(&lpath, "placement"), j);
@@ -98,7 +105,14 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
                 let Some((block, state)) = names.block_spec(spec, &cpath) else {
                     continue;
                 };
-                let pos = Pos::new(x0 + k as i32, y, z0 + j as i32);
+                let (Some(x), Some(z)) = (offset(x0, k), offset(z0, j)) else {
+                    return Err(TaskError::at(
+                        file,
+                        cpath,
+                        format!("the cell's position overflows: [{x0} + {k}, {y}, {z0} + {j}]"),
+                    ));
+                };
+                let pos = Pos::new(x, y, z);
                 match cells.entry(pos) {
                     Entry::Vacant(e) => {
                         e.insert((TaskCell { pos, block, state }, cpath));
@@ -147,4 +161,10 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
         inventories: Some(inventories),
         notes,
     })
+}
+
+/// `base + by`, if it fits: a level at `i32::MAX` overflowed (the overflow class the
+/// `task_file` fuzz target found in the site setup).
+fn offset(base: i32, by: usize) -> Option<i32> {
+    i32::try_from(by).ok().and_then(|b| base.checked_add(b))
 }

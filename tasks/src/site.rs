@@ -30,6 +30,11 @@ use crate::task::{ImportedTask, TaskCell};
 pub const MARGIN: i32 = 6;
 /// Free blocks above the blueprint's top.
 pub const HEADROOM: i32 = 4;
+/// The most blocks a task may span on each axis. The world is a dense grid around the
+/// site, so this bounds its memory (a few tens of MB); the `task_file` fuzz target found
+/// that two blocks far apart overflowed the shift to the origin, and would otherwise ask
+/// for a grid larger than any machine.
+pub const MAX_SPAN: i64 = 256;
 /// Crew size when the file does not say (VillagerBench files) and none is asked for.
 pub const DEFAULT_AGENTS: usize = 2;
 
@@ -84,6 +89,18 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         return Err(invalid(file, format!("task \"{}\" has no cells", task.id)));
     };
     let lo = task.cells.iter().fold(first.pos, |m, c| Pos::new(m.x.min(c.pos.x), m.y.min(c.pos.y), m.z.min(c.pos.z)));
+    let top = task.cells.iter().fold(first.pos, |m, c| Pos::new(m.x.max(c.pos.x), m.y.max(c.pos.y), m.z.max(c.pos.z)));
+    let span = |a: i32, b: i32| i64::from(b) - i64::from(a) + 1;
+    let spans = [span(lo.x, top.x), span(lo.y, top.y), span(lo.z, top.z)];
+    if spans.iter().any(|s| *s > MAX_SPAN) {
+        return Err(invalid(
+            file,
+            format!(
+                "task \"{}\" spans {} x {} x {} blocks (x, y, z) from {lo} to {top}; a site is at most {MAX_SPAN} on a side",
+                task.id, spans[0], spans[1], spans[2]
+            ),
+        ));
+    }
     let shift = |p: Pos| Pos::new(p.x - lo.x, p.y - lo.y, p.z - lo.z);
     let cells: Vec<TaskCell> = task.cells.iter().map(|c| TaskCell { pos: shift(c.pos), ..*c }).collect();
     let hi =

@@ -86,11 +86,20 @@ fn positions(line: &str) -> Result<Vec<Pos>, String> {
     if let Some(at) = line.find("positions:") {
         let rest = &line[at + "positions:".len()..];
         if rest.contains("start:") {
-            let (s, e) = (rest.find("start:").unwrap_or(0), rest.find("end:").ok_or("a start without an end")?);
+            // The end is looked for after the start: an `end:` before it sliced backwards
+            // (found by the `task_file` fuzz target).
+            let s = rest.find("start:").unwrap_or(0);
+            let e = rest[s..].find("end:").map(|i| s + i).ok_or("a start without an end")?;
             let (a, b) = (triples(&rest[s..e])?, triples(&rest[e..])?);
             let (Some(a), Some(b)) = (a.first(), b.first()) else {
                 return Err("start and end need a position each".into());
             };
+            // Counted before it is listed: a run across the whole `i32` range would not
+            // fit in memory.
+            let side = |p: i32, q: i32| (i64::from(p) - i64::from(q)).unsigned_abs() + 1;
+            if side(a.x, b.x).saturating_mul(side(a.y, b.y)).saturating_mul(side(a.z, b.z)) > 100_000 {
+                return Err("the run spans more than 100000 cells".into());
+            }
             let mut v = Vec::new();
             for x in a.x.min(b.x)..=a.x.max(b.x) {
                 for y in a.y.min(b.y)..=a.y.max(b.y) {
@@ -98,9 +107,6 @@ fn positions(line: &str) -> Result<Vec<Pos>, String> {
                         v.push(Pos::new(x, y, z));
                     }
                 }
-            }
-            if v.len() > 100_000 {
-                return Err("the run spans more than 100000 cells".into());
             }
             return Ok(v);
         }

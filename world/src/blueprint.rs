@@ -30,6 +30,20 @@ use crate::data::{BlockId, GameData};
 use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
 use crate::state::{BlockState, parse_block_spec};
 
+/// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
+/// world border. Keeps every extent and neighbour computation inside `i32`: a door at
+/// `y = i32::MAX` and a fill across the whole `i32` range overflowed (found while
+/// fixing the same kind of crash the `task_file` fuzz target hit).
+pub const MAX_COORD: i32 = 30_000_000;
+
+fn in_world(p: Pos) -> bool {
+    [p.x, p.y, p.z].iter().all(|c| (-MAX_COORD..=MAX_COORD).contains(c))
+}
+
+fn outside_world(p: Pos) -> String {
+    format!("position {p} is outside the world (every coordinate within ±{MAX_COORD})")
+}
+
 /// Which part of a block a cell holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Part {
@@ -137,8 +151,13 @@ impl Blueprint {
                 continue;
             };
             let line = line_of(text, f.block.span().start);
+            if let Some(p) = [f.from, f.to].into_iter().find(|p| !in_world(*p)) {
+                return Err(LoadError::new(path, LoadErrorKind::Invalid(outside_world(p))).line(line));
+            }
             let (lo, hi) = (min_corner(f.from, f.to), max_corner(f.from, f.to));
-            if (hi.x - lo.x + 1) as i64 * (hi.y - lo.y + 1) as i64 * (hi.z - lo.z + 1) as i64 > 1_000_000 {
+            let side = |a: i32, b: i32| i64::from(b) - i64::from(a) + 1;
+            let volume = side(lo.x, hi.x).saturating_mul(side(lo.y, hi.y)).saturating_mul(side(lo.z, hi.z));
+            if volume > 1_000_000 {
                 return Err(
                     LoadError::new(path, LoadErrorKind::Invalid("fill larger than a million blocks".into())).line(line)
                 );
@@ -155,10 +174,14 @@ impl Blueprint {
             }
         }
         for b in &raw.block {
+            let line = line_of(text, b.at.span().start);
+            if !in_world(*b.at.get_ref()) {
+                return Err(LoadError::new(path, LoadErrorKind::Invalid(outside_world(*b.at.get_ref()))).line(line));
+            }
             let Some((block, state)) = resolve(&b.block) else {
                 continue;
             };
-            cells.insert(*b.at.get_ref(), (block, state, line_of(text, b.at.span().start)));
+            cells.insert(*b.at.get_ref(), (block, state, line));
             explicit.insert(*b.at.get_ref());
         }
         if !unknown.is_empty() {
@@ -170,7 +193,15 @@ impl Blueprint {
             .filter_map(|p| cells.get(p).map(|(b, s, _)| (*p, *b, *s)))
             .filter(|(_, b, _)| data.block_info(*b).height == 2)
             .collect();
+        // Bottom up, so that a top half given explicitly is known as the top of the block
+        // below it, not taken for another block that claims the cell above (found by the
+        // `blueprint` fuzz target: both halves of a door listed gave a four-cell door).
+        let mut tops = std::collections::BTreeSet::new();
         for (p, b, s) in tall {
+            if tops.contains(&p) {
+                continue;
+            }
+            tops.insert(p.up());
             if !explicit.contains(&p.up()) {
                 let line = cells[&p].2;
                 cells.insert(p.up(), (b, s.upper_half(), line));
@@ -207,6 +238,9 @@ impl Blueprint {
             let e = LoadError::new(path, LoadErrorKind::Invalid(msg));
             if line > 0 { e.line(line) } else { e }
         };
+        if let Some((p, (_, _, line))) = cells.iter().find(|(p, _)| !in_world(**p)) {
+            return Err(invalid(*line, outside_world(*p)));
+        }
         // Two-cell blocks claim the cell above.
         let tall: Vec<(Pos, BlockId, BlockState, usize)> = cells
             .iter()

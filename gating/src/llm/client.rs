@@ -13,8 +13,8 @@ use std::time::Instant;
 use gatecrew_protocol::trace::Decision;
 
 use super::config::LlmSpec;
-use super::reply::{FallbackReason, parse_verdict};
-use super::wire::{ChatRequest, ChatResponse, Usage};
+use super::reply::{FallbackReason, keep_reply, parse_verdict, read_reply_body};
+use super::wire::{ChatRequest, Usage};
 use tracing::Instrument;
 
 use crate::adjudicator::{Adjudication, DecisionCard, Deterministic};
@@ -89,7 +89,7 @@ impl std::fmt::Debug for LlmClient {
 }
 
 /// A failed exchange: why, and what came back.
-type Failed = (FallbackReason, String, Option<Usage>);
+type Failed = super::reply::BodyFailure;
 
 impl LlmClient {
     /// A client for `spec`, reading the key from the variable it names. `det` is the
@@ -209,36 +209,12 @@ impl LlmClient {
             }
             bytes.extend_from_slice(&chunk);
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| (FallbackReason::NonUtf8, String::from_utf8_lossy(e.as_bytes()).into_owned(), None))?;
-        if !status.is_success() {
-            return Err((FallbackReason::Http(status.as_u16()), text, None));
-        }
-        let parsed: ChatResponse = serde_json::from_str(&text).map_err(|e| {
-            let reason = if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson };
-            (reason, text.clone(), None)
-        })?;
-        let usage = parsed.usage.unwrap_or_default();
-        match parsed.content() {
-            Some((content, _)) => Ok((content.to_owned(), usage)),
-            None => Err((FallbackReason::MalformedJson, text.clone(), Some(usage))),
-        }
+        read_reply_body(status.as_u16(), bytes)
     }
 
     /// The reply as the trace keeps it: the key cut out, at most [`REPLY_KEEP`] bytes.
     fn keep(&self, text: &str) -> String {
-        let mut s = match &self.key {
-            Some(k) if !k.0.is_empty() => text.replace(&k.0, "[redacted]"),
-            _ => text.to_owned(),
-        };
-        if s.len() > REPLY_KEEP {
-            let mut end = REPLY_KEEP;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            s.truncate(end);
-        }
-        s
+        keep_reply(text, self.key.as_ref().map(|k| k.0.as_str()), REPLY_KEEP)
     }
 
     fn account(&self, adj: &Adjudication) {

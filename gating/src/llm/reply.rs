@@ -6,6 +6,7 @@ use std::str::FromStr;
 use gatecrew_protocol::trace::Decision;
 use serde_json::Value;
 
+use super::wire::{ChatResponse, Usage};
 use crate::adjudicator::Verdict;
 
 /// Why the fallback decided instead of the model. The trace writes [`Self::tag`].
@@ -111,6 +112,50 @@ impl FromStr for FallbackReason {
             .map(Http)
             .ok_or_else(|| UnknownFallback(s.to_owned()))
     }
+}
+
+/// A response body that gave no answer: why, the body as text (lossy when it was not
+/// UTF-8) and the token counts when the body had them.
+pub type BodyFailure = (FallbackReason, String, Option<Usage>);
+
+/// Reads a complete chat-completions response (HTTP `status` and the body, already
+/// capped): the first choice's text and the token counts. Pure, so that the fuzzer and
+/// the tests run exactly what the client runs on every reply.
+pub fn read_reply_body(status: u16, bytes: Vec<u8>) -> Result<(String, Usage), BodyFailure> {
+    let text = String::from_utf8(bytes)
+        .map_err(|e| (FallbackReason::NonUtf8, String::from_utf8_lossy(e.as_bytes()).into_owned(), None))?;
+    if !(200..300).contains(&status) {
+        return Err((FallbackReason::Http(status), text, None));
+    }
+    let parsed: ChatResponse = match serde_json::from_str(&text) {
+        Ok(p) => p,
+        Err(e) => {
+            let reason = if e.is_eof() { FallbackReason::TruncatedJson } else { FallbackReason::MalformedJson };
+            return Err((reason, text, None));
+        }
+    };
+    let usage = parsed.usage.unwrap_or_default();
+    match parsed.content() {
+        Some((content, _)) => Ok((content.to_owned(), usage)),
+        None => Err((FallbackReason::MalformedJson, text, Some(usage))),
+    }
+}
+
+/// A reply as the trace keeps it: every occurrence of the API key replaced by
+/// `[redacted]`, then cut to at most `cap` bytes on a character boundary.
+pub fn keep_reply(text: &str, key: Option<&str>, cap: usize) -> String {
+    let mut s = match key {
+        Some(k) if !k.is_empty() => text.replace(k, "[redacted]"),
+        _ => text.to_owned(),
+    };
+    if s.len() > cap {
+        let mut end = cap;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
 }
 
 /// Reads the model's answer. `Err` carries the reason and, when the model stated a
