@@ -98,6 +98,12 @@ impl WorldState {
             }
             let closed = ractor::call!(self.board, BoardMsg::Expire, episode.tick())?;
             episode.board_closed(closed);
+            for (id, msg, issue) in episode.released() {
+                let now = episode.tick();
+                let result =
+                    ractor::call!(self.board, |reply| BoardMsg::Post { caller: id, msg: msg.clone(), now, reply })?;
+                episode.posted(id, msg, issue, result);
+            }
             let inputs = episode.wakes();
             // Every awake agent thinks at once; the answers are applied in id order.
             let steps = inputs.into_iter().map(|(id, input)| {

@@ -275,10 +275,24 @@ enum Retry {
 #[derive(Debug, Clone, PartialEq)]
 struct Awaiting {
     key: IssueKey,
+    since: Tick,
     count: u32,
     window: Option<WindowId>,
     deadline: Tick,
     offered_by: Option<(AgentId, u32)>,
+}
+
+/// A request an agent is waiting on (see [`AgentCore::waiting`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    /// The item asked for.
+    pub item: ItemId,
+    /// Its window, once the board opened it.
+    pub window: Option<WindowId>,
+    /// When the agent asked (or, for the manager's assignment, was assigned a giver).
+    pub since: Tick,
+    /// The agent gives up on it (and falls back to the local solver) one tick after this.
+    pub deadline: Tick,
 }
 
 /// A transfer this agent committed to.
@@ -420,6 +434,14 @@ impl AgentCore {
         &self.plan
     }
 
+    /// The requests this agent is waiting on, in item order.
+    pub fn waiting(&self) -> Vec<Waiting> {
+        self.awaiting
+            .iter()
+            .map(|(item, aw)| Waiting { item: *item, window: aw.window, since: aw.since, deadline: aw.deadline })
+            .collect()
+    }
+
     /// Handles one wake-up.
     ///
     /// # Panics
@@ -443,7 +465,11 @@ impl AgentCore {
     }
 
     fn step_with(&mut self, input: StepInput, work: bool) -> StepOutput {
-        assert!(!input.crash, "{}: injected crash at {}", self.id, input.tick);
+        if input.crash {
+            // An injected crash unwinds without the panic hook: it is expected, and a
+            // soak with thousands of them would flood stderr with backtraces.
+            std::panic::resume_unwind(Box::new(format!("{}: injected crash at {}", self.id, input.tick)));
+        }
         let _span = tracing::debug_span!("step", agent = %self.id, tick = input.tick.0).entered();
         self.now = input.tick;
         let mut out = StepOutput {

@@ -5,7 +5,9 @@
 //! 1. [`Episode::advance`] to jump to the next tick at which something happens
 //!    (an action completes, a wait ends, news arrives, a window's deadline passes)
 //!    and apply the actions completing then, in agent-id order;
-//! 2. [`Episode::board_closed`] with the windows the board expired at that tick;
+//! 2. [`Episode::board_closed`] with the windows the board expired at that tick, then
+//!    [`Episode::released`] for the messages the delay fault held back until now
+//!    (posted like any others);
 //! 3. [`Episode::wakes`] for the inputs of the agents to step;
 //! 4. [`Episode::apply`] with each agent's output, in agent-id order, and
 //!    [`Episode::posted`] with the board's answer to each message it returns.
@@ -21,6 +23,7 @@
 mod baseline;
 pub mod consult;
 mod external;
+mod faults;
 pub mod manager;
 mod record;
 pub mod replay;
@@ -127,6 +130,7 @@ pub struct Episode {
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
     external: Option<external::Outbox>,
     held_open: bool,
+    faults: faults::Faults,
 }
 
 impl Episode {
@@ -166,6 +170,7 @@ impl Episode {
             scorer: setup.scorer.clone(),
             external: None,
             held_open: false,
+            faults: faults::Faults::new(&setup.faults, setup.seed),
         }
     }
 
@@ -188,6 +193,11 @@ impl Episode {
     /// Appends an event from outside the cores (a human partner's) at the current tick.
     pub fn record_external(&mut self, kind: EventKind) {
         self.push(kind);
+    }
+
+    /// Whether `agent` has an action in flight.
+    pub fn acting(&self, agent: AgentId) -> bool {
+        self.slots.get(agent.index()).is_some_and(|s| !idle(s))
     }
 
     /// Now.
@@ -319,6 +329,9 @@ impl Episode {
         if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
             consider(t);
         }
+        if let Some(t) = self.faults.next_due() {
+            consider(t);
+        }
         next
     }
 
@@ -377,12 +390,14 @@ impl Episode {
             }
             let agent = AgentId(i as u32);
             let view = self.world.observe(agent);
+            let random_crash = self.faults.crashes();
             let s = &mut self.slots[i];
             s.wake = false;
-            let crash = s.crash_at.is_some_and(|t| t <= now);
-            if crash {
+            let chosen_crash = s.crash_at.is_some_and(|t| t <= now);
+            if chosen_crash {
                 s.crash_at = None;
             }
+            let crash = chosen_crash || random_crash;
             out.push((
                 agent,
                 StepInput {
@@ -492,7 +507,7 @@ impl Episode {
             }
         }
         // A muted agent (a fault) stops answering: nothing it posts reaches the board.
-        if muted { Vec::new() } else { out.posts }
+        if muted { Vec::new() } else { self.transmit(agent, out.posts) }
     }
 
     /// The board's answer to a message `agent` posted.

@@ -15,7 +15,7 @@ pub mod setup;
 
 pub use episode::consult::{ByAdjudicator, ConsultRequest, ResolveError, Resolver};
 pub use episode::replay::{Replay, ReplayError};
-pub use episode::stepper::{Finished, Observer, run, run_to_end, run_with};
+pub use episode::stepper::{Finished, Observer, run, run_to_end, run_watched, run_with};
 pub use episode::{EndReason, Episode, Progress};
 pub use policy::Policy;
 pub use setup::{Overrides, Setup, SetupError};

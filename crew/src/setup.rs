@@ -9,7 +9,9 @@
 //! [gate]        # weights and thresholds, checked against the hierarchy
 //! [board]       # window_ticks, handover_ticks
 //! [agent]       # patience and retries
-//! [faults]      # action_failure_rate, crash = [{ agent = 1, tick = 300 }]
+//! [faults]      # action_failure_rate, path_block_rate, path_block, message_drop_rate,
+//!               # message_delay_rate, message_delay_ticks, message_duplicate_rate,
+//!               # crash_rate, crash = [{ agent = 1, tick = 300 }], mute = [2]
 //! [llm]         # tier 3 over an OpenAI-compatible endpoint (gatecrew_gating::llm::LlmSpec):
 //!               # url, model, api_key_env (the variable's NAME), timeout_ms, max_tokens,
 //!               # output = "json_schema" | "grammar" | "none", confidence_floor,
@@ -91,16 +93,106 @@ pub struct CrashSpec {
     pub tick: u64,
 }
 
-/// The `[faults]` section.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The `[faults]` section (DESIGN section 3). Every fault is drawn from seeded RNGs, so
+/// a faulted episode replays byte for byte. Fields left at their defaults stay out of
+/// the config hash, so configs without faults keep the hash they always had.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FaultSpec {
     /// Probability that an action fails with an injected fault.
     pub action_failure_rate: f64,
-    /// Agent actor crashes.
+    /// Probability that a walk finds its path barred by a block dropped onto it.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub path_block_rate: f64,
+    /// The block that bars a path (mineable, like terrain).
+    #[serde(skip_serializing_if = "is_default_path_block")]
+    pub path_block: String,
+    /// Probability that a board message is lost on the way.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub message_drop_rate: f64,
+    /// Probability that a board message reaches the board `message_delay_ticks` late.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub message_delay_rate: f64,
+    /// How late a delayed message arrives.
+    #[serde(skip_serializing_if = "is_default_delay")]
+    pub message_delay_ticks: u64,
+    /// Probability that a board message is sent twice.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub message_duplicate_rate: f64,
+    /// Probability that an agent's actor panics at any one of its steps.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub crash_rate: f64,
+    /// Agent actor crashes at chosen ticks.
     pub crash: Vec<CrashSpec>,
     /// Agents that stop answering: their board messages are never delivered.
     pub mute: Vec<u32>,
+}
+
+const DEFAULT_PATH_BLOCK: &str = "cobblestone";
+const DEFAULT_DELAY_TICKS: u64 = 20;
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
+fn is_default_path_block(s: &str) -> bool {
+    s == DEFAULT_PATH_BLOCK
+}
+
+fn is_default_delay(t: &u64) -> bool {
+    *t == DEFAULT_DELAY_TICKS
+}
+
+impl Default for FaultSpec {
+    fn default() -> Self {
+        FaultSpec {
+            action_failure_rate: 0.0,
+            path_block_rate: 0.0,
+            path_block: DEFAULT_PATH_BLOCK.to_owned(),
+            message_drop_rate: 0.0,
+            message_delay_rate: 0.0,
+            message_delay_ticks: DEFAULT_DELAY_TICKS,
+            message_duplicate_rate: 0.0,
+            crash_rate: 0.0,
+            crash: Vec::new(),
+            mute: Vec::new(),
+        }
+    }
+}
+
+impl FaultSpec {
+    /// Whether any board-message fault is on.
+    pub fn message_faults(&self) -> bool {
+        self.message_drop_rate > 0.0 || self.message_delay_rate > 0.0 || self.message_duplicate_rate > 0.0
+    }
+
+    /// The first setting out of range, as its key and why.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        let rates = [
+            ("action_failure_rate", self.action_failure_rate),
+            ("path_block_rate", self.path_block_rate),
+            ("message_drop_rate", self.message_drop_rate),
+            ("message_delay_rate", self.message_delay_rate),
+            ("message_duplicate_rate", self.message_duplicate_rate),
+            ("crash_rate", self.crash_rate),
+        ];
+        for (key, r) in rates {
+            if !(0.0..=1.0).contains(&r) {
+                return Err((key, format!("{r} is not a probability in [0, 1]")));
+            }
+        }
+        if self.action_failure_rate + self.path_block_rate > 1.0 {
+            return Err(("path_block_rate", "action_failure_rate + path_block_rate exceeds 1".into()));
+        }
+        let msg = self.message_drop_rate + self.message_delay_rate + self.message_duplicate_rate;
+        if msg > 1.0 {
+            return Err(("message_duplicate_rate", format!("the three message fault rates add up to {msg} > 1")));
+        }
+        if !(1..=10_000).contains(&self.message_delay_ticks) {
+            return Err(("message_delay_ticks", format!("{} is not in 1..=10000", self.message_delay_ticks)));
+        }
+        Ok(())
+    }
 }
 
 fn default_data() -> PathBuf {
@@ -244,6 +336,11 @@ impl Setup {
         Self::parse_inner(text, path, ov, None)
     }
 
+    /// [`Self::parse`] with game data already loaded.
+    pub fn parse_with_data(text: &str, path: &Path, ov: &Overrides, data: Arc<GameData>) -> Result<Setup, SetupError> {
+        Self::parse_inner(text, path, ov, Some(data))
+    }
+
     fn parse_inner(text: &str, path: &Path, ov: &Overrides, data: Option<Arc<GameData>>) -> Result<Setup, SetupError> {
         let mut file: CrewFile = toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -271,10 +368,13 @@ impl Setup {
             }
         })?;
         let llm = llm_spec(file.llm.clone(), ov, path, text)?;
-        if !(0.0..=1.0).contains(&file.faults.action_failure_rate) {
-            return Err(LoadError::new(path, LoadErrorKind::Invalid("must be in [0, 1]".into()))
-                .at("faults.action_failure_rate")
-                .into());
+        if let Err((key, why)) = file.faults.check() {
+            let err = LoadError::new(path, LoadErrorKind::Invalid(why)).at(format!("faults.{key}"));
+            return Err(match line_of_key(text, key) {
+                Some(l) => err.line(l),
+                None => err,
+            }
+            .into());
         }
         if file.agents.is_empty() {
             return Err(LoadError::new(path, LoadErrorKind::Invalid("at least one [[agents]] entry is needed".into()))

@@ -109,6 +109,10 @@ impl Driver {
         let now = self.episode.tick();
         let closed = self.board.expire(now);
         self.episode.board_closed(closed);
+        for (id, msg, issue) in self.episode.released() {
+            let result = self.board.post(id, msg.clone(), now);
+            self.episode.posted(id, msg, issue, result);
+        }
         if !self.started {
             self.started = true;
             self.partner.start(now);

@@ -293,6 +293,10 @@ impl Driver<'_> {
     fn wake_and_apply(&mut self) {
         let closed = self.board.expire(self.episode.tick());
         self.episode.board_closed(closed);
+        for (id, msg, issue) in self.episode.released() {
+            let result = self.board.post(id, msg.clone(), self.episode.tick());
+            self.episode.posted(id, msg, issue, result);
+        }
         let inputs = self.episode.wakes();
         let outputs: Vec<_> = inputs
             .into_iter()

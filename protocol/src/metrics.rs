@@ -144,6 +144,7 @@ impl EpisodeMetrics {
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
             | EventKind::AgentFailed { .. }
+            | EventKind::MessageFault { .. }
             | EventKind::Human(_)
             | EventKind::Intent(_)
             | EventKind::Plan(_)

@@ -12,8 +12,8 @@ mod reader;
 mod scores;
 
 pub use event::{
-    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, ResolvedBy, Tier,
-    WindowEvent,
+    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,
+    Tier, WindowEvent,
 };
 pub use hitl::{
     BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote,

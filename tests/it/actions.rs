@@ -274,3 +274,31 @@ fn injected_faults_change_nothing() {
     w.set_failure_rate(1.0);
     fails(&mut w, A, Action::place(Pos::new(1, 0, 0), item("cobblestone")), |f| matches!(f, Failure::Injected));
 }
+
+#[test]
+fn a_hand_over_is_applied_once_per_window() {
+    let mut w = world();
+    w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 4)]));
+    w.add_agent(Pos::new(3, 0, 0), inv(&[]));
+    let window = gatecrew_protocol::WindowId(3);
+    let give = Action::Give { to: B, item: item("glass"), count: 2, window: Some(window) };
+    let pending = w.begin(A, give);
+    let (o, receipt) = w.complete(A, pending);
+    assert!(o.ok());
+    assert_eq!(receipt.unwrap().1.window, Some(window), "the receipt names the window");
+    assert!(w.handed_over().contains(&window));
+    // A replay of the same give (an agent restarted from a snapshot taken before it
+    // learnt the outcome, a duplicated OFFER) changes nothing.
+    let census = w.item_census();
+    let pending = w.begin(A, give);
+    let (o, receipt) = w.complete(A, pending);
+    assert_eq!(o.result.unwrap_err(), Failure::AlreadyHandedOver { window });
+    assert!(receipt.is_none());
+    assert_eq!(w.item_census(), census);
+    assert_eq!(w.body(B).unwrap().inventory.count(item("glass")), 2);
+    // Another window is another transfer.
+    let other = Action::Give { to: B, item: item("glass"), count: 1, window: Some(gatecrew_protocol::WindowId(4)) };
+    let pending = w.begin(A, other);
+    assert!(w.complete(A, pending).0.ok());
+    assert_eq!(w.body(B).unwrap().inventory.count(item("glass")), 3);
+}

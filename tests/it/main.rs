@@ -12,6 +12,7 @@ mod config;
 mod conservation;
 mod episode;
 mod external;
+mod faults;
 mod fuzz_corpus;
 mod hitl;
 mod llm;

@@ -80,7 +80,14 @@ impl AgentCore {
                 let deadline = self.now + self.board_cfg.handover_ticks;
                 self.awaiting.insert(
                     item,
-                    Awaiting { key, count, window: Some(window), deadline, offered_by: Some((from, count)) },
+                    Awaiting {
+                        key,
+                        since: self.now,
+                        count,
+                        window: Some(window),
+                        deadline,
+                        offered_by: Some((from, count)),
+                    },
                 );
             }
             Directive::RecoverLocally { issue } => {

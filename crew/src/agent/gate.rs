@@ -272,7 +272,8 @@ impl AgentCore {
         let msg = BoardMessage::RequestMaterial { from: self.id, to: Recipient::All, item, count, reason };
         out.posts.push((msg, Some(id)));
         let deadline = self.now + self.board_cfg.window_ticks + 1;
-        self.awaiting.insert(item, Awaiting { key: issue.key(), count: n, window: None, deadline, offered_by: None });
+        let aw = Awaiting { key: issue.key(), since: self.now, count: n, window: None, deadline, offered_by: None };
+        self.awaiting.insert(item, aw);
     }
 
     pub(super) fn act_on(

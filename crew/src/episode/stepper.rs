@@ -57,6 +57,18 @@ pub fn run_with(
     sink: &mut dyn Observer,
     resolver: &mut dyn Resolver,
 ) -> Result<(Finished, Episode), ResolveError> {
+    run_watched(setup, sink, resolver, &mut |_: &Episode, _: &[AgentCore]| {})
+}
+
+/// [`run_with`], handing the episode and every agent's private state to `watch` after
+/// each step of the loop: how the property tests check invariants (no agent waits on
+/// a window past its deadline) from the inside.
+pub fn run_watched(
+    setup: &Setup,
+    sink: &mut dyn Observer,
+    resolver: &mut dyn Resolver,
+    watch: &mut dyn FnMut(&Episode, &[AgentCore]),
+) -> Result<(Finished, Episode), ResolveError> {
     let _span =
         tracing::info_span!("episode", id = %setup.name, policy = setup.policy.as_str(), seed = setup.seed).entered();
     let mut episode = Episode::new(setup);
@@ -72,6 +84,10 @@ pub fn run_with(
         }
         let closed = board.expire(episode.tick());
         episode.board_closed(closed);
+        for (id, msg, issue) in episode.released() {
+            let result = board.post(id, msg.clone(), episode.tick());
+            episode.posted(id, msg, issue, result);
+        }
         let inputs = episode.wakes();
         let outputs: Vec<(AgentId, StepOutput)> = inputs
             .into_iter()
@@ -90,6 +106,7 @@ pub fn run_with(
             sink.event(&ev);
         }
         sink.progress(episode.progress());
+        watch(&episode, &agents);
     }
     for (id, input) in episode.final_inputs() {
         let out = agents[id.index()].step(input);

@@ -77,6 +77,17 @@ impl Setup {
         } = parts;
         check_blueprint_fits(&blueprint, &world, path)?;
         world.set_failure_rate(faults.action_failure_rate);
+        if faults.path_block_rate > 0.0 {
+            let block =
+                data.block(&faults.path_block).filter(|b| *b != gatecrew_world::BlockId::AIR).ok_or_else(|| {
+                    LoadError::new(
+                        path,
+                        LoadErrorKind::Invalid(format!("{:?} is not a solid block", faults.path_block)),
+                    )
+                    .at("faults.path_block")
+                })?;
+            world.set_path_blocks(faults.path_block_rate, block);
+        }
         world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));
         let agents = world.agent_count();
         if agents == 0 {

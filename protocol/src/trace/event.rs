@@ -211,6 +211,18 @@ pub enum WindowEvent {
     Close,
 }
 
+/// What a message fault did to a board message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageFault {
+    /// Lost on the way: the board never saw it.
+    Dropped,
+    /// Held back for some ticks, then posted.
+    Delayed,
+    /// Posted twice (the board refuses the copy as a duplicate).
+    Duplicated,
+}
+
 /// The event kinds of DESIGN section 10, plus `unfinished` and `restart`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -454,6 +466,19 @@ pub enum EventKind {
         /// The failure that stopped it.
         cause: String,
     },
+    /// An injected board-message fault (DESIGN section 3): the network between an
+    /// agent and the board lost, held back or doubled one of its messages.
+    MessageFault {
+        /// The sender.
+        agent: AgentId,
+        /// What happened to the message.
+        fault: MessageFault,
+        /// The message's tag (`REQUEST_MATERIAL`, ...).
+        msg: String,
+        /// For a delay: the tick at which the board receives it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until: Option<u64>,
+    },
     /// An agent's bot stopped for good (kicked, disconnected, its bridge died, its
     /// server unreachable): the agent is out of the episode, the crew goes on without it.
     AgentFailed {
@@ -514,6 +539,7 @@ impl EventKind {
             EventKind::Unfinished { .. } => "unfinished",
             EventKind::Restart { .. } => "restart",
             EventKind::AgentFailed { .. } => "agent_failed",
+            EventKind::MessageFault { .. } => "message_fault",
             EventKind::EpisodeEnd { .. } => "episode_end",
             EventKind::Human(_) => "human",
             EventKind::Intent(_) => "intent",

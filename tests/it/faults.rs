@@ -1,0 +1,225 @@
+//! Crews under injected faults (issue 8): every fault of DESIGN section 3 at random
+//! rates, random seeds and policies. Whatever happens, no item is created or lost, the
+//! episode ends by its tick limit, no idle agent waits on a window past its deadline,
+//! no issue is escalated again inside its cooldown, and the same seed replays the same
+//! trace.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use gatecrew_crew::agent::AgentCore;
+use gatecrew_crew::{ByAdjudicator, Episode, Overrides, Policy, Setup, run_watched};
+use gatecrew_gating::Deterministic;
+use gatecrew_protocol::trace::{Event, EventKind, GateAction, MessageFault, WindowEvent};
+use gatecrew_protocol::{AgentId, IssueId, ItemId};
+use gatecrew_world::GameData;
+use proptest::prelude::*;
+
+use crate::common::{data, default_config};
+
+/// The fault rates of one run, as a `[faults]` table.
+#[derive(Debug, Clone)]
+pub struct Rates {
+    pub action: f64,
+    pub path: f64,
+    pub drop: f64,
+    pub delay: f64,
+    pub duplicate: f64,
+    pub crash: f64,
+    pub mute: Option<u32>,
+}
+
+impl Rates {
+    fn toml(&self) -> String {
+        let mute = self.mute.map(|a| format!("mute = [{a}]\n")).unwrap_or_default();
+        format!(
+            "\n[faults]\naction_failure_rate = {}\npath_block_rate = {}\nmessage_drop_rate = {}\n\
+             message_delay_rate = {}\nmessage_delay_ticks = 15\nmessage_duplicate_rate = {}\ncrash_rate = {}\n{mute}",
+            self.action, self.path, self.drop, self.delay, self.duplicate, self.crash
+        )
+    }
+}
+
+fn rates() -> impl Strategy<Value = Rates> {
+    (0.0..0.15f64, 0.0..0.15f64, 0.0..0.3f64, 0.0..0.3f64, 0.0..0.3f64, 0.0..0.05f64, prop::option::of(0..3u32))
+        .prop_map(|(action, path, drop, delay, duplicate, crash, mute)| Rates {
+            action,
+            path,
+            drop,
+            delay,
+            duplicate,
+            crash,
+            mute,
+        })
+}
+
+/// A crew config (its text, read from `path`) with faults on.
+pub fn faulted(path: &std::path::Path, rates: &Rates, seed: u64, policy: Policy, data: Arc<GameData>) -> Setup {
+    let text = std::fs::read_to_string(path).unwrap() + &rates.toml();
+    let ov = Overrides { seed: Some(seed), policy: Some(policy), ..Overrides::default() };
+    Setup::parse_with_data(&text, path, &ov, data).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// What a faulted run left behind.
+pub struct Run {
+    pub events: Vec<Event>,
+    pub episode: Episode,
+    /// Idle agents found waiting on a request past its deadline: (tick, agent, item).
+    pub overdue: Vec<(u64, AgentId, ItemId)>,
+}
+
+pub fn run(setup: &Setup) -> Run {
+    // flatcomm and no_partition bots spend time reading teammates' chat (DESIGN
+    // section 6): a bot reading past a deadline is busy, not waiting, and gives up on
+    // the request when it is done reading.
+    let reads = matches!(setup.policy, Policy::Flatcomm | Policy::NoPartition);
+    let mut events = Vec::new();
+    let mut overdue = Vec::new();
+    let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
+    let mut watch = |ep: &Episode, agents: &[AgentCore]| {
+        let now = ep.tick();
+        for a in agents {
+            if reads || ep.acting(a.id()) {
+                continue;
+            }
+            // The agent gives up one tick after the deadline, at its next wake-up: an
+            // idle agent must have been woken for it.
+            for w in a.waiting() {
+                if now.0 > w.deadline.0 + 2 {
+                    overdue.push((now.0, a.id(), w.item));
+                }
+            }
+        }
+    };
+    let (_, episode) = run_watched(setup, &mut |e: &Event| events.push(e.clone()), &mut det, &mut watch).unwrap();
+    Run { events, episode, overdue }
+}
+
+/// Every change of the item census since the start is booked in the world's ledger.
+pub fn conserved(start: &BTreeMap<ItemId, u64>, ep: &Episode) -> Result<(), String> {
+    let w = ep.world();
+    let now = w.item_census();
+    let mut keys: Vec<ItemId> = now.keys().chain(start.keys()).chain(w.ledger().keys()).copied().collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let delta = now.get(&k).copied().unwrap_or(0) as i64 - start.get(&k).copied().unwrap_or(0) as i64;
+        let booked = w.ledger().get(&k).copied().unwrap_or(0);
+        if delta != booked {
+            return Err(format!("{}: census moved by {delta}, ledger booked {booked}", w.data().item_name(k)));
+        }
+    }
+    Ok(())
+}
+
+/// Requests of an issue made again inside the cooldown after a teammate said it cannot
+/// supply: (agent, item, tick of the refusal, tick of the new request).
+pub fn re_escalations(events: &[Event], cooldown: u64) -> Vec<(AgentId, Option<String>, u64, u64)> {
+    let mut issue_of: HashMap<IssueId, (AgentId, Option<String>)> = HashMap::new();
+    let mut refused: HashMap<(AgentId, Option<String>), u64> = HashMap::new();
+    let mut window_issue = HashMap::new();
+    let mut out = Vec::new();
+    for e in events {
+        match &e.kind {
+            EventKind::Issue { agent, issue_id, item, .. } => {
+                issue_of.insert(*issue_id, (*agent, item.clone()));
+            }
+            EventKind::Window { window, event: WindowEvent::Open, issue_id: Some(id), .. } => {
+                window_issue.insert(*window, *id);
+            }
+            EventKind::Window { window, event: WindowEvent::Close, outcome: Some(o), .. } if o == "cannot_supply" => {
+                if let Some(key) = window_issue.get(window).and_then(|id| issue_of.get(id)) {
+                    refused.insert(key.clone(), e.t);
+                }
+            }
+            EventKind::Gate { agent, issue_id, action: Some(GateAction::RequestMaterial), .. } => {
+                if let Some(key) = issue_of.get(issue_id) {
+                    if let Some(&at) = refused.get(key) {
+                        if e.t < at + cooldown {
+                            out.push((*agent, key.1.clone(), at, e.t));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn check(setup: &Setup) -> Result<Run, TestCaseError> {
+    let start = setup.world.item_census();
+    let r = run(setup);
+    conserved(&start, &r.episode).map_err(TestCaseError::fail)?;
+    let last = r.events.last().expect("a trace");
+    prop_assert!(matches!(last.kind, EventKind::EpisodeEnd { .. }), "the trace ends with episode_end");
+    prop_assert!(r.events.iter().all(|e| e.t <= setup.tick_limit), "an event after the tick limit");
+    prop_assert!(r.overdue.is_empty(), "idle agents waiting past a deadline: {:?}", r.overdue);
+    // flatcomm has no cooldown by design: it asks again at once.
+    let cooldown = if setup.policy == Policy::Flatcomm { 0 } else { setup.gate.spec().cooldown_ticks };
+    let again = re_escalations(&r.events, cooldown);
+    prop_assert!(again.is_empty(), "escalated again inside the cooldown: {again:?}");
+    Ok(r)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn faulted_episodes_keep_every_invariant(
+        rates in rates(),
+        seed in 0..1_000u64,
+        policy in prop::sample::select(vec![Policy::Gated, Policy::RuleOnly, Policy::Flatcomm, Policy::CentralDag]),
+    ) {
+        let setup = faulted(&default_config(), &rates, seed, policy, data());
+        check(&setup)?;
+    }
+}
+
+#[test]
+fn message_faults_happen_and_replay_byte_for_byte() {
+    let rates = Rates { action: 0.05, path: 0.05, drop: 0.2, delay: 0.2, duplicate: 0.2, crash: 0.02, mute: None };
+    let mut all = Vec::new();
+    for seed in 1..=6 {
+        let setup = faulted(&default_config(), &rates, seed, Policy::Gated, data());
+        let a = check(&setup).unwrap();
+        assert_eq!(a.events, run(&setup).events, "seed {seed}: same seed and faults, same trace");
+        all.extend(a.events);
+    }
+    let count = |f: MessageFault| {
+        all.iter().filter(|e| matches!(&e.kind, EventKind::MessageFault { fault, .. } if *fault == f)).count()
+    };
+    for f in [MessageFault::Dropped, MessageFault::Delayed, MessageFault::Duplicated] {
+        assert!(count(f) > 0, "no {f:?} message was injected");
+    }
+    let kind = |k: &str| all.iter().filter(|e| e.kind.name() == k).count();
+    assert!(kind("restart") > 0, "random crashes were injected and survived");
+    // A duplicate reaches the board twice and the copy is refused as such: nothing is
+    // offered, confirmed or handed over twice.
+    let dup_rejects =
+        all.iter().filter(|e| matches!(&e.kind, EventKind::BoardReject { error, .. } if error == "duplicate")).count();
+    assert_eq!(dup_rejects, count(MessageFault::Duplicated), "every copy was refused as a duplicate");
+}
+
+#[test]
+fn bad_fault_settings_name_their_key_and_line() {
+    let text = std::fs::read_to_string(default_config()).unwrap() + "\n[faults]\nmessage_drop_rate = 1.5\n";
+    let err = Setup::parse_with_data(&text, &default_config(), &Overrides::default(), data()).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("faults.message_drop_rate") && msg.contains("1.5"), "{msg}");
+    let line = text.lines().position(|l| l.starts_with("message_drop_rate")).unwrap() + 1;
+    assert!(msg.contains(&format!(":{line}")), "{msg} should name line {line}");
+    let text = std::fs::read_to_string(default_config()).unwrap()
+        + "\n[faults]\npath_block_rate = 0.1\npath_block = \"air\"\n";
+    let msg = Setup::parse_with_data(&text, &default_config(), &Overrides::default(), data()).unwrap_err().to_string();
+    assert!(msg.contains("faults.path_block"), "{msg}");
+}
+
+#[test]
+fn the_actor_runtime_injects_the_same_faults_as_the_stepper() {
+    let rates = Rates { action: 0.05, path: 0.05, drop: 0.15, delay: 0.15, duplicate: 0.15, crash: 0.02, mute: None };
+    let setup = faulted(&default_config(), &rates, 5, Policy::Gated, data());
+    let actors = crate::episode::actor_trace(&setup);
+    assert!(crate::episode::events(&actors).iter().any(|e| e.kind.name() == "restart"), "a crash happened");
+    assert_eq!(actors, crate::episode::stepper_trace(&setup), "same faults, same trace, on either runtime");
+}
