@@ -200,6 +200,17 @@ pub enum Note {
         /// How.
         by: ResolvedBy,
     },
+    /// The board failed an escalated issue (its window closed empty, its request was
+    /// lost or refused) and control went back to the local solver.
+    Fallback {
+        /// The issue.
+        id: IssueId,
+        /// What the agent does now: LOCAL_RECOVER (a longer local search found a way)
+        /// or LOCAL_SKIP (set aside until something changes).
+        action: gatecrew_protocol::trace::GateAction,
+        /// Why the board failed: `timeout`, `cannot_supply`, `rejected`, `lost` or `manager`.
+        cause: &'static str,
+    },
     /// A node left unfinished at the end.
     Unfinished {
         /// The node.
@@ -369,6 +380,8 @@ pub struct AgentCore {
     handovers: VecDeque<Handover>,
     purpose: Option<Purpose>,
     in_flight: bool,
+    // Fallbacks decided while reading news, for the trace of this step.
+    fallbacks: Vec<Note>,
     // H
     history: History,
     recent: VecDeque<(Tick, gatecrew_protocol::trace::ActionName, bool)>,
@@ -410,6 +423,7 @@ impl AgentCore {
             handovers: VecDeque::new(),
             purpose: None,
             in_flight: false,
+            fallbacks: Vec::new(),
             history: History::default(),
             recent: VecDeque::new(),
             offered: BTreeMap::new(),
@@ -500,6 +514,7 @@ impl AgentCore {
         for (id, verdict) in input.verdicts {
             self.on_verdict(id, verdict, &mut out);
         }
+        out.notes.append(&mut self.fallbacks);
         if input.final_call {
             self.report_unfinished(&mut out);
             out.intent = Intent::Done;

@@ -143,6 +143,7 @@ impl EpisodeMetrics {
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
+            | EventKind::Fallback { .. }
             | EventKind::AgentFailed { .. }
             | EventKind::MessageFault { .. }
             | EventKind::Human(_)

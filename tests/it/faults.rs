@@ -30,13 +30,27 @@ pub struct Rates {
 }
 
 impl Rates {
-    fn toml(&self) -> String {
-        let mute = self.mute.map(|a| format!("mute = [{a}]\n")).unwrap_or_default();
-        format!(
-            "\n[faults]\naction_failure_rate = {}\npath_block_rate = {}\nmessage_drop_rate = {}\n\
-             message_delay_rate = {}\nmessage_delay_ticks = 15\nmessage_duplicate_rate = {}\ncrash_rate = {}\n{mute}",
-            self.action, self.path, self.drop, self.delay, self.duplicate, self.crash
-        )
+    /// Sets these rates in a config's `[faults]` table, keeping what the file has
+    /// (a suite episode's muted teammate).
+    fn apply(&self, text: &str) -> String {
+        let mut doc: toml::Table = text.parse().unwrap();
+        let faults = doc.entry("faults").or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let t = faults.as_table_mut().unwrap();
+        for (k, v) in [
+            ("action_failure_rate", self.action),
+            ("path_block_rate", self.path),
+            ("message_drop_rate", self.drop),
+            ("message_delay_rate", self.delay),
+            ("message_duplicate_rate", self.duplicate),
+            ("crash_rate", self.crash),
+        ] {
+            t.insert(k.into(), toml::Value::Float(v));
+        }
+        t.insert("message_delay_ticks".into(), toml::Value::Integer(15));
+        if let Some(a) = self.mute {
+            t.insert("mute".into(), toml::Value::Array(vec![toml::Value::Integer(i64::from(a))]));
+        }
+        toml::to_string(&doc).unwrap()
     }
 }
 
@@ -55,7 +69,7 @@ fn rates() -> impl Strategy<Value = Rates> {
 
 /// A crew config (its text, read from `path`) with faults on.
 pub fn faulted(path: &std::path::Path, rates: &Rates, seed: u64, policy: Policy, data: Arc<GameData>) -> Setup {
-    let text = std::fs::read_to_string(path).unwrap() + &rates.toml();
+    let text = rates.apply(&std::fs::read_to_string(path).unwrap());
     let ov = Overrides { seed: Some(seed), policy: Some(policy), ..Overrides::default() };
     Setup::parse_with_data(&text, path, &ov, data).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -222,4 +236,58 @@ fn the_actor_runtime_injects_the_same_faults_as_the_stepper() {
     let actors = crate::episode::actor_trace(&setup);
     assert!(crate::episode::events(&actors).iter().any(|e| e.kind.name() == "restart"), "a crash happened");
     assert_eq!(actors, crate::episode::stepper_trace(&setup), "same faults, same trace, on either runtime");
+}
+
+/// Class D (collaboration fails: nobody can supply, no local source) with faults on:
+/// every chain of issues on one missing item ends in LOCAL_RECOVER or LOCAL_SKIP (a
+/// gate decision, or the fallback after the board failed) or was resolved, and
+/// requests are spaced by the window and the cooldown: nothing loops.
+#[test]
+fn class_d_episodes_with_faults_end_locally_and_never_loop() {
+    let suite = crate::common::root().join("configs/suite");
+    let m = gatecrew_suite::Manifest::load(&suite).unwrap();
+    let rates = Rates { action: 0.05, path: 0.05, drop: 0.1, delay: 0.1, duplicate: 0.1, crash: 0.01, mute: None };
+    let mut chains_checked = 0;
+    for e in m.episode.iter().filter(|e| e.class == "D") {
+        let setup = faulted(&suite.join(&e.file), &rates, e.seed, Policy::Gated, data());
+        let r = check(&setup).unwrap_or_else(|err| panic!("{}: {err}", e.id));
+        let mut item_of = HashMap::new();
+        let mut chains: BTreeMap<(AgentId, String), Vec<(IssueId, GateAction)>> = BTreeMap::new();
+        let mut resolved = std::collections::HashSet::new();
+        for ev in &r.events {
+            match &ev.kind {
+                EventKind::Issue { issue_id, item: Some(item), issue, .. } if issue.as_str() == "missing_material" => {
+                    item_of.insert(*issue_id, item.clone());
+                }
+                EventKind::Gate { agent, issue_id, action: Some(a), .. }
+                | EventKind::Fallback { agent, issue_id, action: a, .. } => {
+                    if let Some(item) = item_of.get(issue_id) {
+                        chains.entry((*agent, item.clone())).or_default().push((*issue_id, *a));
+                    }
+                }
+                EventKind::Resolved { issue_id, .. } => {
+                    resolved.insert(*issue_id);
+                }
+                _ => {}
+            }
+        }
+        let end = r.events.last().map_or(0, |ev| ev.t);
+        let spacing = setup.board.window_ticks + setup.gate.spec().cooldown_ticks;
+        for ((agent, item), chain) in &chains {
+            let requests = chain.iter().filter(|(_, a)| *a == GateAction::RequestMaterial).count() as u64;
+            assert!(
+                requests <= 1 + end / spacing,
+                "{}: {agent} asked for {item} {requests} times in {end} ticks",
+                e.id
+            );
+            let &(last_issue, last) = chain.last().unwrap();
+            assert!(
+                last != GateAction::RequestMaterial || resolved.contains(&last_issue),
+                "{}: {agent}'s issues on {item} end with an unanswered request: {chain:?}",
+                e.id
+            );
+            chains_checked += 1;
+        }
+    }
+    assert!(chains_checked >= 50, "only {chains_checked} issue chains in class D");
 }

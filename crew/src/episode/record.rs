@@ -84,6 +84,9 @@ impl Episode {
             }
             Note::Recovery { id, step, ok } => EventKind::Recovery { agent, issue_id: id, step, ok },
             Note::Resolved { id, by } => EventKind::Resolved { agent, issue_id: id, by },
+            Note::Fallback { id, action, cause } => {
+                EventKind::Fallback { agent, issue_id: id, action, cause: cause.to_owned() }
+            }
             Note::Unfinished { node, pos, why } => {
                 let block =
                     pos.and_then(|p| self.blueprint.cell_at(p)).map(|c| self.data.block_name(c.block).to_owned());

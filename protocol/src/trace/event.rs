@@ -459,6 +459,19 @@ pub enum EventKind {
         /// Why.
         why: String,
     },
+    /// The board failed an escalated issue and the agent went back to local work
+    /// (DESIGN section 5.7).
+    Fallback {
+        /// The agent.
+        agent: AgentId,
+        /// The issue.
+        issue_id: IssueId,
+        /// LOCAL_RECOVER or LOCAL_SKIP.
+        action: GateAction,
+        /// Why the board failed: timeout, cannot_supply, rejected, lost (the request or
+        /// its window never came back) or manager (central_dag's re-plan).
+        cause: String,
+    },
     /// The supervisor restarted an agent from its last verified state.
     Restart {
         /// The agent.
@@ -538,6 +551,7 @@ impl EventKind {
             EventKind::Resolved { .. } => "resolved",
             EventKind::Unfinished { .. } => "unfinished",
             EventKind::Restart { .. } => "restart",
+            EventKind::Fallback { .. } => "fallback",
             EventKind::AgentFailed { .. } => "agent_failed",
             EventKind::MessageFault { .. } => "message_fault",
             EventKind::EpisodeEnd { .. } => "episode_end",
