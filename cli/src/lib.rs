@@ -19,6 +19,7 @@ mod minecraft;
 mod paths;
 mod report;
 mod run;
+mod soak;
 mod suite;
 mod task;
 mod tier3;
@@ -49,6 +50,8 @@ enum Command {
     Memory(memory::MemoryCmd),
     /// Intent-classification accuracy and latency on the labelled utterances, and graph-update latency.
     HitlEval(hitl_eval::HitlEvalArgs),
+    /// Many suite episodes with every fault on: counts conservation violations, escaped panics, deadlocks, memory.
+    Soak(soak::SoakArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -84,6 +87,7 @@ where
         Command::Calibrate(args) => calibrate::run(args, out),
         Command::Memory(cmd) => memory::run(cmd, out),
         Command::HitlEval(args) => hitl_eval::run(args, out),
+        Command::Soak(args) => soak::run(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@
 //! fast path for suites and calibration.
 
 pub mod agent;
+pub mod invariants;
 pub mod episode;
 pub mod plan;
 pub mod policy;

@@ -7,11 +7,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use gatecrew_crew::agent::AgentCore;
-use gatecrew_crew::{ByAdjudicator, Episode, Overrides, Policy, Setup, run_watched};
-use gatecrew_gating::Deterministic;
-use gatecrew_protocol::trace::{Event, EventKind, GateAction, MessageFault, WindowEvent};
-use gatecrew_protocol::{AgentId, IssueId, ItemId};
+use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_protocol::trace::{EventKind, GateAction, MessageFault};
+use gatecrew_protocol::{AgentId, IssueId};
 use gatecrew_world::GameData;
 use proptest::prelude::*;
 
@@ -74,105 +72,11 @@ pub fn faulted(path: &std::path::Path, rates: &Rates, seed: u64, policy: Policy,
     Setup::parse_with_data(&text, path, &ov, data).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// What a faulted run left behind.
-pub struct Run {
-    pub events: Vec<Event>,
-    pub episode: Episode,
-    /// Idle agents found waiting on a request past its deadline: (tick, agent, item).
-    pub overdue: Vec<(u64, AgentId, ItemId)>,
-}
+pub use gatecrew_crew::invariants::{Checked, run_checked as run};
 
-pub fn run(setup: &Setup) -> Run {
-    // flatcomm and no_partition bots spend time reading teammates' chat (DESIGN
-    // section 6): a bot reading past a deadline is busy, not waiting, and gives up on
-    // the request when it is done reading.
-    let reads = matches!(setup.policy, Policy::Flatcomm | Policy::NoPartition);
-    let mut events = Vec::new();
-    let mut overdue = Vec::new();
-    let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
-    let mut watch = |ep: &Episode, agents: &[AgentCore]| {
-        let now = ep.tick();
-        for a in agents {
-            if reads || ep.acting(a.id()) {
-                continue;
-            }
-            // The agent gives up one tick after the deadline, at its next wake-up: an
-            // idle agent must have been woken for it.
-            for w in a.waiting() {
-                if now.0 > w.deadline.0 + 2 {
-                    overdue.push((now.0, a.id(), w.item));
-                }
-            }
-        }
-    };
-    let (_, episode) = run_watched(setup, &mut |e: &Event| events.push(e.clone()), &mut det, &mut watch).unwrap();
-    Run { events, episode, overdue }
-}
-
-/// Every change of the item census since the start is booked in the world's ledger.
-pub fn conserved(start: &BTreeMap<ItemId, u64>, ep: &Episode) -> Result<(), String> {
-    let w = ep.world();
-    let now = w.item_census();
-    let mut keys: Vec<ItemId> = now.keys().chain(start.keys()).chain(w.ledger().keys()).copied().collect();
-    keys.sort();
-    keys.dedup();
-    for k in keys {
-        let delta = now.get(&k).copied().unwrap_or(0) as i64 - start.get(&k).copied().unwrap_or(0) as i64;
-        let booked = w.ledger().get(&k).copied().unwrap_or(0);
-        if delta != booked {
-            return Err(format!("{}: census moved by {delta}, ledger booked {booked}", w.data().item_name(k)));
-        }
-    }
-    Ok(())
-}
-
-/// Requests of an issue made again inside the cooldown after a teammate said it cannot
-/// supply: (agent, item, tick of the refusal, tick of the new request).
-pub fn re_escalations(events: &[Event], cooldown: u64) -> Vec<(AgentId, Option<String>, u64, u64)> {
-    let mut issue_of: HashMap<IssueId, (AgentId, Option<String>)> = HashMap::new();
-    let mut refused: HashMap<(AgentId, Option<String>), u64> = HashMap::new();
-    let mut window_issue = HashMap::new();
-    let mut out = Vec::new();
-    for e in events {
-        match &e.kind {
-            EventKind::Issue { agent, issue_id, item, .. } => {
-                issue_of.insert(*issue_id, (*agent, item.clone()));
-            }
-            EventKind::Window { window, event: WindowEvent::Open, issue_id: Some(id), .. } => {
-                window_issue.insert(*window, *id);
-            }
-            EventKind::Window { window, event: WindowEvent::Close, outcome: Some(o), .. } if o == "cannot_supply" => {
-                if let Some(key) = window_issue.get(window).and_then(|id| issue_of.get(id)) {
-                    refused.insert(key.clone(), e.t);
-                }
-            }
-            EventKind::Gate { agent, issue_id, action: Some(GateAction::RequestMaterial), .. } => {
-                if let Some(key) = issue_of.get(issue_id) {
-                    if let Some(&at) = refused.get(key) {
-                        if e.t < at + cooldown {
-                            out.push((*agent, key.1.clone(), at, e.t));
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn check(setup: &Setup) -> Result<Run, TestCaseError> {
-    let start = setup.world.item_census();
+fn check(setup: &Setup) -> Result<Checked, TestCaseError> {
     let r = run(setup);
-    conserved(&start, &r.episode).map_err(TestCaseError::fail)?;
-    let last = r.events.last().expect("a trace");
-    prop_assert!(matches!(last.kind, EventKind::EpisodeEnd { .. }), "the trace ends with episode_end");
-    prop_assert!(r.events.iter().all(|e| e.t <= setup.tick_limit), "an event after the tick limit");
-    prop_assert!(r.overdue.is_empty(), "idle agents waiting past a deadline: {:?}", r.overdue);
-    // flatcomm has no cooldown by design: it asks again at once.
-    let cooldown = if setup.policy == Policy::Flatcomm { 0 } else { setup.gate.spec().cooldown_ticks };
-    let again = re_escalations(&r.events, cooldown);
-    prop_assert!(again.is_empty(), "escalated again inside the cooldown: {again:?}");
+    prop_assert!(r.violations.is_empty(), "broken invariants: {:?}", r.violations);
     Ok(r)
 }
 

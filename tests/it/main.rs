@@ -19,6 +19,7 @@ mod llm;
 mod minecraft;
 mod plan;
 mod scores;
+mod soak;
 mod suite;
 mod supervision;
 mod task_cli;
