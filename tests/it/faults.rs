@@ -94,6 +94,19 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random message sequences through the board (structure-aware scripts of posts,
+    /// raw wire JSON, strangers, duplicates and expiries, built from the bytes): a
+    /// rejected post changes nothing, at most one offer per window, a closed window
+    /// never reopens (the fuzz harness's checks, here on proptest's inputs).
+    #[test]
+    fn random_board_message_sequences_keep_the_board_consistent(bytes in prop::collection::vec(any::<u8>(), 0..4096)) {
+        gatecrew_fuzzing::board_message(&bytes);
+    }
+}
+
 #[test]
 fn message_faults_happen_and_replay_byte_for_byte() {
     let rates = Rates { action: 0.05, path: 0.05, drop: 0.2, delay: 0.2, duplicate: 0.2, crash: 0.02, mute: None };
