@@ -12,6 +12,7 @@ mod adjudicate;
 mod adjudications;
 mod analyze;
 mod calibrate;
+mod check;
 mod hitl_eval;
 mod interactive;
 mod memory;
@@ -52,6 +53,8 @@ enum Command {
     HitlEval(hitl_eval::HitlEvalArgs),
     /// Many suite episodes with every fault on: counts conservation violations, escaped panics, deadlocks, memory.
     Soak(soak::SoakArgs),
+    /// Parse config, blueprint, task, trace, message or LLM-reply files; name each defect's file and line.
+    Check(check::CheckArgs),
 }
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
@@ -88,6 +91,7 @@ where
         Command::Memory(cmd) => memory::run(cmd, out),
         Command::HitlEval(args) => hitl_eval::run(args, out),
         Command::Soak(args) => soak::run(args, out),
+        Command::Check(args) => check::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,8 +8,8 @@
 //! fast path for suites and calibration.
 
 pub mod agent;
-pub mod invariants;
 pub mod episode;
+pub mod invariants;
 pub mod plan;
 pub mod policy;
 pub mod setup;

@@ -346,10 +346,16 @@ impl Setup {
         let base = path.parent().unwrap_or(Path::new("."));
         let data = match data {
             Some(d) => d,
-            None => Arc::new(GameData::load(&base.join(&file.data))?),
+            None => Arc::new(GameData::load(&base.join(&file.data)).map_err(|e| missing_file(e, "data", path, text))?),
         };
         let bp_path = ov.blueprint.clone().unwrap_or_else(|| base.join(&file.blueprint));
-        let blueprint = Arc::new(Blueprint::load(&bp_path, &data)?);
+        let blueprint = Blueprint::load(&bp_path, &data);
+        // A --blueprint flag is not in the config: only the config's own key gets its line.
+        let blueprint = Arc::new(if ov.blueprint.is_some() {
+            blueprint?
+        } else {
+            blueprint.map_err(|e| missing_file(e, "blueprint", path, text))?
+        });
         if let Some(seed) = ov.seed {
             file.episode.seed = seed;
         }
@@ -494,6 +500,20 @@ fn llm_spec(file: Option<LlmSpec>, ov: &Overrides, path: &Path, text: &str) -> R
         })?;
     }
     Ok(llm)
+}
+
+/// A file the config names under `key` that cannot be read is the config's fault, at
+/// that key's line; any other error in that file stays about that file.
+fn missing_file(e: LoadError, key: &str, config: &Path, text: &str) -> LoadError {
+    let LoadErrorKind::Io(why) = e.kind() else {
+        return e;
+    };
+    let err =
+        LoadError::new(config, LoadErrorKind::Invalid(format!("cannot read {}: {why}", e.file().display()))).at(key);
+    match line_of_key(text, key) {
+        Some(l) => err.line(l),
+        None => err,
+    }
 }
 
 fn line_of_key(text: &str, key: &str) -> Option<usize> {

@@ -5,6 +5,7 @@
 
 mod actions;
 mod analyze;
+mod bad_input;
 mod calibrate;
 mod cli;
 mod common;

@@ -91,7 +91,8 @@ impl fmt::Display for LoadError {
             (LoadErrorKind::Syntax { message, .. }, Some(line)) => {
                 return write!(f, ":{line}: {}", message.trim_end());
             }
-            (LoadErrorKind::UnknownBlocks(_), _) => {}
+            // Unknown blocks are all listed with their lines below; the first leads, so
+            // that `file:line` points at one of them like every other error.
             (_, Some(line)) => write!(f, ":{line}")?,
             _ => {}
         }

@@ -223,7 +223,8 @@ pub enum MessageFault {
     Duplicated,
 }
 
-/// The event kinds of DESIGN section 10, plus `unfinished` and `restart`.
+/// The event kinds of DESIGN section 10, plus `unfinished`, `restart`, `fallback`,
+/// `message_fault`, `agent_failed` and the interactive session's kinds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EventKind {

@@ -1,0 +1,309 @@
+//! `gatecrew check`: reads input files the way the other commands read them, runs
+//! nothing, and names the file and line of every defect.
+//!
+//! Crew configs, blueprints and task files go through the loaders `gatecrew run` uses;
+//! traces through the reader `gatecrew analyze` uses; board messages (one wire message
+//! per line) through the protocol's `WireMessage` parser; adjudicator replies (one
+//! reply per file, as the model wrote it) through `parse_verdict`. Good files print
+//! `FILE: ok` on stdout, defects `FILE:LINE: error: ...` on stderr; any defect makes
+//! the exit code 2. Unlike `analyze`, which skips a trace's truncated last line with a
+//! warning so that a run cut short can still be measured, `check` counts it as a
+//! defect: the question here is whether the file is whole.
+
+use std::cell::OnceCell;
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_gating::llm::{FallbackReason, LlmSpec, parse_verdict};
+use gatecrew_protocol::WireMessage;
+use gatecrew_protocol::trace::{TraceError, TraceReader};
+use gatecrew_tasks::{Aliases, TaskError, TaskErrorKind, TaskFile, TaskOptions};
+use gatecrew_world::{Blueprint, GameData, LoadError};
+
+use crate::BadInput;
+use crate::paths;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// A crew config (TOML), as `gatecrew run --config` reads it.
+    Config,
+    /// A blueprint (TOML), as `gatecrew run --blueprint` reads it.
+    Blueprint,
+    /// A MineCollab or VillagerBench task file (JSON), every task in it.
+    Task,
+    /// A JSON Lines trace.
+    Trace,
+    /// Board messages in their wire form, one JSON object per line.
+    Message,
+    /// One adjudicator reply, as the model wrote it.
+    Reply,
+}
+
+/// Arguments of `gatecrew check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// What the files hold [default: from the extension: .jsonl trace, .json task, .toml
+    /// blueprint when it has [[fill]] or [[block]] tables, else config]
+    #[arg(long, value_enum)]
+    kind: Option<Kind>,
+    /// The files to check
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// Defects shown per file: a whole trace of another version has one on every line.
+const MAX_SHOWN: usize = 10;
+
+/// One defect: where it is and what it is.
+#[derive(Debug)]
+struct Defect {
+    file: PathBuf,
+    line: Option<u64>,
+    message: String,
+}
+
+impl Defect {
+    /// A defect from an error whose text starts with `file[:line[:column]]: `, as every
+    /// loader's error does; the location is taken apart so that it is printed once.
+    fn located(file: &Path, line: Option<u64>, text: &str) -> Defect {
+        let shown = file.display().to_string();
+        let mut rest = text.strip_prefix(shown.as_str()).unwrap_or(text);
+        if let Some(l) = line {
+            rest = rest.strip_prefix(format!(":{l}").as_str()).unwrap_or(rest);
+            // A column after the line (JSON syntax errors) says nothing the message does not.
+            if let Some(after) = rest.strip_prefix(':') {
+                let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                if digits > 0 {
+                    rest = &after[digits..];
+                }
+            }
+        }
+        let message = rest.strip_prefix(": ").unwrap_or(rest).to_owned();
+        Defect { file: file.to_path_buf(), line, message }
+    }
+
+    fn from_load(e: &LoadError) -> Defect {
+        Defect::located(e.file(), e.line_number().map(|l| l as u64), &e.to_string())
+    }
+
+    fn from_task(e: &TaskError) -> Defect {
+        let line = match e.kind() {
+            TaskErrorKind::Syntax { line, .. } => Some(*line as u64),
+            _ => None,
+        };
+        Defect::located(e.file(), line, &e.to_string())
+    }
+
+    fn at(file: &Path, line: usize, message: String) -> Defect {
+        Defect { file: file.to_path_buf(), line: Some(line as u64), message }
+    }
+
+    fn unreadable(file: &Path, e: &std::io::Error) -> Defect {
+        Defect { file: file.to_path_buf(), line: None, message: format!("cannot read: {e}") }
+    }
+}
+
+/// The game data, loaded on first use: traces and replies do not need it.
+struct Data(OnceCell<Arc<GameData>>);
+
+impl Data {
+    fn get(&self) -> anyhow::Result<Arc<GameData>> {
+        if let Some(d) = self.0.get() {
+            return Ok(d.clone());
+        }
+        let path =
+            paths::default_data().ok_or_else(|| BadInput("no configs/ folder here with the game data".into()))?;
+        let data = Arc::new(GameData::load(&path).map_err(|e| BadInput(e.to_string()))?);
+        Ok(self.0.get_or_init(|| data).clone())
+    }
+}
+
+/// Runs `gatecrew check`.
+pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let data = Data(OnceCell::new());
+    let mut bad = 0;
+    for file in &args.files {
+        let kind = match args.kind {
+            Some(k) => k,
+            None => guess(file)?,
+        };
+        let defects = match kind {
+            Kind::Config => config(file),
+            Kind::Blueprint => blueprint(file, data.get()?.as_ref()),
+            Kind::Task => task(file, &data.get()?)?,
+            Kind::Trace => trace(file),
+            Kind::Message => messages(file, data.get()?.as_ref()),
+            Kind::Reply => reply(file),
+        };
+        if defects.is_empty() {
+            writeln!(out, "{}: ok", file.display())?;
+            continue;
+        }
+        bad += 1;
+        let more = defects.len().saturating_sub(MAX_SHOWN);
+        for d in defects.into_iter().take(MAX_SHOWN) {
+            match d.line {
+                Some(l) => writeln!(err, "{}:{l}: error: {}", d.file.display(), d.message)?,
+                None => writeln!(err, "{}: error: {}", d.file.display(), d.message)?,
+            }
+        }
+        if more > 0 {
+            writeln!(err, "{}: {more} more errors not shown", file.display())?;
+        }
+    }
+    if bad > 0 {
+        return Err(BadInput(format!("{bad} of {} files have errors", args.files.len())).into());
+    }
+    Ok(())
+}
+
+/// The kind of a file from its extension (and, for TOML, its tables).
+fn guess(file: &Path) -> anyhow::Result<Kind> {
+    match file.extension().and_then(|e| e.to_str()) {
+        Some("jsonl") => Ok(Kind::Trace),
+        Some("json") => Ok(Kind::Task),
+        Some("toml") => {
+            // A file that does not parse goes to the config loader, which names the line.
+            let table = std::fs::read_to_string(file).ok().and_then(|t| t.parse::<toml::Table>().ok());
+            let is_blueprint = table.is_some_and(|t| t.contains_key("fill") || t.contains_key("block"));
+            Ok(if is_blueprint { Kind::Blueprint } else { Kind::Config })
+        }
+        _ => Err(BadInput(format!("{}: cannot tell what the file holds; pass --kind", file.display())).into()),
+    }
+}
+
+fn config(file: &Path) -> Vec<Defect> {
+    match Setup::load(file, &Overrides::default()) {
+        Ok(_) => Vec::new(),
+        Err(gatecrew_crew::SetupError::Load(e)) => vec![Defect::from_load(&e)],
+    }
+}
+
+fn blueprint(file: &Path, data: &GameData) -> Vec<Defect> {
+    match Blueprint::load(file, data) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![Defect::from_load(&e)],
+    }
+}
+
+/// Every task of the file, imported and set up as `gatecrew run --task` would.
+fn task(file: &Path, data: &Arc<GameData>) -> anyhow::Result<Vec<Defect>> {
+    let alias_file = paths::configs_file("aliases.toml");
+    let aliases = match alias_file {
+        Some(a) => Aliases::load(&a, data).map_err(|e| BadInput(e.to_string()))?,
+        None => Aliases::none(),
+    };
+    let tasks = match TaskFile::read(file) {
+        Ok(t) => t,
+        Err(e) => return Ok(vec![Defect::from_task(&e)]),
+    };
+    let opts = TaskOptions {
+        data: data.clone(),
+        seed: gatecrew_crew::setup::EpisodeSpec::default().seed,
+        policy: Policy::Gated,
+        agents: None,
+    };
+    let defects = tasks
+        .ids()
+        .into_iter()
+        .filter_map(|id| {
+            let imported = tasks.import(Some(id), data, &aliases);
+            imported.and_then(|t| gatecrew_tasks::setup(&t, file, &opts)).err().map(|e| Defect::from_task(&e))
+        })
+        .collect();
+    Ok(defects)
+}
+
+fn trace(file: &Path) -> Vec<Defect> {
+    let f = match File::open(file) {
+        Ok(f) => f,
+        Err(e) => return vec![Defect::unreadable(file, &e)],
+    };
+    TraceReader::new(BufReader::new(f))
+        .filter_map(Result::err)
+        .map(|e: TraceError| {
+            // The reader's message starts with "line N: "; the line goes in front of the file.
+            let text = e.to_string();
+            let message = text.strip_prefix(format!("line {}: ", e.line()).as_str()).unwrap_or(&text);
+            Defect { file: file.to_path_buf(), line: Some(e.line()), message: without_json_position(message) }
+        })
+        .collect()
+}
+
+/// One wire message per line; blank lines are skipped.
+fn messages(file: &Path, data: &GameData) -> Vec<Defect> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return vec![Defect::unreadable(file, &e)],
+    };
+    let mut defects = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let line_no = i + 1;
+        let wire: WireMessage = match serde_json::from_str(line) {
+            Ok(w) => w,
+            Err(e) => {
+                defects.push(Defect::at(file, line_no, format!("not a board message: {}", json_message(&e))));
+                continue;
+            }
+        };
+        if let Err(e) = wire.parse(data.items()) {
+            defects.push(Defect::at(file, line_no, e.to_string()));
+        }
+    }
+    defects
+}
+
+/// The adjudicator's reply, checked against the default confidence floor.
+fn reply(file: &Path) -> Vec<Defect> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return vec![Defect::unreadable(file, &e)],
+    };
+    let floor = LlmSpec::default().confidence_floor;
+    let Err((reason, confidence)) = parse_verdict(&text, floor) else {
+        return Vec::new();
+    };
+    let (line, detail) = match serde_json::from_str::<serde_json::Value>(&text) {
+        Err(_) if text.trim().is_empty() => (1, "the reply is empty".to_owned()),
+        Err(e) => (e.line().max(1), json_message(&e)),
+        Ok(v) => {
+            // The JSON parsed: point at the field at fault.
+            let field = if reason == FallbackReason::UnknownDecision { "\"decision\"" } else { "\"confidence\"" };
+            let line = text.lines().position(|l| l.contains(field)).map_or(1, |i| i + 1);
+            let detail = match (reason, confidence) {
+                (FallbackReason::UnknownDecision, _) => {
+                    format!("decision {} is neither \"stay_local\" nor \"escalate\"", v["decision"])
+                }
+                (FallbackReason::ConfidenceOutOfRange, Some(c)) => format!("confidence {c} is not in [0, 1]"),
+                (FallbackReason::BelowFloor, Some(c)) => format!("confidence {c} is below the floor {floor}"),
+                _ => "expected {\"decision\": \"stay_local\" | \"escalate\", \"confidence\": 0..1}".to_owned(),
+            };
+            (line, detail)
+        }
+    };
+    vec![Defect::at(file, line, format!("reply refused ({reason}): {detail}"))]
+}
+
+/// A serde_json message without its " at line L column C" tail: the line is printed
+/// in front, and on a one-line message the column is all the tail adds.
+fn json_message(e: &serde_json::Error) -> String {
+    without_json_position(&e.to_string())
+}
+
+/// `... at line 1 column 8` as `... (column 8)`: serde_json counts lines within the one
+/// line it was given, which would contradict the file's line printed in front.
+fn without_json_position(text: &str) -> String {
+    let Some((head, tail)) = text.rsplit_once(" at line ") else {
+        return text.to_owned();
+    };
+    match tail.split_once(" column ") {
+        Some((line, column)) if line.parse::<u64>().is_ok() && column.parse::<u64>().is_ok() => {
+            format!("{head} (column {column})")
+        }
+        _ => text.to_owned(),
+    }
+}
