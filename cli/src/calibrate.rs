@@ -1,12 +1,11 @@
 //! `gatecrew calibrate`: grid search over the gate's weights and thresholds.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use gatecrew_calibrate::report::{load_summary, markdown, write_all};
 use gatecrew_calibrate::run::Options;
 use gatecrew_calibrate::{Grid, calibrate};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
 use crate::paths;
@@ -68,18 +67,7 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         grid.skipped,
         opts.suite.display()
     )?;
-    let bar = ProgressBar::new(grid.points.len() as u64);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template(
-                "[{elapsed_precise}] [{bar:40.cyan/blue}] {pos}/{len} points, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-    } else {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::progress::bar(grid.points.len() as u64, "points");
     let progress = |p: gatecrew_calibrate::run::Progress| {
         bar.set_position(p.done as u64);
         bar.set_message(format!("best J {:.4}", p.best_j));

@@ -18,6 +18,7 @@ mod interactive;
 mod memory;
 mod minecraft;
 mod paths;
+mod progress;
 mod report;
 mod run;
 mod soak;

@@ -6,7 +6,7 @@
 //! trace must equal the stepper's byte for byte. Resident memory is sampled as the run
 //! goes, to show it stays flat.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -20,7 +20,6 @@ use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_protocol::trace::TraceWriter;
 use gatecrew_suite::Manifest;
 use gatecrew_world::GameData;
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -139,18 +138,7 @@ pub fn run(a: SoakArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let data_path =
         paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
     let data = Arc::new(GameData::load(&data_path).map_err(|e| BadInput(e.to_string()))?);
-    let bar = ProgressBar::new(a.episodes as u64);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template(
-                "[{elapsed_precise}] [{bar:40.cyan/blue}] {pos}/{len} episodes, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-    } else {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::progress::bar(a.episodes as u64, "episodes");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the pool")?;
     let started = Instant::now();
     let samples = Mutex::new(vec![(0usize, rss_kib().0)]);

@@ -1,7 +1,7 @@
 //! `gatecrew suite generate` and `gatecrew suite run`.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,7 +12,6 @@ use gatecrew_protocol::metrics::{EpisodeMetrics, GroupMetrics};
 use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_suite::Manifest;
 use gatecrew_world::GameData;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::BadInput;
@@ -124,18 +123,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let d = a.out.join(p.as_str());
         std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
     }
-    let bar = ProgressBar::new(jobs.len() as u64);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template(
-                "[{elapsed_precise}] [{bar:40.cyan/blue}] {pos}/{len} episodes, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-    } else {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::progress::bar(jobs.len() as u64, "episodes");
     let pool =
         rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the worker pool")?;
     let started = Instant::now();

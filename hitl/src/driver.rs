@@ -7,10 +7,9 @@
 //! the reference the actors reproduce anyway.
 
 use std::collections::VecDeque;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
-use gatecrew_crew::episode::stepper::panic_message;
+use gatecrew_crew::agent::{AgentCore, StepOutput};
+use gatecrew_crew::episode::stepper::step_supervised;
 use gatecrew_crew::{EndReason, Episode, Finished, Observer, ResolveError, Resolver, Setup};
 use gatecrew_protocol::{AgentId, Board, Tick};
 
@@ -210,23 +209,4 @@ pub fn run_script(
         }
     }
     Ok(d.finish(out))
-}
-
-/// Steps a bot; a panic (an injected crash) restores the snapshot and replays the
-/// input without the fault, as the stepper does.
-fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
-    if !input.crash {
-        return agent.step(input);
-    }
-    let snapshot = agent.clone();
-    let id = agent.id();
-    let replay = StepInput { crash: false, ..input.clone() };
-    match catch_unwind(AssertUnwindSafe(|| agent.step(input))) {
-        Ok(out) => out,
-        Err(panic) => {
-            *agent = snapshot;
-            episode.agent_restarted(id, &panic_message(&panic));
-            agent.step(replay)
-        }
-    }
 }

@@ -4,21 +4,40 @@
 
 use std::collections::BTreeMap;
 
-use gatecrew_protocol::{AgentId, ItemId, Pos};
+use gatecrew_protocol::{AgentId, ItemId, Pos, WindowId};
 use gatecrew_world::{Action, World};
 use proptest::prelude::*;
 
 use crate::common::{default_setup, inv, item, world};
 
 fn census_matches(w: &World, start: &BTreeMap<ItemId, u64>) {
-    let now = w.item_census();
-    let mut keys: Vec<ItemId> = now.keys().chain(start.keys()).chain(w.ledger().keys()).copied().collect();
-    keys.sort();
-    keys.dedup();
-    for k in keys {
-        let delta = now.get(&k).copied().unwrap_or(0) as i64 - start.get(&k).copied().unwrap_or(0) as i64;
-        assert_eq!(delta, w.ledger().get(&k).copied().unwrap_or(0), "item #{} changed without a booked step", k.0);
-    }
+    let broken = gatecrew_crew::invariants::conservation(start, w);
+    assert!(broken.is_empty(), "items changed without a booked step: {broken:?}");
+}
+
+/// Three bots (glass 16, 5, none) around a chest.
+fn three_bots(mut w: World) -> World {
+    w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 16)]));
+    w.add_agent(Pos::new(2, 0, 0), inv(&[("glass", 5)]));
+    w.add_agent(Pos::new(0, 0, 2), inv(&[]));
+    w.put_chest(CHEST, World::chest_inventory());
+    w
+}
+
+const CHEST: Pos = Pos::new(1, 0, 1);
+
+/// The acting bot and its action; a give is tagged with `window`.
+fn action(w: &World, op: Op, window: Option<WindowId>) -> (AgentId, Action) {
+    let glass = item("glass");
+    let (who, action) = match op {
+        Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n, window }),
+        Op::Drop(a, n) => (a, Action::Drop { item: glass, count: n }),
+        Op::PickUp(a, b) => (a, Action::PickUp { pos: w.body(AgentId(b)).map(|b| b.pos).unwrap_or_default() }),
+        Op::Deposit(a, n) => (a, Action::Deposit { chest: CHEST, item: glass, count: n }),
+        Op::Withdraw(a, n) => (a, Action::Withdraw { chest: CHEST, item: glass, count: n }),
+        Op::Move(a, x, z) => (a, Action::MoveTo { target: Pos::new(x, 0, z), range: 0.0 }),
+    };
+    (AgentId(who), action)
 }
 
 #[derive(Debug, Clone)]
@@ -47,27 +66,12 @@ proptest! {
 
     #[test]
     fn transfers_conserve_items(ops in prop::collection::vec(op(), 1..60)) {
-        let mut w = world();
-        let glass = item("glass");
-        w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 16)]));
-        w.add_agent(Pos::new(2, 0, 0), inv(&[("glass", 5)]));
-        w.add_agent(Pos::new(0, 0, 2), inv(&[]));
-        w.put_chest(Pos::new(1, 0, 1), World::chest_inventory());
+        let mut w = three_bots(world());
         let start = w.item_census();
         for op in ops {
-            let (who, action) = match op {
-                Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n, window: None }),
-                Op::Drop(a, n) => (a, Action::Drop { item: glass, count: n }),
-                Op::PickUp(a, b) => {
-                    let pos = w.body(AgentId(b)).map(|b| b.pos).unwrap_or_default();
-                    (a, Action::PickUp { pos })
-                }
-                Op::Deposit(a, n) => (a, Action::Deposit { chest: Pos::new(1, 0, 1), item: glass, count: n }),
-                Op::Withdraw(a, n) => (a, Action::Withdraw { chest: Pos::new(1, 0, 1), item: glass, count: n }),
-                Op::Move(a, x, z) => (a, Action::MoveTo { target: Pos::new(x, 0, z), range: 0.0 }),
-            };
-            let pending = w.begin(AgentId(who), action);
-            w.complete(AgentId(who), pending);
+            let (who, action) = action(&w, op, None);
+            let pending = w.begin(who, action);
+            w.complete(who, pending);
             census_matches(&w, &start);
             prop_assert!(w.ledger().values().all(|v| *v == 0), "transfers book nothing");
         }
@@ -87,30 +91,15 @@ proptest! {
         block in 0.0..0.5f64,
     ) {
         let mut w = world();
-        let glass = item("glass");
         w.set_failure_rate(fail);
         w.set_path_blocks(block, w.data().block("cobblestone").unwrap());
-        w.add_agent(Pos::new(0, 0, 0), inv(&[("glass", 16)]));
-        w.add_agent(Pos::new(2, 0, 0), inv(&[("glass", 5)]));
-        w.add_agent(Pos::new(0, 0, 2), inv(&[]));
-        w.put_chest(Pos::new(1, 0, 1), World::chest_inventory());
+        let mut w = three_bots(w);
         let start = w.item_census();
         let mut given = std::collections::BTreeSet::new();
         for (op, window) in ops {
-            let window = Some(gatecrew_protocol::WindowId(window));
-            let (who, action) = match op {
-                Op::Give(a, b, n) => (a, Action::Give { to: AgentId(b), item: glass, count: n, window }),
-                Op::Drop(a, n) => (a, Action::Drop { item: glass, count: n }),
-                Op::PickUp(a, b) => {
-                    let pos = w.body(AgentId(b)).map(|b| b.pos).unwrap_or_default();
-                    (a, Action::PickUp { pos })
-                }
-                Op::Deposit(a, n) => (a, Action::Deposit { chest: Pos::new(1, 0, 1), item: glass, count: n }),
-                Op::Withdraw(a, n) => (a, Action::Withdraw { chest: Pos::new(1, 0, 1), item: glass, count: n }),
-                Op::Move(a, x, z) => (a, Action::MoveTo { target: Pos::new(x, 0, z), range: 0.0 }),
-            };
-            let pending = w.begin(AgentId(who), action);
-            let (o, receipt) = w.complete(AgentId(who), pending);
+            let (who, action) = action(&w, op, Some(WindowId(window)));
+            let pending = w.begin(who, action);
+            let (o, receipt) = w.complete(who, pending);
             if let (Action::Give { window: Some(win), .. }, true) = (action, o.ok()) {
                 prop_assert!(given.insert(win), "window {win:?} handed over twice");
                 prop_assert!(receipt.is_some());

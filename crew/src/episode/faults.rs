@@ -20,15 +20,6 @@ const STREAM: u64 = 0x6661_756c_7473_2121;
 /// A board message on its way, with the issue it escalates (if any).
 pub type Post = (BoardMessage, Option<IssueId>);
 
-/// What the network does to one message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    /// It reaches the board now.
-    Deliver,
-    /// It is lost, or reaches the board later, or twice.
-    Fault(MessageFault),
-}
-
 /// A message held back by the delay fault.
 #[derive(Debug, Clone)]
 struct Held {
@@ -66,20 +57,21 @@ impl Faults {
         }
     }
 
-    /// The fate of the next message (one draw, bands in a fixed order).
-    pub fn fate(&mut self) -> Fate {
+    /// What the network does to the next message, if anything (one draw, bands in a
+    /// fixed order).
+    pub fn fate(&mut self) -> Option<MessageFault> {
         if self.drop + self.delay + self.duplicate <= 0.0 {
-            return Fate::Deliver;
+            return None;
         }
         let roll: f64 = self.rng.random();
         if roll < self.drop {
-            Fate::Fault(MessageFault::Dropped)
+            Some(MessageFault::Dropped)
         } else if roll < self.drop + self.delay {
-            Fate::Fault(MessageFault::Delayed)
+            Some(MessageFault::Delayed)
         } else if roll < self.drop + self.delay + self.duplicate {
-            Fate::Fault(MessageFault::Duplicated)
+            Some(MessageFault::Duplicated)
         } else {
-            Fate::Deliver
+            None
         }
     }
 
@@ -120,13 +112,12 @@ impl super::Episode {
     pub(super) fn transmit(&mut self, agent: AgentId, posts: Vec<Post>) -> Vec<Post> {
         let mut now_out = Vec::with_capacity(posts.len());
         for post in posts {
-            let fate = self.faults.fate();
-            let Fate::Fault(fault) = fate else {
+            let Some(fault) = self.faults.fate() else {
                 now_out.push(post);
                 continue;
             };
             let msg = post.0.kind().as_str().to_owned();
-            metrics::counter!("gatecrew_message_faults_total", "fault" => fault_name(fault)).increment(1);
+            metrics::counter!("gatecrew_message_faults_total", "fault" => fault.as_str()).increment(1);
             let until = match fault {
                 MessageFault::Dropped => None,
                 MessageFault::Delayed => Some(self.faults.hold(self.tick, agent, post.clone()).0),
@@ -145,21 +136,7 @@ impl super::Episode {
     /// The messages the delay fault held back until now, with their senders, for the
     /// driver to post (and report with [`Self::posted`]) like any others.
     pub fn released(&mut self) -> Vec<(AgentId, BoardMessage, Option<IssueId>)> {
-        let muted = &self.muted;
-        self.faults
-            .release(self.tick)
-            .into_iter()
-            .filter(|(a, _)| !muted.get(a.index()).copied().unwrap_or(false))
-            .map(|(a, (msg, issue))| (a, msg, issue))
-            .collect()
-    }
-}
-
-fn fault_name(f: MessageFault) -> &'static str {
-    match f {
-        MessageFault::Dropped => "dropped",
-        MessageFault::Delayed => "delayed",
-        MessageFault::Duplicated => "duplicated",
+        self.faults.release(self.tick).into_iter().map(|(a, (msg, issue))| (a, msg, issue)).collect()
     }
 }
 
@@ -172,7 +149,7 @@ mod tests {
         let mut f = Faults::new(&FaultSpec::default(), 7);
         let before = f.rng.clone();
         for _ in 0..10 {
-            assert_eq!(f.fate(), Fate::Deliver);
+            assert_eq!(f.fate(), None);
             assert!(!f.crashes());
         }
         assert_eq!(f.rng, before, "no fault on, no draw");
@@ -188,7 +165,7 @@ mod tests {
         let a = fates(1);
         assert_eq!(a, fates(1), "same seed, same faults");
         assert_ne!(a, fates(2));
-        let share = |k| a.iter().filter(|f| **f == Fate::Fault(k)).count() as f64 / a.len() as f64;
+        let share = |k| a.iter().filter(|f| **f == Some(k)).count() as f64 / a.len() as f64;
         assert!((share(MessageFault::Dropped) - 0.2).abs() < 0.02);
         assert!((share(MessageFault::Duplicated) - 0.3).abs() < 0.02);
         assert_eq!(share(MessageFault::Delayed), 0.0);

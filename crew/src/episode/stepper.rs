@@ -123,8 +123,8 @@ pub fn run_watched(
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its
 /// last verified state) and replays the input without the fault, as the actor
-/// supervisor does.
-fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
+/// supervisor does. Every synchronous driver steps its agents through this.
+pub fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
     if !input.crash {
         return agent.step(input);
     }

@@ -223,6 +223,17 @@ pub enum MessageFault {
     Duplicated,
 }
 
+impl MessageFault {
+    /// Its name in the trace.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageFault::Dropped => "dropped",
+            MessageFault::Delayed => "delayed",
+            MessageFault::Duplicated => "duplicated",
+        }
+    }
+}
+
 /// The event kinds of DESIGN section 10, plus `unfinished`, `restart`, `fallback`,
 /// `message_fault`, `agent_failed` and the interactive session's kinds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
