@@ -96,10 +96,20 @@ where
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`gatecrew memory list | head`): like any Unix tool, stop
+        // quietly; there is nobody left to tell.
+        Err(e) if e.chain().any(is_broken_pipe) => ExitCode::SUCCESS,
         Err(e) => {
             let bad_input = e.downcast_ref::<BadInput>().is_some();
             let _ = writeln!(err, "error: {e:#}");
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }
+}
+
+/// A write to a closed pipe, directly or through serde_json's writer.
+fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let pipe = Some(std::io::ErrorKind::BrokenPipe);
+    e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) == pipe
+        || e.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind) == pipe
 }

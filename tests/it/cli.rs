@@ -16,6 +16,40 @@ pub(crate) fn gatecrew(args: &[&str]) -> (u8, String, String) {
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
+/// A reader that closed early (`gatecrew ... | head`) ends the command quietly with
+/// success, as it does for any Unix tool, not with "error: Broken pipe".
+#[test]
+fn a_closed_output_pipe_is_not_an_error() {
+    struct Closed;
+    impl std::io::Write for Closed {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut err = Vec::new();
+    let cfg = default_config();
+    let code = gatecrew_cli::main_with(
+        [
+            "gatecrew",
+            "run",
+            "--stepper",
+            "--quiet",
+            "--json",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--trace",
+            "/dev/null",
+        ],
+        &mut Closed,
+        &mut err,
+    );
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&err));
+    assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+}
+
 #[test]
 fn run_json_reports_the_default_episode() {
     let dir = tempfile::tempdir().unwrap();
