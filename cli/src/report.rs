@@ -71,6 +71,14 @@ pub struct Report {
     /// MindCraft's accuracy and VillagerBench's recall, for `--task` runs only.
     #[serde(flatten)]
     pub scores: TaskScores,
+    /// What the task file describes that the blueprint does not hold as described,
+    /// each with its JSON path (`--task` runs only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Crew members that are people; without `--interactive` a deterministic stand-in
+    /// plays each (it builds nothing and answers requests from their items).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub humans: Vec<String>,
     /// Runs on a Minecraft server only: observation, failures, bridge overhead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minecraft: Option<crate::minecraft::McSummary>,
@@ -109,6 +117,8 @@ impl Report {
             trace: trace.display().to_string(),
             adjudication: None,
             scores: TaskScores::default(),
+            warnings: setup.labels.warnings.clone(),
+            humans: setup.labels.humans.clone(),
             minecraft: None,
         }
     }
@@ -182,6 +192,15 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     }
     if let Some(a) = &r.adjudication {
         rows.extend(adjudication_rows(a));
+    }
+    if !r.warnings.is_empty() {
+        rows.push((
+            "task warnings",
+            format!("{} (listed above the table and in the trace's episode_start)", r.warnings.len()),
+        ));
+    }
+    if !r.humans.is_empty() {
+        rows.push(("humans", format!("{} (played by a deterministic stand-in)", r.humans.join(", "))));
     }
     rows.push(("trace", r.trace.clone()));
     for (k, v) in rows {

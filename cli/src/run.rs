@@ -284,6 +284,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         for n in notes {
             watch.line(format!("  note: {n}"));
         }
+        for w in &setup.labels.warnings {
+            watch.line(format!("  warning: {w}"));
+        }
+        let bots = setup.labels.builders(setup.world.agent_count());
+        for (i, h) in setup.labels.humans.iter().enumerate() {
+            watch.line(format!(
+                "  participant {} is {h}, a human: played by a deterministic stand-in that builds nothing and \
+                 hands over its items on request",
+                bots + i
+            ));
+        }
     }
     let mut mc_summary = None;
     let finished = if let Some(opts) = &mc {

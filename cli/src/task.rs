@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_crew::Policy;
 use gatecrew_crew::Setup;
 use gatecrew_tasks::{Aliases, TaskErrorKind, TaskFile, TaskOptions};
@@ -42,6 +43,40 @@ fn configs_dir() -> Option<PathBuf> {
     paths::default_config().and_then(|c| c.parent().map(Path::to_path_buf))
 }
 
+/// A file's tasks as a table, one task a line: id, what it is, blocks, crew, and why
+/// it cannot run where the index already knows.
+pub fn list(file: &TaskFile, out: &mut dyn Write) -> std::io::Result<()> {
+    let listing = file.listing();
+    let broken = listing.iter().filter(|t| t.problem.is_some()).count();
+    writeln!(
+        out,
+        "{} holds {} tasks ({}){}:",
+        file.path().display(),
+        listing.len(),
+        file.format().as_str(),
+        if broken > 0 { format!(", {broken} of them cannot run") } else { String::new() }
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec!["id", "task", "blocks", "crew", "status"]);
+    for s in listing {
+        let crew = match (s.bots, s.humans) {
+            (Some(b), 0) => format!("{b} bots"),
+            (Some(b), h) => format!("{b} bots + {h} humans"),
+            (None, _) => "-".to_owned(),
+        };
+        let blocks = s.blocks.map_or("-".to_owned(), |b| b.to_string());
+        t.add_row(vec![
+            Cell::new(&s.id),
+            Cell::new(&s.about),
+            Cell::new(blocks),
+            Cell::new(crew),
+            Cell::new(s.problem.as_deref().unwrap_or("ok")),
+        ]);
+    }
+    writeln!(out, "{t}")
+}
+
 /// Reads the task; a file with several tasks and no `--task-id` lists them on `out`.
 pub fn load(args: &TaskArgs<'_>, out: &mut dyn Write) -> anyhow::Result<TaskRun> {
     let bad = |e: &dyn std::fmt::Display| BadInput(e.to_string());
@@ -54,11 +89,13 @@ pub fn load(args: &TaskArgs<'_>, out: &mut dyn Write) -> anyhow::Result<TaskRun>
     let task = match file.import(args.id, &data, &aliases) {
         Ok(t) => t,
         Err(e) if matches!(e.kind(), TaskErrorKind::Several(_)) => {
-            writeln!(out, "{} holds {} tasks ({}):", args.file.display(), file.ids().len(), file.format().as_str())?;
-            for t in file.listing() {
-                writeln!(out, "  {:<24} {}", t.id, t.about)?;
-            }
-            return Err(bad(&e).into());
+            list(&file, out)?;
+            return Err(BadInput(format!(
+                "{}: {} tasks; pick one with --task-id (listed above)",
+                args.file.display(),
+                file.ids().len()
+            ))
+            .into());
         }
         Err(e) => return Err(bad(&e).into()),
     };

@@ -164,7 +164,7 @@ impl Episode {
             muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
             policy_kind: setup.policy,
             manager: (setup.policy == crate::policy::Policy::CentralDag).then(|| {
-                let owners = crate::plan::split_work(&setup.blueprint, n);
+                let owners = crate::plan::split_work(&setup.blueprint, setup.labels.builders(n));
                 manager::Manager::new(manager::ManagerConfig::default(), owners)
             }),
             scorer: setup.scorer.clone(),
@@ -357,6 +357,8 @@ impl Episode {
             class: self.labels.class.clone(),
             template: self.labels.template.clone(),
             split: self.labels.split.clone(),
+            warnings: self.labels.warnings.clone(),
+            humans: self.labels.humans.clone(),
             blueprint: Some(self.blueprint.name.clone()),
         });
         for s in &mut self.slots {

@@ -299,6 +299,21 @@ pub struct Labels {
     pub template: Option<String>,
     /// Split name.
     pub split: Option<String>,
+    /// What an imported task file describes that the blueprint does not hold as
+    /// described, each with its JSON path (empty for configs and the suite).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Crew members that are people (a MineCollab task's humans), by name: the last
+    /// agents of the world. They hold their own items and build no share.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub humans: Vec<String>,
+}
+
+impl Labels {
+    /// Agents that take a share of the blueprint: every agent but the humans.
+    pub fn builders(&self, agents: usize) -> usize {
+        agents.saturating_sub(self.humans.len()).max(1)
+    }
 }
 
 #[derive(Serialize)]
@@ -431,6 +446,7 @@ impl Setup {
                 class: file.episode.class.clone(),
                 template: file.episode.template.clone(),
                 split: file.episode.split.clone(),
+                ..Labels::default()
             },
             scorer: None,
         };

@@ -7,9 +7,15 @@ use std::path::{Path, PathBuf};
 
 /// What went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskErrorKind {
     /// The file could not be read.
     Io(String),
+    /// The file is not UTF-8 (JSON must be).
+    NotUtf8 {
+        /// Offset of the first byte that is not UTF-8.
+        offset: u64,
+    },
     /// Not JSON.
     Syntax {
         /// 1-based line.
@@ -85,6 +91,7 @@ impl fmt::Display for TaskError {
         write!(f, "{}", self.file.display())?;
         match &self.kind {
             TaskErrorKind::Io(e) => write!(f, ": cannot read: {e}"),
+            TaskErrorKind::NotUtf8 { offset } => write!(f, ": not UTF-8 text: byte {offset} starts no UTF-8 character"),
             TaskErrorKind::Syntax { line, column, message } => write!(f, ":{line}:{column}: {message}"),
             TaskErrorKind::At { path, message } => write!(f, ": {path}: {message}"),
             TaskErrorKind::UnknownNames(v) => {
@@ -95,10 +102,10 @@ impl fmt::Display for TaskError {
                 Ok(())
             }
             TaskErrorKind::NoSuchTask { id, known } => {
-                write!(f, ": no task \"{id}\"; the file holds {}", known.join(", "))
+                write!(f, ": no task \"{id}\"; the file holds {}", some(known))
             }
             TaskErrorKind::Several(ids) => {
-                write!(f, ": {} tasks ({}); pick one with --task-id", ids.len(), ids.join(", "))
+                write!(f, ": {} tasks ({}); pick one with --task-id", ids.len(), some(ids))
             }
             TaskErrorKind::Unrecognised(why) => write!(f, ": not a MineCollab or VillagerBench task file: {why}"),
             TaskErrorKind::Invalid(why) => write!(f, ": {why}"),
@@ -107,3 +114,14 @@ impl fmt::Display for TaskError {
 }
 
 impl std::error::Error for TaskError {}
+
+/// The first ids of a list, and how many more there are: a file of 675 tasks is listed
+/// as a table, not in one error line.
+fn some(ids: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if ids.len() <= SHOWN {
+        ids.join(", ")
+    } else {
+        format!("{}, ... and {} more", ids[..SHOWN].join(", "), ids.len() - SHOWN)
+    }
+}

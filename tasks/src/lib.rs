@@ -2,17 +2,25 @@
 //!
 //! * [`minecollab`]: MindCraft's MineCollab construction tasks (levels of 2-D grids,
 //!   inline block states, per-agent inventories, agent count, timeout);
-//! * [`villager`]: VillagerBench's description lines in their three shapes;
+//! * [`villager`]: VillagerBench's description lines, every shape its published file holds;
 //! * [`raw`]: VillagerBench's raw `{name, size, blocks}` blueprints.
 //!
-//! [`TaskFile::read`] detects the format from the content; [`TaskFile::import`] picks a
-//! task and resolves every block and item name (all unknown names are reported at once,
+//! [`TaskFile::read`] indexes a file one task at a time (a file of hundreds of tasks is
+//! never held whole) and detects each task's format from its content; a task that
+//! cannot be read is listed with its problem and the others stay runnable.
+//! [`TaskFile::import`] parses one task and resolves every block and item name (all unknown names are reported at once,
 //! each with its JSON path; an optional [`Aliases`] table maps foreign spellings).
 //! [`site::setup`] turns a task into an ordinary episode [`gatecrew_crew::Setup`], and
 //! [`score`] computes MindCraft's per-block accuracy and VillagerBench's block recall,
 //! which the episode writes into `episode_end`.
+//!
+//! Nothing is dropped silently: an [`ImportedTask`] counts the cells its text describes
+//! ([`ImportedTask::described`]); each is a target cell or counted in a [`Warning`]
+//! that says where and why, and `gatecrew run` shows the warnings and writes them into
+//! the trace's `episode_start`.
 
 pub mod error;
+mod index;
 mod json;
 pub mod minecollab;
 pub mod names;
@@ -23,6 +31,7 @@ pub mod task;
 pub mod villager;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gatecrew_world::GameData;
 use serde_json::Value;
@@ -31,15 +40,29 @@ pub use error::{TaskError, TaskErrorKind};
 pub use names::Aliases;
 pub use score::{Accuracy, Recall, TaskScorer, mindcraft_accuracy, villager_recall};
 pub use site::{TaskOptions, setup};
-pub use task::{Format, ImportedTask, TaskCell};
+pub use task::{Format, ImportedTask, TaskCell, Warning};
 
-/// A task file, parsed and classified, its tasks not yet resolved.
+use index::{Source, Top};
+
+/// A task file, indexed: every task's id, format and size, none of them kept.
 #[derive(Debug, Clone)]
 pub struct TaskFile {
     path: PathBuf,
+    source: Source,
     format: Format,
-    /// (id, JSON path of the entry, the entry).
-    entries: Vec<(String, String, Value)>,
+    /// The whole document is one raw blueprint.
+    bare: bool,
+    entries: Vec<Entry>,
+}
+
+/// What the index knows of one task.
+#[derive(Debug, Clone)]
+struct Entry {
+    id: String,
+    json_path: String,
+    ordinal: usize,
+    format: Option<Format>,
+    summary: TaskSummary,
 }
 
 /// One line of a file's listing.
@@ -49,6 +72,15 @@ pub struct TaskSummary {
     pub id: String,
     /// What it is, in a few words.
     pub about: String,
+    /// Blocks the task describes (air not counted), when it could be read.
+    pub blocks: Option<usize>,
+    /// Bots in the crew, when the file says.
+    pub bots: Option<usize>,
+    /// Human participants.
+    pub humans: usize,
+    /// Why the task cannot run, when the index already knows (the rest of the file
+    /// stays runnable).
+    pub problem: Option<String>,
 }
 
 fn classify(v: &Value) -> Option<Format> {
@@ -63,99 +95,133 @@ fn classify(v: &Value) -> Option<Format> {
     }
 }
 
-impl TaskFile {
-    /// Reads and classifies a file.
-    pub fn read(path: &Path) -> Result<TaskFile, TaskError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
-        Self::parse(&text, path)
-    }
+const UNRECOGNISED: &str = "neither a MineCollab task (blueprint.levels), VillagerBench lines (a list of \"material: ...\") \
+                            nor a raw blueprint (blocks)";
 
-    /// Parses and classifies a file's text; `path` names it in errors.
-    pub fn parse(text: &str, path: &Path) -> Result<TaskFile, TaskError> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| {
-            TaskError::new(path, TaskErrorKind::Syntax { line: e.line(), column: e.column(), message: e.to_string() })
-        })?;
-        let unrecognised = |why: String| TaskError::new(path, TaskErrorKind::Unrecognised(why));
-        let entries: Vec<(String, String, Value)> = match &doc {
-            // A bare raw blueprint, named by its `name` or the file's stem.
-            Value::Object(m) if raw::looks_like(&doc) => {
-                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("task");
-                let id = m.get("name").and_then(Value::as_str).unwrap_or(stem).to_owned();
-                vec![(id, "$".to_owned(), doc.clone())]
-            }
-            Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), json::key("$", k), v.clone())).collect(),
-            // VillagerBench keeps its raw blueprints in a list, each with a `name`.
-            Value::Array(a) => a
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let id = v.get("name").and_then(Value::as_str).map_or_else(|| i.to_string(), str::to_owned);
-                    (id, json::index("$", i), v.clone())
-                })
-                .collect(),
-            _ => return Err(unrecognised("the top level is neither an object nor a list".into())),
-        };
-        let Some((_, first_path, first)) = entries.first() else {
-            return Err(unrecognised("the file holds no task".into()));
-        };
-        let format = classify(first).ok_or_else(|| {
-            TaskError::at(
-                path,
-                first_path.clone(),
-                "neither a MineCollab task (blueprint.levels), VillagerBench lines (a list of \"material: ...\") \
-                 nor a raw blueprint (blocks)",
-            )
-        })?;
-        // MineCollab files may mix in other task types; they are listed and refused when
-        // picked. Other formats must be uniform.
-        if format != Format::MineCollab {
-            if let Some((_, p, _)) = entries.iter().find(|(_, _, v)| classify(v) != Some(format)) {
-                return Err(TaskError::at(path, p.clone(), format!("not a {} task like the first", format.as_str())));
+/// A listing line for an entry, from its value alone (no names resolved).
+fn summarise(id: &str, format: Option<Format>, v: &Value) -> TaskSummary {
+    let mut s =
+        TaskSummary { id: id.to_owned(), about: String::new(), blocks: None, bots: None, humans: 0, problem: None };
+    match format {
+        None => s.problem = Some(UNRECOGNISED.to_owned()),
+        Some(Format::MineCollab) => {
+            let kind = v.get("type").and_then(Value::as_str).unwrap_or("construction");
+            let levels = v.pointer("/blueprint/levels").and_then(Value::as_array);
+            s.about = format!("MineCollab {kind} task, {} levels", levels.map_or(0, Vec::len));
+            s.blocks = levels.map(|ls| {
+                ls.iter()
+                    .filter_map(|l| l.get("placement").and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(Value::as_array)
+                    .flatten()
+                    .filter(|c| c.as_str().is_some_and(|c| c.trim() != "air" && c.trim() != "minecraft:air"))
+                    .count()
+            });
+            s.bots = v.get("agent_count").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
+            s.humans = v.get("human_count").and_then(Value::as_u64).map_or(0, |n| n.min(u64::from(u16::MAX)) as usize);
+            if kind != "construction" {
+                s.problem = Some(format!("a \"{kind}\" task; only construction tasks run"));
             }
         }
-        Ok(TaskFile { path: path.to_path_buf(), format, entries })
+        Some(Format::VillagerLines) => {
+            s.about = format!("VillagerBench description, {} lines", v.as_array().map_or(0, Vec::len));
+            match villager::count_cells(v) {
+                Ok(n) => s.blocks = Some(n),
+                Err(e) => s.problem = Some(e),
+            }
+        }
+        Some(Format::VillagerRaw) => {
+            let n = v.get("blocks").and_then(Value::as_array).map_or(0, Vec::len);
+            s.about = "VillagerBench raw blueprint".to_owned();
+            s.blocks = Some(n);
+        }
+    }
+    s
+}
+
+impl TaskFile {
+    /// Reads and indexes a file, one task at a time (memory is bounded by the largest
+    /// task, not the file).
+    pub fn read(path: &Path) -> Result<TaskFile, TaskError> {
+        Self::index(Source::File(path.to_path_buf()), path)
     }
 
-    /// The file's format.
+    /// Indexes a file's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<TaskFile, TaskError> {
+        Self::index(Source::Text(Arc::from(text)), path)
+    }
+
+    fn index(source: Source, path: &Path) -> Result<TaskFile, TaskError> {
+        let mut entries: Vec<Entry> = Vec::new();
+        // A bare raw blueprint is one object whose `blocks` is a list of blocks.
+        let mut bare_blocks = false;
+        let mut name: Option<String> = None;
+        let top = index::walk(&source, path, &mut |key, i, v| {
+            if key.as_deref() == Some("blocks") && v.as_array().is_some_and(|a| a.iter().all(Value::is_object)) {
+                bare_blocks = true;
+            }
+            if key.as_deref() == Some("name") {
+                name = v.as_str().map(str::to_owned);
+            }
+            let (id, json_path) = match key {
+                Some(k) => (k.clone(), json::key("$", &k)),
+                // VillagerBench keeps its raw blueprints in a list, each with a `name`.
+                None => (
+                    v.get("name").and_then(Value::as_str).map_or_else(|| i.to_string(), str::to_owned),
+                    json::index("$", i),
+                ),
+            };
+            let format = classify(&v);
+            let mut summary = summarise(&id, format, &v);
+            if let Some(first) = entries.iter().find(|e| e.id == id) {
+                summary.problem = Some(format!("the id \"{id}\" is also given at {}; that one runs", first.json_path));
+            }
+            entries.push(Entry { id, json_path, ordinal: i, format, summary });
+        })?;
+        if top == Top::Object && bare_blocks {
+            let v = index::whole(&source, path)?;
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("task");
+            let id = name.unwrap_or_else(|| stem.to_owned());
+            let summary = summarise(&id, Some(Format::VillagerRaw), &v);
+            let entry = Entry { id, json_path: "$".to_owned(), ordinal: 0, format: Some(Format::VillagerRaw), summary };
+            return Ok(TaskFile {
+                path: path.to_path_buf(),
+                source,
+                format: Format::VillagerRaw,
+                bare: true,
+                entries: vec![entry],
+            });
+        }
+        let Some(first) = entries.first() else {
+            return Err(TaskError::new(path, TaskErrorKind::Unrecognised("the file holds no task".into())));
+        };
+        let Some(format) = entries.iter().find_map(|e| e.format) else {
+            return Err(TaskError::at(path, first.json_path.clone(), UNRECOGNISED));
+        };
+        Ok(TaskFile { path: path.to_path_buf(), source, format, bare: false, entries })
+    }
+
+    /// The format of the file's first readable task.
     pub fn format(&self) -> Format {
         self.format
     }
 
     /// The task ids, in file order.
     pub fn ids(&self) -> Vec<&str> {
-        self.entries.iter().map(|(id, _, _)| id.as_str()).collect()
+        self.entries.iter().map(|e| e.id.as_str()).collect()
     }
 
     /// One line per task.
     pub fn listing(&self) -> Vec<TaskSummary> {
-        self.entries
-            .iter()
-            .map(|(id, _, v)| {
-                let about = match self.format {
-                    Format::MineCollab => {
-                        let kind = v.get("type").and_then(Value::as_str).unwrap_or("construction");
-                        let agents = v.get("agent_count").and_then(Value::as_u64).unwrap_or(1);
-                        let levels = v.pointer("/blueprint/levels").and_then(Value::as_array).map_or(0, Vec::len);
-                        format!("MineCollab {kind} task, {agents} agents, {levels} levels")
-                    }
-                    Format::VillagerLines => {
-                        format!("VillagerBench description, {} lines", v.as_array().map_or(0, Vec::len))
-                    }
-                    Format::VillagerRaw => format!(
-                        "VillagerBench raw blueprint, {} blocks",
-                        v.get("blocks").and_then(Value::as_array).map_or(0, Vec::len)
-                    ),
-                };
-                TaskSummary { id: id.clone(), about }
-            })
-            .collect()
+        self.entries.iter().map(|e| e.summary.clone()).collect()
     }
 
     /// Resolves one task: the one named, or the only one. A file with several tasks
-    /// and no id is [`TaskErrorKind::Several`].
+    /// and no id is [`TaskErrorKind::Several`]. Only that task is parsed: another
+    /// task's faults do not matter.
     pub fn import(&self, id: Option<&str>, data: &GameData, aliases: &Aliases) -> Result<ImportedTask, TaskError> {
-        let (id, base, v) = match id {
-            Some(want) => self.entries.iter().find(|(i, _, _)| i == want).ok_or_else(|| {
+        let entry = match id {
+            Some(want) => self.entries.iter().find(|e| e.id == want).ok_or_else(|| {
                 TaskError::new(
                     &self.path,
                     TaskErrorKind::NoSuchTask {
@@ -172,16 +238,32 @@ impl TaskFile {
                 ));
             }
         };
+        let Some(format) = entry.format else {
+            return Err(TaskError::at(&self.path, entry.json_path.clone(), UNRECOGNISED));
+        };
+        let value = if self.bare {
+            index::whole(&self.source, &self.path)?
+        } else {
+            let mut found = None;
+            index::walk(&self.source, &self.path, &mut |_, i, v| {
+                if i == entry.ordinal {
+                    found = Some(v);
+                }
+            })?;
+            found.ok_or_else(|| {
+                TaskError::at(&self.path, entry.json_path.clone(), "the file changed while it was read")
+            })?
+        };
         let mut names = names::Resolver::new(data, aliases);
-        let task = match self.format {
-            Format::MineCollab => minecollab::import(&self.path, id, v, &mut names),
-            Format::VillagerLines => villager::import_lines(&self.path, id, v, &mut names),
-            Format::VillagerRaw => raw::import(&self.path, id, base, v, &mut names),
+        let task = match format {
+            Format::MineCollab => minecollab::import(&self.path, &entry.id, &value, &mut names),
+            Format::VillagerLines => villager::import_lines(&self.path, &entry.id, &value, &mut names),
+            Format::VillagerRaw => raw::import(&self.path, &entry.id, &entry.json_path, &value, &mut names),
         };
         // Unknown names come first: they are all listed at once.
         names.finish(&self.path)?;
         let task = task?;
-        tracing::debug!(file = %self.path.display(), id = %task.id, cells = task.cells.len(), "task imported");
+        tracing::debug!(file = %self.path.display(), id = %task.id, cells = task.cells.len(), dropped = task.dropped(), "task imported");
         Ok(task)
     }
 

@@ -23,7 +23,8 @@ use serde_json::Value;
 use crate::error::TaskError;
 use crate::json::{index, key, typed};
 use crate::names::Resolver;
-use crate::task::{Format, ImportedTask, TaskCell};
+use crate::raw::{Unmodelled, note, unmodelled_warnings};
+use crate::task::{Format, ImportedTask, TaskCell, Warning};
 
 #[derive(Deserialize)]
 struct RawTask {
@@ -31,6 +32,10 @@ struct RawTask {
     kind: Option<String>,
     goal: Option<String>,
     agent_count: Option<u32>,
+    #[serde(default)]
+    human_count: Option<u32>,
+    #[serde(default)]
+    usernames: Vec<String>,
     timeout: Option<u64>,
     #[serde(default)]
     initial_inventory: BTreeMap<String, BTreeMap<String, i64>>,
@@ -66,7 +71,7 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
         return Err(TaskError::at(file, key(&base, "type"), format!("a \"{kind}\" task; only construction tasks run")));
     }
     let raw: RawTask = typed(v, &base).map_err(|(p, m)| TaskError::at(file, p, m))?;
-    let _ = raw.kind;
+    let _ = &raw.kind;
     let levels_path = key(&key(&base, "blueprint"), "levels");
     let mut notes = Vec::new();
     let first_y = raw.blueprint.levels.first().map(|l| l.coordinates[1]);
@@ -79,6 +84,8 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
         ));
     }
     let mut cells: BTreeMap<Pos, (TaskCell, String)> = BTreeMap::new();
+    let mut unmodelled = Unmodelled::new();
+    let mut described = 0usize;
     for (i, level) in raw.blueprint.levels.iter().enumerate() {
         let lpath = index(&levels_path, i);
         let [x0, y0, z0] = level.coordinates;
@@ -100,11 +107,15 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
                     format!("row has {} cells, expected {width} (the length of row 0)", row.len()),
                 ));
             }
+            described += row.len();
             for (k, spec) in row.iter().enumerate() {
                 let cpath = index(&rpath, k);
-                let Some((block, state)) = names.block_spec(spec, &cpath) else {
+                let Some((block, state, extra)) = names.block_spec_lenient(spec, &cpath) else {
                     continue;
                 };
+                for prop in extra {
+                    note(&mut unmodelled, prop, &cpath);
+                }
                 let (Some(x), Some(z)) = (offset(x0, k), offset(z0, j)) else {
                     return Err(TaskError::at(
                         file,
@@ -124,20 +135,44 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
             }
         }
     }
-    let agent_count = raw.agent_count.map(|n| n as usize);
-    if let Some(n) = agent_count {
+    let mut warnings = unmodelled_warnings(unmodelled);
+    let bots = raw.agent_count.map(|n| n as usize);
+    if let Some(n) = bots {
         if !(1..=16).contains(&n) {
             return Err(TaskError::at(file, key(&base, "agent_count"), format!("{n} agents; a crew has 1 to 16")));
         }
     }
-    let crew = agent_count.unwrap_or(raw.initial_inventory.len().max(1));
+    let humans = humans(&raw, &base, &mut warnings);
+    if humans.len() > 16 {
+        return Err(TaskError::at(file, key(&base, "human_count"), format!("{} humans; at most 16", humans.len())));
+    }
     let inv_path = key(&base, "initial_inventory");
-    let mut inventories = vec![Vec::new(); crew];
+    // MindCraft gives participant i the inventory under "i" (bots first, then humans)
+    // and nothing to one with no entry; without `agent_count` the inventories say how
+    // many bots there are.
+    let crew = bots.unwrap_or(raw.initial_inventory.len().saturating_sub(humans.len()).max(1));
+    let participants = crew + humans.len();
+    let mut inventories = vec![Vec::new(); participants];
     for (agent, items) in &raw.initial_inventory {
         let apath = key(&inv_path, agent);
-        let slot = agent.parse::<usize>().ok().filter(|a| *a < crew).ok_or_else(|| {
-            TaskError::at(file, apath.clone(), format!("\"{agent}\" is not an agent index in 0..{crew}"))
-        })?;
+        let Some(slot) = agent.parse::<usize>().ok().filter(|a| *a < participants) else {
+            let what = if humans.is_empty() { "agent" } else { "participant" };
+            if agent.parse::<usize>().is_ok() && raw.agent_count.is_some() {
+                // MindCraft never hands these out: run as it does, and say so.
+                let held: i64 = items.values().sum();
+                warnings.push(Warning {
+                    path: apath,
+                    cells: 0,
+                    message: format!(
+                        "\"{agent}\" is not an {what} index in 0..{participants} (agent_count {crew}, {} humans); \
+                         MindCraft gives its {held} items to nobody, and so does this run",
+                        humans.len()
+                    ),
+                });
+                continue;
+            }
+            return Err(TaskError::at(file, apath, format!("\"{agent}\" is not an {what} index in 0..{participants}")));
+        };
         for (name, &count) in items {
             let ipath = key(&apath, name);
             if !(0..=i64::from(MAX_COUNT)).contains(&count) {
@@ -151,6 +186,15 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
             }
         }
     }
+    for (i, inv) in inventories.iter().enumerate() {
+        if inv.is_empty() && !raw.initial_inventory.is_empty() && !raw.initial_inventory.contains_key(&i.to_string()) {
+            warnings.push(Warning {
+                path: inv_path.clone(),
+                cells: 0,
+                message: format!("participant {i} has no entry; it starts with nothing, as in MindCraft"),
+            });
+        }
+    }
     Ok(ImportedTask {
         id: id.to_owned(),
         format: Format::MineCollab,
@@ -160,7 +204,31 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
         timeout_s: raw.timeout,
         inventories: Some(inventories),
         notes,
+        described,
+        warnings,
+        humans,
+        contents: Vec::new(),
     })
+}
+
+/// The human participants' names: `usernames`, padded or cut to `human_count`.
+fn humans(raw: &RawTask, base: &str, warnings: &mut Vec<Warning>) -> Vec<String> {
+    let count = raw.human_count.map_or(raw.usernames.len(), |n| n as usize);
+    let mut names: Vec<String> = raw.usernames.iter().take(count).cloned().collect();
+    if raw.usernames.len() != count {
+        warnings.push(Warning {
+            path: key(base, "usernames"),
+            cells: 0,
+            message: format!(
+                "{} usernames for human_count {count}; the first {count} are used, the rest are named human<i>",
+                raw.usernames.len()
+            ),
+        });
+    }
+    while names.len() < count {
+        names.push(format!("human{}", names.len()));
+    }
+    names
 }
 
 /// `base + by`, if it fits: a level at `i32::MAX` overflowed (the overflow class the

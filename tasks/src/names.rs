@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use gatecrew_protocol::ItemId;
-use gatecrew_world::state::parse_block_spec;
+use gatecrew_world::state::StateError;
 use gatecrew_world::{BlockId, BlockState, GameData};
 use serde::Deserialize;
 
@@ -88,17 +88,6 @@ impl<'a> Resolver<'a> {
         Resolver { data, aliases, problems: Vec::new() }
     }
 
-    /// `name[key=value, ...]` -> block and state; `air` is [`BlockId::AIR`].
-    pub fn block_spec(&mut self, spec: &str, path: &str) -> Option<(BlockId, BlockState)> {
-        match parse_block_spec(spec) {
-            Ok((name, state)) => self.block(&name, state, path),
-            Err(e) => {
-                self.problems.push((path.to_owned(), e.to_string()));
-                None
-            }
-        }
-    }
-
     /// A block name with a state built by the caller.
     pub fn block(&mut self, name: &str, state: BlockState, path: &str) -> Option<(BlockId, BlockState)> {
         let data = self.data;
@@ -132,9 +121,57 @@ impl<'a> Resolver<'a> {
         self.aliases.map(trimmed.strip_prefix("minecraft:").unwrap_or(trimmed)).to_owned()
     }
 
-    /// Records another problem found while reading names (a bad facing).
+    /// Records another problem found while reading names (a bad facing); the same
+    /// problem at the same path is listed once.
     pub fn problem(&mut self, path: String, msg: String) {
-        self.problems.push((path, msg));
+        if !self.problems.iter().any(|(p, m)| *p == path && *m == msg) {
+            self.problems.push((path, msg));
+        }
+    }
+
+    /// A block's name, for messages.
+    pub fn block_name(&self, b: BlockId) -> &str {
+        self.data.block_name(b)
+    }
+
+    /// `name[key=value, ...]` -> block and state, leniently: a property this world does
+    /// not model (`age=3`, `lit=false`) is returned as `key=value` instead of refused.
+    pub fn block_spec_lenient(&mut self, spec: &str, path: &str) -> Option<(BlockId, BlockState, Vec<String>)> {
+        let spec = spec.trim();
+        let (name, props) = match spec.find('[') {
+            None => (spec, ""),
+            Some(open) => match spec[open + 1..].strip_suffix(']') {
+                Some(inner) => (spec[..open].trim(), inner),
+                None => {
+                    self.problem(
+                        path.to_owned(),
+                        format!("malformed block state in \"{spec}\": expected name[key=value, ...]"),
+                    );
+                    return None;
+                }
+            },
+        };
+        let mut state = BlockState::default();
+        let mut unmodelled = Vec::new();
+        for part in props.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = part.split_once('=') else {
+                self.problem(
+                    path.to_owned(),
+                    format!("malformed block state in \"{spec}\": expected name[key=value, ...]"),
+                );
+                return None;
+            };
+            match state.set_property(k.trim(), v) {
+                Ok(()) => {}
+                Err(StateError::UnknownProperty(_)) => unmodelled.push(format!("{}={}", k.trim(), v.trim())),
+                Err(e) => {
+                    self.problem(path.to_owned(), e.to_string());
+                    return None;
+                }
+            }
+        }
+        let (b, s) = self.block(name, state, path)?;
+        Some((b, s, unmodelled))
     }
 
     /// Every problem at once, or nothing.

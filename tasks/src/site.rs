@@ -66,6 +66,17 @@ fn invalid(file: &Path, msg: String) -> TaskError {
     TaskError::new(file, TaskErrorKind::Invalid(msg))
 }
 
+/// A nested error's message without its own leading `FILE:` (the task error names the
+/// file once).
+fn inner(file: &Path, e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let name = file.display().to_string();
+    match text.strip_prefix(&name) {
+        Some(rest) => rest.trim_start_matches(':').trim_start().to_owned(),
+        None => text,
+    }
+}
+
 /// Start positions on a ring two blocks outside the blueprint's footprint.
 fn ring(lo: Pos, hi: Pos, n: usize) -> Vec<Pos> {
     (0..n)
@@ -106,7 +117,7 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
     let hi =
         cells.iter().fold(Pos::new(0, 0, 0), |m, c| Pos::new(m.x.max(c.pos.x), m.y.max(c.pos.y), m.z.max(c.pos.z)));
     let blueprint = Blueprint::from_states(&task.id, cells.iter().map(|c| (c.pos, c.block, c.state)), file, data)
-        .map_err(|e| invalid(file, format!("{e} (positions are the task's minus {lo})")))?;
+        .map_err(|e| invalid(file, format!("{} (positions are the task's minus {lo})", inner(file, &e))))?;
     if blueprint.is_empty() {
         return Err(invalid(file, format!("task \"{}\" has no block to build", task.id)));
     }
@@ -117,7 +128,8 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
     };
     let mut world = World::new(data.clone(), bounds, Rules::default(), opts.seed)
         .map_err(|e| invalid(file, format!("the default rules: {e}")))?;
-    let n = match (opts.agents, task.agent_count) {
+    let humans = task.humans.len();
+    let bots = match (opts.agents, task.agent_count) {
         (Some(asked), Some(given)) if task.inventories.is_some() && asked != given => {
             return Err(invalid(
                 file,
@@ -131,10 +143,28 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         (None, Some(given)) => given,
         (None, None) => DEFAULT_AGENTS,
     };
-    let inventories: Vec<Vec<(ItemId, u32)>> = match &task.inventories {
+    // Humans are the last participants: they hold their share of the items and build
+    // nothing; a deterministic stand-in answers the crew's requests from their hands.
+    let n = bots + humans;
+    let mut inventories: Vec<Vec<(ItemId, u32)>> = match &task.inventories {
         Some(invs) => invs.clone(),
-        None => share_materials(&blueprint, data, n),
+        None => share_materials(&blueprint, data, bots),
     };
+    inventories.resize(n, Vec::new());
+    let mut notes = Vec::new();
+    if !task.contents.is_empty() {
+        // A chest's items go to the bot that builds the chest, so they are on the site.
+        let owners = split_work(&blueprint, bots);
+        for (pos, items) in &task.contents {
+            let Some(i) = blueprint.index_of(shift(*pos)) else { continue };
+            let a = owners[i].index();
+            inventories[a].extend(items.iter().copied());
+            notes.push(format!(
+                "the {} items of the block at {pos} go to bot {a}, who builds it; the block's contents are not scored",
+                items.iter().map(|(_, c)| c).sum::<u32>()
+            ));
+        }
+    }
     let (flo, fhi) = blueprint.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
     let starts = ring(Pos::new(flo.x, 0, flo.z), Pos::new(fhi.x, 0, fhi.z), n);
     let reg = data.items().clone();
@@ -168,6 +198,9 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         cells: cells.iter().map(|c| (c.pos, data.block_name(c.block), c.state.to_string())).collect(),
     };
     let gate = GateParams::new(GateSpec::default()).map_err(|e| invalid(file, format!("default gate: {e}")))?;
+    let mut warnings: Vec<String> = task.warnings.iter().map(ToString::to_string).collect();
+    warnings.extend(notes);
+    let labels = Labels { warnings, humans: task.humans.clone(), ..Labels::default() };
     let parts = SetupParts {
         config_hash: config_hash(&resolved),
         episode,
@@ -178,10 +211,10 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         board: BoardConfig::default(),
         tuning: AgentTuning::default(),
         faults: FaultSpec::default(),
-        labels: Labels::default(),
+        labels,
         scorer: Some(Arc::new(TaskScorer::new(cells))),
     };
-    Setup::from_parts(parts, file).map_err(|e| invalid(file, e.to_string()))
+    Setup::from_parts(parts, file).map_err(|e| invalid(file, inner(file, &e)))
 }
 
 /// Each bot gets the items of its share of the blueprint (the work split the crew

@@ -48,7 +48,7 @@ pub struct ImportedTask {
     pub goal: Option<String>,
     /// Target cells, each position once, in the file's coordinates.
     pub cells: Vec<TaskCell>,
-    /// Crew size, when the file says.
+    /// Bots in the crew, when the file says (humans not counted).
     pub agent_count: Option<usize>,
     /// Time limit in seconds, when the file says (20 ticks a second).
     pub timeout_s: Option<u64>,
@@ -56,11 +56,45 @@ pub struct ImportedTask {
     pub inventories: Option<Vec<Vec<(ItemId, u32)>>>,
     /// How the file was read where it left room (shown to the user).
     pub notes: Vec<String>,
+    /// Cells the file's text describes, counted with repeats: each is one of
+    /// [`ImportedTask::cells`] or counted in a [`Warning`].
+    pub described: usize,
+    /// What the blueprint does not hold as the file describes it.
+    pub warnings: Vec<Warning>,
+    /// Human participants after the bots (MineCollab's `human_count`), in file order;
+    /// their inventories follow the bots' in [`ImportedTask::inventories`].
+    pub humans: Vec<String>,
+    /// Items a block of the blueprint holds (a chest's `items`), by position.
+    pub contents: Vec<(Pos, Vec<(ItemId, u32)>)>,
+}
+
+/// Something the file describes that the blueprint does not hold as described: cells
+/// left out or replaced, or a property that is not checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The JSON path of what it is about.
+    pub path: String,
+    /// Described cells that are not in the blueprint because of it (0 when the cells
+    /// are there and only a property or an assumption is reported).
+    pub cells: usize,
+    /// What and why.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
 }
 
 impl ImportedTask {
     /// Non-air target cells.
     pub fn blocks(&self) -> impl Iterator<Item = &TaskCell> + '_ {
         self.cells.iter().filter(|c| c.block != BlockId::AIR)
+    }
+
+    /// Described cells the blueprint does not hold, each reported by a warning.
+    pub fn dropped(&self) -> usize {
+        self.warnings.iter().map(|w| w.cells).sum()
     }
 }

@@ -24,4 +24,5 @@ mod soak;
 mod suite;
 mod supervision;
 mod task_cli;
+mod task_files;
 mod tasks;

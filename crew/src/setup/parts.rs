@@ -107,7 +107,14 @@ impl Setup {
                     .into());
             }
         }
-        let owners = split_work(&blueprint, agents);
+        if labels.humans.len() >= agents {
+            return Err(LoadError::new(
+                path,
+                LoadErrorKind::Invalid("a crew needs at least one bot besides its humans".into()),
+            )
+            .into());
+        }
+        let owners = split_work(&blueprint, labels.builders(agents));
         let plan = build(&blueprint, &owners, agents, &data);
         Ok(Setup {
             name: episode.name,

@@ -263,6 +263,13 @@ pub enum EventKind {
         /// Blueprint name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blueprint: Option<String>,
+        /// What the task file describes that the blueprint does not hold as described
+        /// (imported tasks only), each starting with its JSON path.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+        /// Crew members that are people, by name (the last agents).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        humans: Vec<String>,
     },
     /// An action completed with a verified outcome.
     Action {

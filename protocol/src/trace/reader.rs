@@ -201,6 +201,8 @@ mod tests {
                     template: None,
                     split: None,
                     blueprint: None,
+                    warnings: Vec::new(),
+                    humans: Vec::new(),
                 },
             },
             Event {
