@@ -134,7 +134,7 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         let defects = match kind {
             Kind::Config => config(file),
             Kind::Blueprint => blueprint(file, data.get()?.as_ref()),
-            Kind::Task => task(file, &data.get()?)?,
+            Kind::Task => task(file, &data.get()?, err)?,
             Kind::Trace => trace(file),
             Kind::Message => messages(file, data.get()?.as_ref()),
             Kind::Reply => reply(file),
@@ -190,8 +190,11 @@ fn blueprint(file: &Path, data: &GameData) -> Vec<Defect> {
     }
 }
 
-/// Every task of the file, imported and set up as `gatecrew run --task` would.
-fn task(file: &Path, data: &Arc<GameData>) -> anyhow::Result<Vec<Defect>> {
+/// Every task of the file, imported and set up as `gatecrew run --task` would. The
+/// cell accounts go to `err` as one `note:` line per file (cells described, in the
+/// blueprints, reported), each warning as a `warning:` line, so that a file that reads
+/// whole but not exactly as written says so even when it is `ok`.
+fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Result<Vec<Defect>> {
     let alias_file = paths::configs_file("aliases.toml");
     let aliases = match alias_file {
         Some(a) => Aliases::load(&a, data).map_err(|e| BadInput(e.to_string()))?,
@@ -207,14 +210,36 @@ fn task(file: &Path, data: &Arc<GameData>) -> anyhow::Result<Vec<Defect>> {
         policy: Policy::Gated,
         agents: None,
     };
-    let defects = tasks
-        .ids()
-        .into_iter()
-        .filter_map(|id| {
-            let imported = tasks.import(Some(id), data, &aliases);
-            imported.and_then(|t| gatecrew_tasks::setup(&t, file, &opts)).err().map(|e| Defect::from_task(&e))
-        })
-        .collect();
+    let (mut described, mut built, mut dropped, mut warnings) = (0usize, 0usize, 0usize, 0usize);
+    let mut defects = Vec::new();
+    for id in tasks.ids() {
+        match tasks.import(Some(id), data, &aliases) {
+            Ok(t) => {
+                described += t.described;
+                built += t.cells.len();
+                dropped += t.dropped();
+                for w in &t.warnings {
+                    warnings += 1;
+                    if warnings <= MAX_SHOWN {
+                        writeln!(err, "{}: warning: {w}", file.display())?;
+                    }
+                }
+                if let Err(e) = gatecrew_tasks::setup(&t, file, &opts) {
+                    defects.push(Defect::from_task(&e));
+                }
+            }
+            Err(e) => defects.push(Defect::from_task(&e)),
+        }
+    }
+    if warnings > MAX_SHOWN {
+        writeln!(err, "{}: {} more warnings not shown", file.display(), warnings - MAX_SHOWN)?;
+    }
+    writeln!(
+        err,
+        "{}: note: {} tasks; {described} cells described, {built} in the blueprints, {dropped} reported in {warnings} warnings",
+        file.display(),
+        tasks.ids().len()
+    )?;
     Ok(defects)
 }
 

@@ -111,8 +111,15 @@ fn tokens(text: &str) -> Result<Vec<Node>, LineError> {
                 }
                 i += 1;
             }
-            b',' | b';' => i += 1,
-            c if c.is_ascii_whitespace() => i += 1,
+            // Separators keep a pending `material:` waiting for its name.
+            b',' | b';' => {
+                i += 1;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
             b'-' | b'+' | b'0'..=b'9' => {
                 let start = i;
                 i += 1;
