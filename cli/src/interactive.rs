@@ -30,9 +30,10 @@ pub struct InteractiveArgs {
     /// A scripted session instead of the terminal: lines `TICK text` or `+N text`
     #[arg(long, value_name = "FILE", requires = "interactive")]
     pub script: Option<PathBuf>,
-    /// The bot the person talks to (its index)
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "interactive")]
-    pub partner: u32,
+    /// The bot the person talks to (its index) [default: 0, or a task's first human, whose
+    /// seat the person then takes: their items, their yes or no to each request]
+    #[arg(long, value_name = "N", requires = "interactive")]
+    pub partner: Option<u32>,
     /// Lines closer than this many ticks are merged into one intent
     #[arg(long, value_name = "TICKS", default_value_t = 40, requires = "interactive")]
     pub merge_ticks: u64,
@@ -132,14 +133,19 @@ pub fn open_memory(args: &InteractiveArgs) -> anyhow::Result<Option<Store>> {
     Ok(Some(Store::open(&path).map_err(|e| BadInput(e.to_string()))?))
 }
 
+/// The agent the person speaks for: `--partner`, else a task's first human, else bot 0.
+fn seat_of(args: &InteractiveArgs, setup: &Setup) -> u32 {
+    let first_human = setup.labels.builders(setup.world.agent_count());
+    args.partner.unwrap_or(if setup.labels.humans.is_empty() { 0 } else { first_human as u32 })
+}
+
 fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
     let n = setup.world.agent_count() as u32;
-    if args.partner >= n {
-        return Err(
-            BadInput(format!("--partner {}: the crew has bots 0..{}", args.partner, n.saturating_sub(1))).into()
-        );
+    let index = seat_of(args, setup);
+    if index >= n {
+        return Err(BadInput(format!("--partner {index}: the crew has bots 0..{}", n.saturating_sub(1))).into());
     }
-    let agent = AgentId(args.partner);
+    let agent = AgentId(index);
     let classifier: Box<dyn Classify> = match &setup.llm {
         Some(spec) if spec.url.is_some() && !args.parser => {
             Box::new(LlmClassifier::new(spec.clone()).map_err(|e| BadInput(e.to_string()))?)
@@ -186,11 +192,19 @@ pub fn run(
                 tick_ms: args.tick_ms,
                 ws: args.ws.map(|p| std::net::SocketAddr::from(([127, 0, 0, 1], p))),
             };
-            console.line(format!(
-                "talking to bot{} (type a line; {} or end of input ends the session)",
-                args.partner,
-                gatecrew_hitl::live::QUIT
-            ));
+            let seat = seat_of(args, setup);
+            let who = match setup
+                .labels
+                .humans
+                .get((seat as usize).wrapping_sub(setup.labels.builders(setup.world.agent_count())))
+            {
+                Some(name) if driver.seated() => {
+                    format!("you are {name} (bot{seat}'s seat): answer requests with give or no")
+                }
+                _ => format!("talking to bot{seat}"),
+            };
+            console
+                .line(format!("{who} (type a line; {} or end of input ends the session)", gatecrew_hitl::live::QUIT));
             let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
             let rec = Recorder { writer, events: Vec::new(), error: None };
             let stdin = (!args.no_stdin).then(|| tokio::io::BufReader::new(tokio::io::stdin()));

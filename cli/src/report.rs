@@ -79,6 +79,9 @@ pub struct Report {
     /// plays each (it builds nothing and answers requests from their items).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub humans: Vec<String>,
+    /// The first human was played by the person at the terminal (`--interactive`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub human_seat_interactive: bool,
     /// Runs on a Minecraft server only: observation, failures, bridge overhead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minecraft: Option<crate::minecraft::McSummary>,
@@ -119,6 +122,7 @@ impl Report {
             scores: TaskScores::default(),
             warnings: setup.labels.warnings.clone(),
             humans: setup.labels.humans.clone(),
+            human_seat_interactive: false,
             minecraft: None,
         }
     }
@@ -200,7 +204,12 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ));
     }
     if !r.humans.is_empty() {
-        rows.push(("humans", format!("{} (played by a deterministic stand-in)", r.humans.join(", "))));
+        let by = if r.human_seat_interactive {
+            "the first played by you, any other by a deterministic stand-in"
+        } else {
+            "played by a deterministic stand-in"
+        };
+        rows.push(("humans", format!("{} ({by})", r.humans.join(", "))));
     }
     rows.push(("trace", r.trace.clone()));
     for (k, v) in rows {

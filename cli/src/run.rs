@@ -289,11 +289,14 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         let bots = setup.labels.builders(setup.world.agent_count());
         for (i, h) in setup.labels.humans.iter().enumerate() {
-            watch.line(format!(
-                "  participant {} is {h}, a human: played by a deterministic stand-in that builds nothing and \
-                 hands over its items on request",
-                bots + i
-            ));
+            let seat = bots + i;
+            let person = args.hitl.interactive && i == 0 && args.hitl.partner.is_none_or(|p| p as usize == seat);
+            let played = if person {
+                "played by you: answer each request with give or no"
+            } else {
+                "played by a deterministic stand-in that builds nothing and hands over its items on request"
+            };
+            watch.line(format!("  participant {seat} is {h}, a human: {played}"));
         }
     }
     let mut mc_summary = None;
@@ -322,6 +325,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     report.adjudication = setup.consults().then(|| watch.tally.summary());
     report.scores = watch.scores;
     report.minecraft = mc_summary.clone();
+    let first_human = setup.labels.builders(setup.world.agent_count());
+    report.human_seat_interactive = args.hitl.interactive
+        && !setup.labels.humans.is_empty()
+        && args.hitl.partner.is_none_or(|p| p as usize == first_human);
     let out = watch.out;
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;

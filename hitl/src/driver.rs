@@ -14,6 +14,7 @@ use gatecrew_crew::{EndReason, Episode, Finished, Observer, ResolveError, Resolv
 use gatecrew_protocol::{AgentId, Board, Tick};
 
 use crate::script::Script;
+use crate::seat::Seat;
 use crate::session::Partner;
 
 /// Where the run goes: trace events and progress (as for any run), and the partner's
@@ -30,6 +31,10 @@ pub struct Driver {
     agents: Vec<AgentCore>,
     partner: Partner,
     resolver: Box<dyn Resolver + Send>,
+    /// Item names, for the seat's questions.
+    items: std::sync::Arc<gatecrew_protocol::ItemRegistry>,
+    /// The person sits in a human participant's seat: the partner's offers wait for them.
+    seat: Option<Seat>,
     started: bool,
     ended: bool,
 }
@@ -46,15 +51,25 @@ impl std::fmt::Debug for Driver {
 impl Driver {
     /// A driver for `setup` with `partner` speaking for one of its bots.
     pub fn new(setup: &Setup, partner: Partner, resolver: Box<dyn Resolver + Send>) -> Self {
+        // The humans of a task are the last agents; a partner among them is that human.
+        let human = partner.agent().index() >= setup.labels.builders(setup.world.agent_count());
         Driver {
             episode: Episode::new(setup),
             board: Board::new(setup.roster(), setup.data.items().clone(), setup.board),
             agents: setup.agents(),
             partner,
             resolver,
+            items: setup.data.items().clone(),
+            seat: human.then(Seat::default),
             started: false,
             ended: false,
         }
+    }
+
+    /// Whether the person sits in a human participant's seat (the partner speaks for one
+    /// of the task's humans): its answers to requests wait for the person's yes or no.
+    pub fn seated(&self) -> bool {
+        self.seat.is_some()
     }
 
     /// Now.
@@ -116,24 +131,50 @@ impl Driver {
             self.started = true;
             self.partner.start(now);
         }
+        let me = self.partner.agent();
+        if let Some(seat) = &mut self.seat {
+            let board = &self.board;
+            for line in seat.expire(|w| board.window(w).is_some_and(|w| w.is_open() && w.offer.is_none())) {
+                out.said(now, me, &line);
+            }
+        }
         for l in lines(now) {
+            if let Some(seat) = self.seat.as_mut().filter(|s| s.waiting()) {
+                if let Some(r) = crate::seat::reply(&l) {
+                    if let Some((msg, issue, said)) = seat.answer(r, me, &self.items) {
+                        let result = self.board.post(me, msg.clone(), now);
+                        self.episode.posted(me, msg, issue, result);
+                        out.said(now, me, &said);
+                    }
+                    continue;
+                }
+            }
             self.partner.hear(now, &l);
         }
         self.partner.tick(now);
         self.flush_partner(out);
-        let me = self.partner.agent();
         if self.partner.wants_wake() {
             self.episode.nudge(me);
         }
         let inputs = self.episode.wakes();
         let mut outputs: Vec<(AgentId, StepOutput)> = Vec::with_capacity(inputs.len());
         for (id, input) in inputs {
-            let out = if id == me {
+            let step = if id == me && self.seat.is_some() {
+                // A human's seat: the bot's own rules deliver what the person agreed to
+                // give (its share of the build is empty); its offers wait for the person.
+                let mut o = step_supervised(&mut self.agents[id.index()], input, &mut self.episode);
+                if let Some(seat) = &mut self.seat {
+                    for ask in seat.hold(&mut o.posts, &self.items) {
+                        out.said(now, me, &ask);
+                    }
+                }
+                o
+            } else if id == me {
                 self.partner.step(&mut self.agents[id.index()], input)
             } else {
                 step_supervised(&mut self.agents[id.index()], input, &mut self.episode)
             };
-            outputs.push((id, out));
+            outputs.push((id, step));
         }
         for (id, o) in outputs {
             for (msg, issue) in self.episode.apply(id, o) {

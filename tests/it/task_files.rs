@@ -350,3 +350,47 @@ fn listing_an_80_mb_file_takes_a_bounded_amount_of_memory() {
     // (here 80 KB of text), listing and importing it needs a few MB.
     assert!(grew < 100 * 1024, "listing an 80 MB file grew the peak by {grew} KiB");
 }
+
+#[test]
+fn with_interactive_the_person_is_the_human_and_answers_each_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "seat.txt", "670 give\n695 yes\n960 no\n");
+    let trace = dir.path().join("seat.jsonl");
+    let file = fixture("minecollab/human_ai_1_agent_1_human.json");
+    let args = [
+        "run",
+        "--task",
+        file.to_str().unwrap(),
+        "--interactive",
+        "--script",
+        script.to_str().unwrap(),
+        "--no-memory",
+        "--json",
+        "--trace",
+        trace.to_str().unwrap(),
+    ];
+    let (code, out, err) = crate::cli::gatecrew(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["human_seat_interactive"].as_bool(), Some(true), "{v}");
+    let board: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["kind"] == "board" && e["from"] == 1)
+        .collect();
+    let said: Vec<(u64, &str, &str)> = board
+        .iter()
+        .map(|e| (e["t"].as_u64().unwrap(), e["msg"].as_str().unwrap(), e["item"].as_str().unwrap()))
+        .collect();
+    // The seat's answers go out when the person gives them, not when the bot would have.
+    assert_eq!(
+        said,
+        vec![
+            (670, "OFFER_TRANSFER", "stone_bricks"),
+            (695, "OFFER_TRANSFER", "quartz_block"),
+            (960, "CANNOT_SUPPLY", "glass_pane")
+        ],
+        "{board:?}"
+    );
+}
