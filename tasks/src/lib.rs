@@ -83,6 +83,33 @@ pub struct TaskSummary {
     pub problem: Option<String>,
 }
 
+/// Blocks no item places in this world (`fire`, lit by flint and steel in Minecraft)
+/// cannot be built by a bot: such cells are left out of the blueprint and reported, so
+/// the rest of the task still runs.
+fn leave_out_unplaceable(mut task: ImportedTask, data: &GameData, at: &str) -> ImportedTask {
+    let mut left: std::collections::BTreeMap<gatecrew_world::BlockId, (usize, gatecrew_protocol::Pos)> =
+        std::collections::BTreeMap::new();
+    task.cells.retain(|c| {
+        let keep = c.block == gatecrew_world::BlockId::AIR || data.block_info(c.block).item.is_some();
+        if !keep {
+            left.entry(c.block).or_insert((0, c.pos)).0 += 1;
+        }
+        keep
+    });
+    for (b, (n, pos)) in left {
+        task.warnings.push(Warning {
+            path: at.to_owned(),
+            cells: n,
+            message: format!(
+                "{n} \"{}\" cell{} (first at {pos}) left out: no item places it in this world",
+                data.block_name(b),
+                if n == 1 { "" } else { "s" }
+            ),
+        });
+    }
+    task
+}
+
 fn classify(v: &Value) -> Option<Format> {
     if minecollab::looks_like(v) {
         Some(Format::MineCollab)
@@ -262,7 +289,7 @@ impl TaskFile {
         };
         // Unknown names come first: they are all listed at once.
         names.finish(&self.path)?;
-        let task = task?;
+        let task = leave_out_unplaceable(task?, data, &entry.json_path);
         tracing::debug!(file = %self.path.display(), id = %task.id, cells = task.cells.len(), dropped = task.dropped(), "task imported");
         Ok(task)
     }

@@ -134,7 +134,13 @@ fn every_cell_of_every_villagerbench_task_is_accounted_for() {
         let task = file.import(Some(id), &data(), &aliases()).unwrap_or_else(|e| panic!("{id}: {e}"));
         let built: BTreeSet<Pos> = task.cells.iter().map(|c| c.pos).collect();
         assert_eq!(task.described, named.len(), "{id}: cells described");
-        assert_eq!(built, distinct, "{id}: the blueprint's cells are the cells the text names");
+        let left_out: usize = task.warnings.iter().filter(|w| w.message.contains("left out")).map(|w| w.cells).sum();
+        assert!(built.is_subset(&distinct), "{id}: the blueprint holds only cells the text names");
+        assert_eq!(
+            built.len() + left_out,
+            distinct.len(),
+            "{id}: every named cell is built or left out with a warning"
+        );
         assert_eq!(task.cells.len() + task.dropped(), task.described, "{id}: {:?}", task.warnings);
         if lines.iter().any(|l| l.matches("start:").count() > 1) {
             multi_pair_tasks += 1;
