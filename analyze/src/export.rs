@@ -108,7 +108,17 @@ pub(crate) struct Labels {
 impl Labels {
     fn observe(&mut self, ev: &Event) {
         match &ev.kind {
-            EventKind::EpisodeStart { policy, seed, config_hash, blueprint_blocks, class, template, split, blueprint, .. } => {
+            EventKind::EpisodeStart {
+                policy,
+                seed,
+                config_hash,
+                blueprint_blocks,
+                class,
+                template,
+                split,
+                blueprint,
+                ..
+            } => {
                 *self = Labels {
                     ep: ev.ep.clone(),
                     policy: Some(policy.clone()),

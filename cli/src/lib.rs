@@ -20,6 +20,7 @@ mod memory;
 mod minecraft;
 mod paths;
 mod progress;
+mod replay;
 mod report;
 mod run;
 mod soak;
@@ -27,7 +28,6 @@ mod suite;
 mod task;
 mod tier3;
 mod watch;
-mod replay;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -64,6 +64,9 @@ enum Command {
     /// Replay a trace in the browser: play, pause, step and scrub through its ticks.
     Replay(replay::ReplayArgs),
 }
+
+/// The viewer's scene of a run's setup (its blueprint, its bots' starts), as `--serve` builds it.
+pub use watch::scene as viewer_scene;
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
 #[derive(Debug, thiserror::Error)]

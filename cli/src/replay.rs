@@ -63,8 +63,9 @@ pub fn load(path: &std::path::Path, episode: Option<&str>) -> anyhow::Result<(Ve
 
 fn scene_from_config(config: &std::path::Path, events: &[Event]) -> anyhow::Result<(Scene, Option<String>)> {
     let Some(EventKind::EpisodeStart { policy, seed, config_hash, .. }) = events.first().map(|e| &e.kind) else {
-        return Err(BadInput("the trace does not start with episode_start; --config needs its seed and policy".into())
-            .into());
+        return Err(
+            BadInput("the trace does not start with episode_start; --config needs its seed and policy".into()).into()
+        );
     };
     let policy = policy.parse::<Policy>().map_err(|e| BadInput(format!("the trace's policy: {e}")))?;
     let ov = Overrides { seed: Some(*seed), policy: Some(policy), ..Overrides::default() };

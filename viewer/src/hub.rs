@@ -51,7 +51,12 @@ pub fn snapshot(state: &ViewState) -> Arc<str> {
     Arc::from(v.to_string())
 }
 
-async fn run(mut rx: mpsc::UnboundedReceiver<Event>, mut state: ViewState, pace: Option<f64>, out: watch::Sender<Arc<str>>) {
+async fn run(
+    mut rx: mpsc::UnboundedReceiver<Event>,
+    mut state: ViewState,
+    pace: Option<f64>,
+    out: watch::Sender<Arc<str>>,
+) {
     let mut tick = tokio::time::interval(PUBLISH_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut queue: VecDeque<Event> = VecDeque::new();

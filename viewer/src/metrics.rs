@@ -49,7 +49,8 @@ pub enum MetricsError {
 
 /// Histogram buckets for every `_seconds` series: LLM round trips (tens of ms) to
 /// request-to-confirm times (tens of game seconds).
-pub const SECONDS_BUCKETS: [f64; 14] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+pub const SECONDS_BUCKETS: [f64; 14] =
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
 
 /// The installed exporter: renders the exposition and records trace-derived series.
 #[derive(Clone)]
@@ -109,15 +110,19 @@ pub struct MetricsServer {
 impl MetricsServer {
     /// Binds `GET /metrics` to `addr`.
     pub async fn bind(addr: SocketAddr, exporter: Exporter) -> Result<Self, MetricsError> {
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| MetricsError::Bind { addr, source })?;
+        let listener =
+            tokio::net::TcpListener::bind(addr).await.map_err(|source| MetricsError::Bind { addr, source })?;
         let bound = listener.local_addr().map_err(|source| MetricsError::Bind { addr, source })?;
-        let app = Router::new().route(
-            "/metrics",
-            get(move || {
-                let text = exporter.render();
-                async move { ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response() }
-            }),
-        );
+        let app =
+            Router::new().route(
+                "/metrics",
+                get(move || {
+                    let text = exporter.render();
+                    async move {
+                        ([(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+                    }
+                }),
+            );
         Ok(MetricsServer { listener, app, addr: bound })
     }
 

@@ -183,3 +183,37 @@ async fn replay(mut socket: WebSocket, rec: Arc<Recording>) {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(origin: Option<&str>, host: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        if let Some(o) = origin {
+            h.insert(header::ORIGIN, o.parse().expect("header"));
+        }
+        if let Some(v) = host {
+            h.insert(header::HOST, v.parse().expect("header"));
+        }
+        h
+    }
+
+    #[test]
+    fn only_the_pages_own_origin_on_a_loopback_host_is_let_in() {
+        let bound: SocketAddr = "127.0.0.1:7878".parse().expect("addr");
+        let ok = |o: Option<&str>, h: Option<&str>| origin_allowed(&headers(o, h), bound);
+        assert!(ok(Some("http://127.0.0.1:7878"), Some("127.0.0.1:7878")));
+        assert!(ok(Some("http://localhost:7878"), Some("localhost:7878")));
+        assert!(!ok(None, Some("127.0.0.1:7878")), "no Origin");
+        assert!(!ok(Some("http://127.0.0.1:7878"), None), "no Host");
+        assert!(!ok(Some("http://evil.example"), Some("127.0.0.1:7878")));
+        assert!(!ok(Some("https://127.0.0.1:7878"), Some("127.0.0.1:7878")));
+        assert!(!ok(Some("http://127.0.0.1:7879"), Some("127.0.0.1:7878")));
+        assert!(!ok(Some("http://evil.example:7878"), Some("evil.example:7878")), "DNS rebinding");
+        // Bound to a public address on purpose: the Origin must still match the Host.
+        let public: SocketAddr = "0.0.0.0:7878".parse().expect("addr");
+        assert!(origin_allowed(&headers(Some("http://box.lan:7878"), Some("box.lan:7878")), public));
+        assert!(!origin_allowed(&headers(Some("http://evil.example"), Some("box.lan:7878")), public));
+    }
+}

@@ -16,10 +16,13 @@ use parquet::file::properties::WriterProperties;
 
 use super::ExportError;
 
+/// Rows per Parquet row group.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
 /// Output file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Apache Parquet, Snappy-compressed, one row group per batch.
+    /// Apache Parquet, Snappy-compressed.
     Parquet,
     /// CSV with a header line; nulls are empty fields.
     Csv,
@@ -133,7 +136,12 @@ impl Sink {
         let file = File::create(path).map_err(|source| ExportError::Io { path: path.into(), source })?;
         let writer = match format {
             Format::Parquet => {
-                let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+                // Row groups of 64 Ki rows: the writer holds one row group's encoded
+                // pages in memory, so this bounds an export's memory.
+                let props = WriterProperties::builder()
+                    .set_compression(Compression::SNAPPY)
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .build();
                 let w = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_err(path, e))?;
                 Writer::Parquet(Box::new(w))
             }

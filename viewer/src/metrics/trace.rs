@@ -162,10 +162,7 @@ fn msg_label(msg: &str) -> &'static str {
 
 /// Window outcomes the board produces; anything else as `other` (labels stay bounded).
 fn outcome_label(o: Option<&str>) -> &'static str {
-    ["confirmed", "cannot_supply", "timeout"]
-        .into_iter()
-        .find(|k| Some(*k) == o)
-        .unwrap_or("other")
+    ["confirmed", "cannot_supply", "timeout"].into_iter().find(|k| Some(*k) == o).unwrap_or("other")
 }
 
 /// Board rejection kinds; anything else as `other`.
