@@ -11,7 +11,7 @@ use gatecrew_crew::{Policy, Setup};
 use gatecrew_protocol::AgentId;
 use gatecrew_viewer::metrics::{Exporter, TraceMetrics};
 use gatecrew_viewer::{Scene, SceneBot, SceneCell};
-use gatecrew_world::BlockId;
+use gatecrew_world::{BlockId, Part};
 
 /// `--metrics [ADDR]`.
 #[derive(Debug, Clone, clap::Args)]
@@ -82,6 +82,7 @@ pub fn scene(setup: &Setup) -> Scene {
             pos: c.pos,
             block: data.block_name(c.block).to_owned(),
             initially: (world.block_at(c.pos) != BlockId::AIR).then(|| world.has_cell(c)),
+            fills_above: c.part == Part::Lower,
         })
         .collect();
     let bots = (0..world.agent_count())

@@ -144,7 +144,8 @@ code = open(code).read().replace('"export/episodes.parquet"', json.dumps(episode
 scope = {}
 with contextlib.redirect_stdout(io.StringIO()):
     exec(code, scope)
-print(json.dumps(scope["table"].to_dicts()))
+nan = lambda v: None if isinstance(v, float) and v != v else v
+print(json.dumps([{k: nan(v) for k, v in r.items()} for r in scope["table"].to_dicts()]))
 "#;
 
 #[test]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{SinkExt, StreamExt};
+use futures::StreamExt;
 use gatecrew_protocol::trace::{Event, EventKind, TraceWriter, WindowEvent};
 use gatecrew_viewer::replay::{Cursor, Recording};
 use gatecrew_viewer::server::{Source, bind};

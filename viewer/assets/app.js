@@ -40,7 +40,7 @@ function renderBots(s) {
       ? `${bl.issue}${bl.item ? " " + bl.item : ""}${bl.count ? " ×" + bl.count : ""} since t${bl.since}` +
         (bl.decision ? ` → ${bl.decision} (${tierName(bl.tier)}${bl.rule ? ", " + bl.rule : ""})` : "")
       : "none";
-    return h("div", { class: "bot", "data-bot": b.id, style: `--c:${COLORS[b.id % COLORS.length]}` },
+    const card = h("div", { class: "bot", "data-bot": b.id },
       h("h3", {}, h("span", {}, b.name), h("span", { class: "pos" }, pos(b.pos))),
       h("div", { class: "doing" }, b.doing || "–"),
       h("dl", {},
@@ -52,6 +52,9 @@ function renderBots(s) {
         h("dt", {}, "tokens"), h("dd", { class: "tokens" }, b.tokens),
         b.restarts ? [h("dt", {}, "restarts"), h("dd", {}, b.restarts)] : null,
         h("dt", {}, "inventory"), h("dd", { class: "inv" }, (inv || "empty") + (b.inventory_known ? "" : " (start unknown)"))));
+    // Through the CSSOM: the page's CSP refuses style attributes.
+    card.style.setProperty("--c", COLORS[b.id % COLORS.length]);
+    return card;
   }));
   const sel = $("f-bot");
   if (sel.options.length - 1 !== s.bots.length) {

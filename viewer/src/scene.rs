@@ -17,6 +17,8 @@ pub struct SceneCell {
     pub block: String,
     /// What stands there at tick 0: `None` empty, `Some(true)` the right block, `Some(false)` another.
     pub initially: Option<bool>,
+    /// The bottom of a two-cell block (a door): placing it fills the cell above too.
+    pub fills_above: bool,
 }
 
 /// A bot at tick 0.

@@ -53,6 +53,9 @@ pub struct Blocks {
     pub known: bool,
     #[serde(skip)]
     at: HashMap<Pos, usize>,
+    /// Cells whose placement fills the cell above too.
+    #[serde(skip)]
+    two_tall: std::collections::HashSet<Pos>,
 }
 
 impl Blocks {
@@ -66,6 +69,9 @@ impl Blocks {
             };
             b.at.insert(c.pos, b.cells.len());
             b.cells.push(CellView { pos: c.pos, block: Some(c.block.clone()), state });
+            if c.fills_above {
+                b.two_tall.insert(c.pos);
+            }
         }
         b.total = b.cells.len() as u32;
         b.recount();
@@ -95,19 +101,31 @@ impl Blocks {
                     None => return,
                 };
                 let c = &mut self.cells[i];
-                c.state = match (&c.block, item) {
+                let state = match (&c.block, item) {
                     (Some(want), Some(got)) if want != got => "wrong",
                     _ => "placed",
                 };
+                c.state = state;
+                self.set_above(pos, state);
             }
             ActionName::Mine => {
                 if let Some(&i) = self.at.get(&pos) {
                     self.cells[i].state = "ghost";
+                    self.set_above(pos, "ghost");
                 }
             }
             _ => return,
         }
         self.recount();
+    }
+
+    /// The top of a two-cell block goes with its bottom.
+    fn set_above(&mut self, pos: Pos, state: &'static str) {
+        if self.two_tall.contains(&pos) {
+            if let Some(&j) = self.at.get(&pos.offset(0, 1, 0)) {
+                self.cells[j].state = state;
+            }
+        }
     }
 
     /// A cell named by an `unfinished` event.
