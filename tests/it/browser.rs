@@ -101,10 +101,11 @@ impl Browser {
     }
 
     async fn call(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
-        let v: Value = self
-            .http
-            .request(method, format!("{}{path}", self.session))
-            .json(&body)
+        let mut req = self.http.request(method.clone(), format!("{}{path}", self.session));
+        if method != reqwest::Method::GET {
+            req = req.json(&body);
+        }
+        let v: Value = req
             .send()
             .await
             .unwrap()
