@@ -38,7 +38,13 @@ fn bench_viewer(c: &mut Criterion) {
     let mut g = c.benchmark_group("viewer");
     g.sample_size(20);
     g.bench_function("default_episode", |b| {
-        b.iter(|| gatecrew_crew::run(&setup, &mut |e: &Event| std::hint::black_box(e.t)).progress.correct)
+        b.iter(|| {
+            gatecrew_crew::run(&setup, &mut |e: &Event| {
+                std::hint::black_box(e.t);
+            })
+            .progress
+            .correct
+        })
     });
     g.bench_function("default_episode_served_to_50_clients", |b| {
         b.iter(|| gatecrew_crew::run(&setup, &mut |e: &Event| feed.event(e)).progress.correct)

@@ -105,13 +105,7 @@ impl Browser {
         if method != reqwest::Method::GET {
             req = req.json(&body);
         }
-        let v: Value = req
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v: Value = req.send().await.unwrap().json().await.unwrap();
         assert!(v["value"]["error"].is_null(), "webdriver {path}: {v}");
         v["value"].clone()
     }

@@ -120,7 +120,7 @@ pub(crate) use table;
 /// Where batches go.
 enum Writer {
     Parquet(Box<ArrowWriter<File>>),
-    Csv(arrow_csv::Writer<File>),
+    Csv(Box<arrow_csv::Writer<File>>),
 }
 
 /// One output file.
@@ -145,7 +145,7 @@ impl Sink {
                 let w = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_err(path, e))?;
                 Writer::Parquet(Box::new(w))
             }
-            Format::Csv => Writer::Csv(arrow_csv::WriterBuilder::new().with_header(true).build(file)),
+            Format::Csv => Writer::Csv(Box::new(arrow_csv::WriterBuilder::new().with_header(true).build(file))),
         };
         Ok(Sink { path: path.into(), schema, writer })
     }

@@ -206,10 +206,8 @@ impl BotView {
             EventKind::Adjudication { prompt_tokens, completion_tokens, .. } => {
                 self.tokens += u64::from(*prompt_tokens) + u64::from(*completion_tokens);
             }
-            EventKind::Resolved { issue_id, .. } => {
-                if self.blocker.as_ref().is_some_and(|b| b.issue_id == issue_id.0) {
-                    self.blocker = None;
-                }
+            EventKind::Resolved { issue_id, .. } if self.blocker.as_ref().is_some_and(|b| b.issue_id == issue_id.0) => {
+                self.blocker = None;
             }
             EventKind::Restart { .. } => self.restarts += 1,
             EventKind::AgentFailed { cause, .. } => self.failed = Some(cause.clone()),
