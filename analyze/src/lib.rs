@@ -11,6 +11,8 @@
 //! (2,000 resamples of episodes, seeded: the same traces give the same intervals).
 //! [`plot`] draws them with a bundled font, so no system font is needed.
 
+#[cfg(feature = "export")]
+pub mod export;
 pub mod plot;
 mod read;
 mod report;

@@ -48,7 +48,7 @@ pub struct ReadSummary {
     pub warnings: Vec<String>,
 }
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), AnalyzeError> {
+pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), AnalyzeError> {
     let meta = std::fs::metadata(path).map_err(|source| AnalyzeError::Io { path: path.into(), source })?;
     if meta.is_file() {
         out.push(path.to_path_buf());

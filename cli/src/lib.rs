@@ -13,18 +13,21 @@ mod adjudications;
 mod analyze;
 mod calibrate;
 mod check;
+mod export;
 mod hitl_eval;
 mod interactive;
 mod memory;
 mod minecraft;
 mod paths;
 mod progress;
+mod replay;
 mod report;
 mod run;
 mod soak;
 mod suite;
 mod task;
 mod tier3;
+mod watch;
 
 /// Crews of Minecraft construction bots that coordinate through a gated public board.
 #[derive(Debug, Parser)]
@@ -56,7 +59,14 @@ enum Command {
     Soak(soak::SoakArgs),
     /// Parse config, blueprint, task, trace, message or LLM-reply files; name each defect's file and line.
     Check(check::CheckArgs),
+    /// Traces out to Parquet or CSV tables (episodes and events) for DuckDB, polars and pandas.
+    Export(export::ExportArgs),
+    /// Replay a trace in the browser: play, pause, step and scrub through its ticks.
+    Replay(replay::ReplayArgs),
 }
+
+/// The viewer's scene of a run's setup (its blueprint, its bots' starts), as `--serve` builds it.
+pub use watch::scene as viewer_scene;
 
 /// Bad input (a config, a blueprint, a flag): exit code 2, as clap does for flags.
 #[derive(Debug, thiserror::Error)]
@@ -84,15 +94,17 @@ where
         }
     };
     let result = match cli.command {
-        Command::Run(args) => run::run(*args, out),
+        Command::Run(args) => run::run(*args, out, err),
         Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
-        Command::Suite(cmd) => suite::run(cmd, out),
+        Command::Suite(cmd) => suite::run(cmd, out, err),
         Command::Analyze(args) => analyze::run(args, out, err),
         Command::Calibrate(args) => calibrate::run(args, out),
         Command::Memory(cmd) => memory::run(cmd, out),
         Command::HitlEval(args) => hitl_eval::run(args, out),
-        Command::Soak(args) => soak::run(args, out),
+        Command::Soak(args) => soak::run(args, out, err),
         Command::Check(args) => check::run(args, out, err),
+        Command::Export(args) => export::run(args, out, err),
+        Command::Replay(args) => replay::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -109,6 +109,21 @@ pub struct RunArgs {
     /// A person in the loop (issue 9).
     #[command(flatten)]
     hitl: crate::interactive::InteractiveArgs,
+    #[command(flatten)]
+    metrics: crate::watch::MetricsArgs,
+    #[command(flatten)]
+    serve: crate::watch::ServeArgs,
+    /// With --serve: show the run at this many ticks per second (20 is Minecraft's speed);
+    /// the crew is never slowed, the page follows behind [default: as fast as it runs]
+    #[arg(long, value_name = "TPS", requires = "serve", value_parser = positive)]
+    pace: Option<f64>,
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("expected a positive number of ticks per second, got \"{s}\"")),
+    }
 }
 
 /// Watches the run: progress bar, board lines, metrics.
@@ -119,6 +134,10 @@ struct Watch<'o> {
     tally: Tally,
     scores: TaskScores,
     out: &'o mut dyn Write,
+    /// `--metrics`: this episode's trace-derived series.
+    trace_metrics: Option<gatecrew_viewer::metrics::TraceMetrics>,
+    /// `--serve`: the viewer's live feed.
+    feed: Option<gatecrew_viewer::hub::Feed>,
 }
 
 impl Watch<'_> {
@@ -145,6 +164,12 @@ impl Observer for Watch<'_> {
     fn event(&mut self, ev: &Event) {
         self.metrics.observe(ev);
         self.tally.observe(ev);
+        if let Some(m) = &mut self.trace_metrics {
+            m.observe(ev);
+        }
+        if let Some(f) = &self.feed {
+            f.event(ev);
+        }
         if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
             self.scores = *scores;
         }
@@ -171,6 +196,9 @@ impl Observer for Watch<'_> {
     }
 
     fn progress(&mut self, p: Progress) {
+        if let Some(m) = &mut self.trace_metrics {
+            m.progress(p.correct, p.total);
+        }
         if let Some(bar) = &self.bar {
             bar.set_length(u64::from(p.total));
             bar.set_position(u64::from(p.correct));
@@ -180,7 +208,7 @@ impl Observer for Watch<'_> {
 }
 
 /// Runs `gatecrew run`.
-pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     let mc = args.mc.options(args.stepper)?;
     let default_config =
         || paths::default_config().ok_or_else(|| BadInput("no configs/crew.toml here; pass --config FILE".into()));
@@ -271,7 +299,34 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         tally: Tally::default(),
         scores: Default::default(),
         out,
+        trace_metrics: None,
+        feed: None,
     };
+    let exporter = args.metrics.start(err)?;
+    watch.trace_metrics = crate::watch::episode_metrics(exporter.as_ref(), true);
+    // The viewer runs on the same tokio runtime as the actors (or on one of its own
+    // beside the stepper); the crew only ever sends to it.
+    let rt = match args.serve.serve {
+        Some(_) => Some(crate::watch::runtime()?),
+        None => None,
+    };
+    let mut server = None;
+    if let (Some(addr), Some(rt)) = (args.serve.serve, &rt) {
+        let scene = crate::watch::scene(&setup);
+        let pace = args.pace;
+        let (feed, bound) = rt.block_on(async move {
+            let (feed, snapshots) = gatecrew_viewer::hub::start(scene, pace);
+            let bound = gatecrew_viewer::server::bind(addr, gatecrew_viewer::server::Source::Live(snapshots)).await?;
+            Ok::<_, gatecrew_viewer::server::ServeError>((feed, bound))
+        })?;
+        args.serve.announce(bound.addr(), err)?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = rt.spawn(bound.serve(async move {
+            let _ = stopped.await;
+        }));
+        server = Some((stop, task));
+        watch.feed = Some(feed);
+    }
     if watch.board_lines {
         watch.line(format!(
             "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
@@ -309,8 +364,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     } else if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
     } else {
-        run_actors(&setup, file, &mut watch, tier3)?
+        run_actors(&setup, file, &mut watch, tier3, rt.as_ref())?
     };
+    // The feed ends with the episode: the hub publishes the last state and keeps it.
+    watch.feed = None;
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
@@ -335,6 +392,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out)?;
     } else {
         print_table(&report, out)?;
+    }
+    if let (Some((stop, task)), Some(rt)) = (server, &rt) {
+        out.flush()?;
+        match args.serve.linger {
+            Some(secs) => writeln!(err, "viewer: the episode is over; serving its last state for {secs} s")?,
+            None => writeln!(err, "viewer: the episode is over; serving its last state until Ctrl-C")?,
+        }
+        rt.block_on(crate::watch::ServeArgs::until_done(args.serve.linger));
+        let _ = stop.send(());
+        // Open websockets are not waited for past a moment.
+        let _ = rt.block_on(async { tokio::time::timeout(std::time::Duration::from_secs(2), task).await });
     }
     match &mc_summary {
         Some(s) => crate::minecraft::all_failed(&finished, s),
@@ -379,8 +447,24 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
+fn run_actors(
+    setup: &Setup,
+    file: File,
+    watch: &mut Watch<'_>,
+    tier3: Tier3,
+    shared: Option<&tokio::runtime::Runtime>,
+) -> anyhow::Result<Finished> {
+    let own;
+    let rt = match shared {
+        Some(rt) => rt,
+        None => {
+            own = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            &own
+        }
+    };
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));

@@ -51,6 +51,8 @@ pub struct SoakArgs {
     /// Print the report as one JSON object
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    metrics: crate::watch::MetricsArgs,
 }
 
 /// Fault rates of one soak episode.
@@ -129,7 +131,7 @@ struct Found {
 }
 
 /// Runs `gatecrew soak`.
-pub fn run(a: SoakArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     let dir = a.suite.clone().unwrap_or_else(paths::default_suite);
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     if manifest.episode.is_empty() || a.episodes == 0 {
@@ -138,6 +140,7 @@ pub fn run(a: SoakArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let data_path =
         paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
     let data = Arc::new(GameData::load(&data_path).map_err(|e| BadInput(e.to_string()))?);
+    let exporter = a.metrics.start(err)?;
     let bar = crate::progress::bar(a.episodes as u64, "episodes");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the pool")?;
     let started = Instant::now();
@@ -149,7 +152,7 @@ pub fn run(a: SoakArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         (0..a.episodes)
             .into_par_iter()
             .map(|i| {
-                let r = soak_one(&a, &manifest, &dir, &data, i);
+                let r = soak_one(&a, &manifest, &dir, &data, i, exporter.as_ref());
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if n % step == 0 {
                     let (rss, peak) = rss_kib();
@@ -204,6 +207,7 @@ fn soak_one(
     dir: &std::path::Path,
     data: &Arc<GameData>,
     i: usize,
+    exporter: Option<&gatecrew_viewer::metrics::Exporter>,
 ) -> anyhow::Result<Found> {
     let entry = &m.episode[i % m.episode.len()];
     let policy = Policy::ALL[(i / m.episode.len() + i) % Policy::ALL.len()];
@@ -228,6 +232,10 @@ fn soak_one(
             _ => f.other += 1,
         }
         f.notes.push(format!("{label}: {v}"));
+    }
+    // The checked run keeps its events; the series see them once it is over.
+    if let Some(mut series) = crate::watch::episode_metrics(exporter, false) {
+        checked.events.iter().for_each(|e| series.observe(e));
     }
     for e in &checked.events {
         match e.kind.name() {

@@ -58,13 +58,15 @@ pub struct RunArgs {
     /// Only episodes whose id contains this text
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
+    #[command(flatten)]
+    metrics: crate::watch::MetricsArgs,
 }
 
 /// Runs `gatecrew suite ...`.
-pub fn run(cmd: SuiteCmd, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(cmd: SuiteCmd, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {
         SuiteCmd::Generate(a) => generate(a, out),
-        SuiteCmd::Run(a) => run_suite(a, out),
+        SuiteCmd::Run(a) => run_suite(a, out, err),
     }
 }
 
@@ -104,7 +106,7 @@ struct Done {
     metrics: EpisodeMetrics,
 }
 
-fn run_suite(a: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     let dir = a.suite.unwrap_or_else(paths::default_suite);
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     let policies: Vec<Policy> =
@@ -123,6 +125,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let d = a.out.join(p.as_str());
         std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
     }
+    let exporter = a.metrics.start(err)?;
     let bar = crate::progress::bar(jobs.len() as u64, "episodes");
     let pool =
         rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the worker pool")?;
@@ -130,7 +133,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let results: Vec<anyhow::Result<Done>> = pool.install(|| {
         jobs.par_iter()
             .map(|(policy, e)| {
-                let r = run_one(&dir, e, *policy, &a.out, &data);
+                let r = run_one(&dir, e, *policy, &a.out, &data, exporter.as_ref());
                 bar.inc(1);
                 r
             })
@@ -180,6 +183,7 @@ fn run_one(
     policy: Policy,
     out: &Path,
     data: &Arc<GameData>,
+    exporter: Option<&gatecrew_viewer::metrics::Exporter>,
 ) -> anyhow::Result<Done> {
     let cfg = dir.join(&e.file);
     let setup = Setup::load_with_data(&cfg, &Overrides { policy: Some(policy), ..Overrides::default() }, data.clone())
@@ -189,8 +193,12 @@ fn run_one(
     let mut w = TraceWriter::new(BufWriter::new(file));
     let mut metrics = EpisodeMetrics::default();
     let mut error = None;
+    let mut series = crate::watch::episode_metrics(exporter, false);
     gatecrew_crew::run(&setup, &mut |ev: &Event| {
         metrics.observe(ev);
+        if let Some(s) = &mut series {
+            s.observe(ev);
+        }
         if error.is_none() {
             if let Err(err) = w.write(ev) {
                 error = Some(err);

@@ -1,0 +1,183 @@
+//! Column types, the row-to-batch macro, and the two file formats.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Float64Builder, Int32Builder, StringBuilder, UInt8Builder, UInt32Builder,
+    UInt64Builder,
+};
+use arrow_schema::{DataType, Schema};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use super::ExportError;
+
+/// Rows per Parquet row group.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
+/// Output file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Apache Parquet, Snappy-compressed.
+    Parquet,
+    /// CSV with a header line; nulls are empty fields.
+    Csv,
+}
+
+impl Format {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Parquet => "parquet",
+            Format::Csv => "csv",
+        }
+    }
+}
+
+/// An Arrow column type: what a row holds and which builder collects it.
+pub(crate) trait Col {
+    type Value;
+    type Builder: ArrayBuilder + Default;
+    fn data_type() -> DataType;
+    fn append(b: &mut Self::Builder, v: Option<Self::Value>);
+}
+
+macro_rules! col {
+    ($name:ident, $value:ty, $builder:ty, $dt:expr) => {
+        pub(crate) struct $name;
+        impl Col for $name {
+            type Value = $value;
+            type Builder = $builder;
+            fn data_type() -> DataType {
+                $dt
+            }
+            fn append(b: &mut Self::Builder, v: Option<$value>) {
+                b.append_option(v);
+            }
+        }
+    };
+}
+
+col!(U8, u8, UInt8Builder, DataType::UInt8);
+col!(U32, u32, UInt32Builder, DataType::UInt32);
+col!(U64, u64, UInt64Builder, DataType::UInt64);
+col!(I32, i32, Int32Builder, DataType::Int32);
+col!(F64, f64, Float64Builder, DataType::Float64);
+col!(Bool, bool, BooleanBuilder, DataType::Boolean);
+col!(Str, String, StringBuilder, DataType::Utf8);
+
+/// Declares a row struct (every field optional) and its column builders, with the
+/// schema in field order. Every append fills every column, so the columns always have
+/// the same length.
+macro_rules! table {
+    ($row:ident, $cols:ident { $($field:ident : $ty:ident),* $(,)? }) => {
+        /// One row; a field left `None` is null.
+        #[derive(Debug, Default)]
+        pub(crate) struct $row {
+            $(pub $field: Option<<$ty as Col>::Value>,)*
+        }
+
+        pub(crate) struct $cols {
+            rows: usize,
+            $($field: <$ty as Col>::Builder,)*
+        }
+
+        impl $cols {
+            pub fn new() -> Self {
+                $cols { rows: 0, $($field: Default::default(),)* }
+            }
+
+            pub fn schema() -> arrow_schema::Schema {
+                arrow_schema::Schema::new(vec![
+                    $(arrow_schema::Field::new(stringify!($field), <$ty as Col>::data_type(), true),)*
+                ])
+            }
+
+            pub fn append(&mut self, r: $row) {
+                $(<$ty as Col>::append(&mut self.$field, r.$field);)*
+                self.rows += 1;
+            }
+
+            pub fn rows(&self) -> usize {
+                self.rows
+            }
+
+            pub fn finish(&mut self, schema: &std::sync::Arc<arrow_schema::Schema>) -> Result<arrow_array::RecordBatch, arrow_schema::ArrowError> {
+                self.rows = 0;
+                arrow_array::RecordBatch::try_new(schema.clone(), vec![
+                    $(std::sync::Arc::new(arrow_array::builder::ArrayBuilder::finish(&mut self.$field)) as arrow_array::ArrayRef,)*
+                ])
+            }
+        }
+    };
+}
+pub(crate) use table;
+
+/// Where batches go.
+enum Writer {
+    Parquet(Box<ArrowWriter<File>>),
+    Csv(Box<arrow_csv::Writer<File>>),
+}
+
+/// One output file.
+pub(crate) struct Sink {
+    path: PathBuf,
+    schema: Arc<Schema>,
+    writer: Writer,
+}
+
+impl Sink {
+    pub fn create(format: Format, path: &Path, schema: Schema) -> Result<Self, ExportError> {
+        let schema = Arc::new(schema);
+        let file = File::create(path).map_err(|source| ExportError::Io { path: path.into(), source })?;
+        let writer = match format {
+            Format::Parquet => {
+                // Row groups of 64 Ki rows: the writer holds one row group's encoded
+                // pages in memory, so this bounds an export's memory.
+                let props = WriterProperties::builder()
+                    .set_compression(Compression::SNAPPY)
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .build();
+                let w = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| write_err(path, e))?;
+                Writer::Parquet(Box::new(w))
+            }
+            Format::Csv => Writer::Csv(Box::new(arrow_csv::WriterBuilder::new().with_header(true).build(file))),
+        };
+        Ok(Sink { path: path.into(), schema, writer })
+    }
+
+    pub fn schema(&self) -> &Arc<Schema> {
+        &self.schema
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ExportError> {
+        let r = match &mut self.writer {
+            Writer::Parquet(w) => w.write(batch).map_err(|e| e.to_string()),
+            Writer::Csv(w) => w.write(batch).map_err(|e| e.to_string()),
+        };
+        r.map_err(|message| ExportError::Write { path: self.path.clone(), message })
+    }
+
+    pub fn close(self) -> Result<(), ExportError> {
+        let path = self.path;
+        match self.writer {
+            Writer::Parquet(w) => w.close().map(drop).map_err(|e| write_err(&path, e)),
+            Writer::Csv(w) => {
+                let file = w.into_inner();
+                file.sync_all().map_err(|e| write_err(&path, e))
+            }
+        }
+    }
+}
+
+pub(crate) fn write_err(path: &Path, e: impl std::fmt::Display) -> ExportError {
+    ExportError::Write { path: path.into(), message: e.to_string() }
+}

@@ -1,0 +1,73 @@
+//! `gatecrew export`: traces out to Parquet or CSV tables for DuckDB, polars and pandas.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use gatecrew_analyze::export::{ExportError, Format, export};
+
+use crate::BadInput;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Apache Parquet (Snappy), typed columns.
+    Parquet,
+    /// CSV with a header; nulls are empty fields.
+    Csv,
+}
+
+/// Arguments of `gatecrew export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// Trace files or folders (searched for *.jsonl)
+    #[arg(required = true, value_name = "DIR")]
+    paths: Vec<PathBuf>,
+    /// Table format
+    #[arg(long, value_enum, default_value = "parquet")]
+    format: FormatArg,
+    /// Output folder: gets episodes.<ext> and events.<ext>
+    #[arg(long, value_name = "PATH")]
+    out: PathBuf,
+    /// Print one JSON object with what was written
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `gatecrew export`.
+pub fn run(a: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let format = match a.format {
+        FormatArg::Parquet => Format::Parquet,
+        FormatArg::Csv => Format::Csv,
+    };
+    if a.out.is_file() {
+        return Err(BadInput(format!("--out {}: is a file; give a folder for the two tables", a.out.display())).into());
+    }
+    let sum = export(&a.paths, format, &a.out).map_err(|e| match e {
+        // A bad trace is bad input; a failed write is not.
+        ExportError::Write { .. } => anyhow::Error::new(e),
+        e => BadInput(e.to_string()).into(),
+    })?;
+    for w in &sum.warnings {
+        writeln!(err, "warning: {w}")?;
+    }
+    if a.json {
+        serde_json::to_writer(&mut *out, &sum)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "exported {} episodes, {} events from {} traces ({:.1} MB) in {:.2} s:",
+            sum.episodes,
+            sum.events,
+            sum.files,
+            sum.bytes as f64 / 1e6,
+            started.elapsed().as_secs_f64()
+        )?;
+        for p in &sum.outputs {
+            writeln!(out, "  {}", p.display())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! `--serve`, `--metrics` and `gatecrew replay`: the viewer's and the exporter's ends in
+//! the command line. The run hands every trace event to them as it hands it to the
+//! trace; neither writes anything into the trace.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use gatecrew_crew::{Policy, Setup};
+use gatecrew_protocol::AgentId;
+use gatecrew_viewer::metrics::{Exporter, TraceMetrics};
+use gatecrew_viewer::{Scene, SceneBot, SceneCell};
+use gatecrew_world::{BlockId, Part};
+
+/// `--metrics [ADDR]`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MetricsArgs {
+    /// Serve Prometheus metrics at http://ADDR/metrics while this runs [ADDR default: 127.0.0.1:9464]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:9464")]
+    pub metrics: Option<SocketAddr>,
+}
+
+impl MetricsArgs {
+    /// Installs the exporter and starts `/metrics` on a thread of its own; says where on `err`.
+    pub fn start(&self, err: &mut dyn Write) -> anyhow::Result<Option<Exporter>> {
+        let Some(addr) = self.metrics else { return Ok(None) };
+        let exporter = gatecrew_viewer::metrics::install()?;
+        let bound = gatecrew_viewer::metrics::serve_in_background(addr, exporter.clone())?;
+        writeln!(err, "metrics: http://{bound}/metrics")?;
+        Ok(Some(exporter))
+    }
+}
+
+/// Per-episode trace metrics, when the exporter is on.
+pub fn episode_metrics(exporter: Option<&Exporter>, keep_final: bool) -> Option<TraceMetrics> {
+    exporter.map(|e| TraceMetrics::new(e.clone(), keep_final))
+}
+
+/// `--serve [ADDR]` and what goes with it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Show the crew in a browser at http://ADDR/ [ADDR default: 127.0.0.1:7878; other than loopback only when given]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7878")]
+    pub serve: Option<SocketAddr>,
+    /// With --serve: keep serving this many seconds after the episode, then exit [default: until Ctrl-C]
+    #[arg(long, value_name = "SECS", requires = "serve")]
+    pub linger: Option<f64>,
+}
+
+impl ServeArgs {
+    /// Says where the page is and warns when it is reachable from other machines.
+    pub fn announce(&self, bound: SocketAddr, err: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(err, "viewer: http://{bound}/")?;
+        if !bound.ip().is_loopback() {
+            writeln!(err, "note: {bound} is not a loopback address: anyone who can reach it sees the run")?;
+        }
+        Ok(())
+    }
+
+    /// Waits for Ctrl-C, or for `--linger` seconds.
+    pub async fn until_done(linger: Option<f64>) {
+        match linger {
+            Some(secs) => tokio::time::sleep(Duration::from_secs_f64(secs.max(0.0))).await,
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+}
+
+/// The viewer's scene from a run's setup: the blueprint's cells (and what stands on
+/// them at tick 0), the bots' starts and inventories, the gate's cooldown.
+pub fn scene(setup: &Setup) -> Scene {
+    let data = &setup.data;
+    let world = &setup.world;
+    let cells = setup
+        .blueprint
+        .cells()
+        .iter()
+        .map(|c| SceneCell {
+            pos: c.pos,
+            block: data.block_name(c.block).to_owned(),
+            initially: (world.block_at(c.pos) != BlockId::AIR).then(|| world.has_cell(c)),
+            fills_above: c.part == Part::Lower,
+        })
+        .collect();
+    let bots = (0..world.agent_count())
+        .filter_map(|i| world.body(AgentId(i as u32)))
+        .map(|b| SceneBot {
+            pos: b.pos,
+            inventory: b.inventory.iter().map(|(item, n)| (data.item_name(item).to_owned(), n)).collect(),
+        })
+        .collect();
+    // The cooldown is the gate's rule; no_gate and flatcomm ask again at once.
+    let gated = !matches!(setup.policy, Policy::Flatcomm | Policy::NoGate);
+    Scene {
+        blueprint: setup.blueprint.name.clone(),
+        cells,
+        bots,
+        cooldown_ticks: if gated { setup.gate.spec().cooldown_ticks } else { 0 },
+        from_setup: true,
+    }
+}
+
+/// Makes a tokio runtime for the commands that have none of their own.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")
+}

@@ -1,0 +1,305 @@
+//! End to end in headless Chromium, driven through chromedriver's WebDriver HTTP API:
+//! during a run the page shows the bots, a board thread from REQUEST to CONFIRM and the
+//! progress reaching 100%; a replay stepped to a tick shows that tick's state.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Without
+//! them the tests fail, unless `GATECREW_SKIP_BROWSER_TESTS=1` says to skip. With
+//! `GATECREW_SCREENSHOTS=DIR` the screenshots are saved there (docs/ holds the last ones).
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use gatecrew_protocol::trace::{Event, TraceReader};
+use gatecrew_viewer::replay::Recording;
+use serde_json::{Value, json};
+
+use crate::common::{default_config, default_setup};
+
+fn find(env: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var(env) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    names.iter().flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n))).find(|p| p.is_file())
+}
+
+/// Chromium and chromedriver, or `None` when they are missing and skipping is allowed.
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    let chromium = find("GATECREW_CHROMIUM", &["chromium", "chromium-browser"]);
+    let driver = find("GATECREW_CHROMEDRIVER", &["chromedriver"]);
+    match (chromium, driver) {
+        (Some(c), Some(d)) => Some((c, d)),
+        _ if std::env::var("GATECREW_SKIP_BROWSER_TESTS").is_ok_and(|v| v == "1") => {
+            eprintln!("SKIPPED: no chromium or chromedriver (apt-get install chromium chromium-driver)");
+            None
+        }
+        _ => panic!(
+            "no chromium or chromedriver on PATH: `apt-get install chromium chromium-driver` (CI does), \
+             or set GATECREW_SKIP_BROWSER_TESTS=1 to skip the browser tests on this machine"
+        ),
+    }
+}
+
+/// A chromedriver process and one browser session.
+struct Browser {
+    driver: Child,
+    http: reqwest::Client,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Browser {
+    async fn start(chromium: &Path, driver: &Path) -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let http = reqwest::Client::new();
+        let profile = tempfile::tempdir().unwrap();
+        let mut b = Browser { driver: child, http, session: String::new(), _profile: profile };
+        let base = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        loop {
+            if let Ok(r) = b.http.get(format!("{base}/status")).send().await {
+                if r.json::<Value>().await.is_ok_and(|v| v["value"]["ready"] == true) {
+                    break;
+                }
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "chromedriver did not come up");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    format!("--user-data-dir={}", b._profile.path().display()), "--window-size=1500,1000",
+                ],
+            },
+        }}});
+        let v: Value = b.http.post(format!("{base}/session")).json(&caps).send().await.unwrap().json().await.unwrap();
+        let id = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {v}"));
+        b.session = format!("{base}/session/{id}");
+        b
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let mut req = self.http.request(method.clone(), format!("{}{path}", self.session));
+        if method != reqwest::Method::GET {
+            req = req.json(&body);
+        }
+        let v: Value = req.send().await.unwrap().json().await.unwrap();
+        assert!(v["value"]["error"].is_null(), "webdriver {path}: {v}");
+        v["value"].clone()
+    }
+
+    async fn goto(&self, url: &str) {
+        self.call(reqwest::Method::POST, "/url", json!({ "url": url })).await;
+    }
+
+    async fn js(&self, script: &str) -> Value {
+        self.call(reqwest::Method::POST, "/execute/sync", json!({ "script": script, "args": [] })).await
+    }
+
+    async fn click(&self, css: &str) {
+        let el = self.call(reqwest::Method::POST, "/element", json!({ "using": "css selector", "value": css })).await;
+        let id = el.as_object().unwrap().values().next().unwrap().as_str().unwrap().to_owned();
+        self.call(reqwest::Method::POST, &format!("/element/{id}/click"), json!({})).await;
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.call(reqwest::Method::GET, "/screenshot", Value::Null).await;
+        let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+        if let Ok(dir) = std::env::var("GATECREW_SCREENSHOTS") {
+            std::fs::write(Path::new(&dir).join(name), bytes).unwrap();
+        }
+    }
+}
+
+/// What the page shows, read from its DOM.
+const READ: &str = r#"
+const q = (s) => [...document.querySelectorAll(s)];
+return {
+  tick: Number(document.getElementById('tick').textContent),
+  status: document.getElementById('status').textContent,
+  bots: q('.bot').length,
+  positions: q('.bot .pos').map((e) => e.textContent),
+  pct: document.getElementById('progress-pct').textContent,
+  progress: document.getElementById('progress-text').textContent,
+  threads: q('.thread').length,
+  confirmed: q('.thread[data-state="confirmed"]').filter((t) =>
+    t.querySelector('li[data-msg="REQUEST_MATERIAL"]') && t.querySelector('li[data-msg="CONFIRM_TRANSFER"]')).length,
+  cells: q('#map rect.cell').length,
+};
+"#;
+
+/// Starts a `gatecrew` command on a thread; returns the page's address and the thread.
+fn serve(args: Vec<String>) -> (SocketAddr, std::thread::JoinHandle<String>) {
+    struct Tx(mpsc::Sender<Vec<u8>>);
+    impl Write for Tx {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let _ = self.0.send(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let (tx, rx) = mpsc::channel();
+    let h = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut argv = vec!["gatecrew".to_owned()];
+        argv.extend(args);
+        let code = gatecrew_cli::main_with(argv, &mut out, &mut Tx(tx));
+        assert_eq!(code, std::process::ExitCode::SUCCESS);
+        String::from_utf8(out).unwrap()
+    });
+    let mut said = String::new();
+    loop {
+        said.push_str(&String::from_utf8(rx.recv_timeout(Duration::from_secs(60)).unwrap()).unwrap());
+        if let Some((addr, _)) = said.split("viewer: http://").nth(1).and_then(|r| r.split_once('/')) {
+            return (addr.parse().unwrap(), h);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_stepped_to() {
+    let Some((chromium, driver)) = browser() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("run.jsonl");
+    // Pace the page so that the run takes about ten seconds to show.
+    let mut last = 0;
+    gatecrew_crew::run(&default_setup(), &mut |e: &Event| last = e.t);
+    let pace = (last as f64 / 10.0).max(1.0);
+    let linger = 30;
+    let (addr, run) = serve(
+        [
+            "run",
+            "--quiet",
+            "--json",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--serve",
+            "127.0.0.1:0",
+            "--pace",
+            &pace.to_string(),
+            "--linger",
+            &linger.to_string(),
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    let b = Browser::start(&chromium, &driver).await;
+    b.goto(&format!("http://{addr}/")).await;
+    let started = Instant::now();
+    let mut seen_partial = false;
+    let page = loop {
+        let v = b.js(READ).await;
+        let pct = v["pct"].as_str().unwrap_or("").to_owned();
+        if v["bots"].as_u64() >= Some(2) && pct != "100%" && v["tick"].as_u64() > Some(0) {
+            seen_partial = true;
+        }
+        if pct == "100%" && v["confirmed"].as_u64() >= Some(1) {
+            break v;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the page never reached 100% with a confirmed thread: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(seen_partial, "the page showed the run while it was going on");
+    assert!(page["bots"].as_u64() >= Some(2), "{page}");
+    assert!(page["cells"].as_u64() > Some(0), "the map draws the layer's cells: {page}");
+    b.screenshot("viewer-live.png").await;
+
+    // The replay of that run, stepped forward a few ticks with events.
+    let rec = {
+        let events: Vec<Event> = TraceReader::new(std::io::BufReader::new(std::fs::File::open(&trace).unwrap()))
+            .map(|e| e.unwrap())
+            .collect();
+        let setup = default_setup();
+        Recording::new(gatecrew_cli::viewer_scene(&setup), events)
+    };
+    let (raddr, replay) = serve(
+        [
+            "replay",
+            trace.to_str().unwrap(),
+            "--serve",
+            "127.0.0.1:0",
+            "--config",
+            default_config().to_str().unwrap(),
+            "--linger",
+            "20",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    b.goto(&format!("http://{raddr}/")).await;
+    let mut tick = wait_tick(&b, |t| t == rec.span().0).await;
+    for _ in 0..12 {
+        b.click("#fwd").await;
+        let want = rec.next_tick(tick);
+        tick = wait_tick(&b, |t| t == want).await;
+    }
+    check_page(&b, &rec, tick).await;
+    // The scrubber: half way.
+    let mid = rec.span().1 / 2;
+    b.js(&format!(
+        "const s = document.getElementById('scrubber'); s.value = {mid}; s.dispatchEvent(new Event('input')); return 0;"
+    ))
+    .await;
+    let tick = wait_tick(&b, |t| t == mid).await;
+    check_page(&b, &rec, tick).await;
+    b.screenshot("viewer-replay.png").await;
+    drop(b);
+    let _ = run.join();
+    let _ = replay.join();
+}
+
+async fn wait_tick(b: &Browser, want: impl Fn(u64) -> bool) -> u64 {
+    let started = Instant::now();
+    loop {
+        let t = b.js("return Number(document.getElementById('tick').textContent);").await.as_u64().unwrap_or(0);
+        if want(t) && b.js("return document.getElementById('status').textContent;").await == "replay" {
+            return t;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the page stayed at tick {t}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The page at `tick` shows the state a fresh fold of the trace up to `tick` gives.
+async fn check_page(b: &Browser, rec: &Recording, tick: u64) {
+    let want = rec.state_at(tick);
+    let page = b.js(READ).await;
+    assert_eq!(page["tick"].as_u64(), Some(tick));
+    assert_eq!(page["threads"].as_u64(), Some(want.board.threads.len() as u64), "{page}");
+    let placed = format!(
+        "{} placed, {} remaining, {} wrong of {}",
+        want.blocks.placed, want.blocks.remaining, want.blocks.wrong, want.blocks.total
+    );
+    assert!(page["progress"].as_str().unwrap().starts_with(&placed), "{page} vs {placed}");
+    let positions: Vec<String> =
+        want.bots.iter().map(|b| b.pos.map_or("?".into(), |p| format!("[{}, {}, {}]", p.x, p.y, p.z))).collect();
+    assert_eq!(page["positions"], json!(positions), "tick {tick}");
+}

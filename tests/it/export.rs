@@ -1,0 +1,246 @@
+//! `gatecrew export`: typed Parquet and CSV tables whose figures, recomputed with the
+//! SQL and the polars code of docs/analysis.md, equal `gatecrew analyze`'s.
+//!
+//! The DuckDB check needs Python with the `duckdb` wheel (`.ci/run` installs it). When
+//! it is missing the test fails, unless `GATECREW_SKIP_PYTHON_CHECKS=1` says to skip it
+//! (for a machine without the wheels; CI never sets it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::cli::gatecrew;
+use crate::common::root;
+
+/// A small suite run (one template, every test-split class, two policies) and its
+/// analysis, made once.
+fn suite_run(dir: &Path) -> PathBuf {
+    let runs = dir.join("runs");
+    let suite = root().join("configs/suite");
+    let (code, out, err) = gatecrew(&[
+        "suite",
+        "run",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--split",
+        "test",
+        "--filter",
+        "pyramid-5",
+        "--policy",
+        "gated,no_gate",
+        "--jobs",
+        "2",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    runs
+}
+
+/// The fenced blocks of one language in docs/analysis.md, in order.
+fn doc_blocks(lang: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("docs/analysis.md")).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line.trim() == format!("```{lang}") => current = Some(String::new()),
+            Some(b) if line.trim() == "```" => {
+                blocks.push(std::mem::take(b));
+                current = None;
+            }
+            Some(b) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+/// A Python interpreter that has `module`, or `None` (after saying why) when the
+/// environment allows skipping; otherwise the test fails.
+fn python_with(module: &str, required: bool) -> Option<String> {
+    let python = std::env::var("GATECREW_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&python).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(python);
+    }
+    let skip = std::env::var("GATECREW_SKIP_PYTHON_CHECKS").is_ok_and(|v| v == "1");
+    if !required || skip {
+        eprintln!("SKIPPED: {python} cannot import {module} (pip install {module})");
+        return None;
+    }
+    panic!(
+        "{python} cannot import {module}: run `pip install {module}` (CI installs it in .ci/run), \
+         or set GATECREW_SKIP_PYTHON_CHECKS=1 to skip this check on this machine"
+    );
+}
+
+fn run_python(python: &str, script: &str, args: &[&Path]) -> serde_json::Value {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args.iter().map(|p| p.as_os_str()))
+        .output()
+        .expect("python starts");
+    assert!(out.status.success(), "python failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `gatecrew analyze --json --by class` as (policy, key, metric) -> value.
+fn analyze(runs: &Path) -> Vec<(String, String, String, Option<f64>)> {
+    let (code, out, err) = gatecrew(&["analyze", runs.to_str().unwrap(), "--json", "--by", "class"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut rows = Vec::new();
+    for g in v["report"]["groups"].as_array().unwrap() {
+        for c in g["cells"].as_array().unwrap() {
+            rows.push((
+                g["policy"].as_str().unwrap().to_owned(),
+                g["key"].as_str().unwrap().to_owned(),
+                c["metric"].as_str().unwrap().to_owned(),
+                c["interval"]["value"].as_f64(),
+            ));
+        }
+    }
+    rows
+}
+
+/// Checks every metric a query computed against analyze's; returns how many matched.
+fn compare(analyzed: &[(String, String, String, Option<f64>)], rows: &serde_json::Value, what: &str) -> usize {
+    let rows = rows.as_array().unwrap();
+    let mut checked = 0;
+    for (policy, key, metric, want) in analyzed {
+        let Some(row) = rows.iter().find(|r| r["policy"] == policy.as_str() && r["key"] == key.as_str()) else {
+            panic!("{what}: no row for {policy}/{key}");
+        };
+        let Some(got) = row.get(metric.as_str()) else { continue };
+        let got = got.as_f64().filter(|g| g.is_finite());
+        match (want, got) {
+            (Some(w), Some(g)) => {
+                assert!((w - g).abs() < 1e-9, "{what}: {policy}/{key} {metric}: analyze {w}, got {g}")
+            }
+            (None, None) => {}
+            (w, g) => panic!("{what}: {policy}/{key} {metric}: analyze {w:?}, got {g:?}"),
+        }
+        checked += 1;
+    }
+    checked
+}
+
+const DUCKDB: &str = r#"
+import duckdb, json, sys
+sql, episodes = sys.argv[1], sys.argv[2]
+sql = open(sql).read().replace("'export/episodes.parquet'", "'" + episodes + "'")
+rel = duckdb.sql(sql)
+print(json.dumps([dict(zip(rel.columns, row)) for row in rel.fetchall()]))
+"#;
+
+const POLARS: &str = r#"
+import json, sys, io, contextlib
+code, episodes = sys.argv[1], sys.argv[2]
+code = open(code).read().replace('"export/episodes.parquet"', json.dumps(episodes))
+scope = {}
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(code, scope)
+nan = lambda v: None if isinstance(v, float) and v != v else v
+print(json.dumps([{k: nan(v) for k, v in r.items()} for r in scope["table"].to_dicts()]))
+"#;
+
+#[test]
+fn duckdb_and_polars_over_the_export_equal_gatecrew_analyze() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = suite_run(dir.path());
+    let analyzed = analyze(&runs);
+    assert!(analyzed.len() > 30, "a few groups with every metric");
+    let out = dir.path().join("export");
+    let (code, stdout, err) =
+        gatecrew(&["export", runs.to_str().unwrap(), "--format", "parquet", "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let sum: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let episodes = out.join("episodes.parquet");
+    assert!(episodes.is_file() && out.join("events.parquet").is_file());
+    let n_episodes = sum["episodes"].as_u64().unwrap();
+    assert!(n_episodes >= 4, "{sum}");
+
+    let sql = doc_blocks("sql");
+    assert!(sql.len() >= 2, "docs/analysis.md has its SQL blocks");
+    let sql_file = dir.path().join("metrics.sql");
+    std::fs::write(&sql_file, &sql[0]).unwrap();
+    if let Some(python) = python_with("duckdb", true) {
+        let rows = run_python(&python, DUCKDB, &[&sql_file, &episodes]);
+        let checked = compare(&analyzed, &rows, "duckdb");
+        assert!(checked >= 20, "only {checked} figures compared");
+        // The events-table query gives the same pooled rates.
+        let ev_file = dir.path().join("events.sql");
+        let events = out.join("events.parquet");
+        std::fs::write(&ev_file, sql[1].replace("'export/events.parquet'", &format!("'{}'", events.display())))
+            .unwrap();
+        let rows = run_python(&python, DUCKDB, &[&ev_file, &episodes]);
+        let overall: Vec<_> = analyzed
+            .iter()
+            .filter(|(_, k, m, _)| k == "all" && ["lrr", "uer", "ecr"].contains(&m.as_str()))
+            .cloned()
+            .collect();
+        let rows: Vec<serde_json::Value> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r["key"] = "all".into();
+                r
+            })
+            .collect();
+        assert_eq!(compare(&overall, &serde_json::Value::Array(rows), "duckdb events"), overall.len());
+    }
+    let py = doc_blocks("python");
+    let py_file = dir.path().join("metrics.py");
+    std::fs::write(&py_file, &py[0]).unwrap();
+    // polars is checked where it is installed (CI installs it); DuckDB is the required check.
+    if let Some(python) = python_with("polars", false) {
+        let rows = run_python(&python, POLARS, &[&py_file, &episodes]);
+        assert!(compare(&analyzed, &rows, "polars") >= 20);
+    }
+}
+
+#[test]
+fn the_tables_have_typed_columns_and_labels_on_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    let (code, _, err) = gatecrew(&["run", "--stepper", "--quiet", "--json", "--trace", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines = std::fs::read_to_string(&trace).unwrap().lines().count();
+    let out = dir.path().join("csv");
+    let (code, stdout, err) =
+        gatecrew(&["export", trace.to_str().unwrap(), "--format", "csv", "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let sum: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(sum["events"].as_u64(), Some(lines as u64));
+    let events = std::fs::read_to_string(out.join("events.csv")).unwrap();
+    let mut rows = events.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (policy, seed, t, kind, f_c) = (col("policy"), col("seed"), col("t"), col("kind"), col("f_c"));
+    let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    assert_eq!(rows.len(), lines);
+    for r in &rows {
+        assert!(!r[policy].is_empty() && r[seed].parse::<u64>().is_ok(), "labels on every row: {r:?}");
+        assert!(r[t].parse::<u64>().is_ok(), "ticks as integers: {r:?}");
+    }
+    let gates: Vec<_> = rows.iter().filter(|r| r[kind] == "gate").collect();
+    assert!(!gates.is_empty());
+    assert!(gates.iter().all(|r| r[f_c].parse::<u8>().is_ok_and(|v| v <= 3)), "features as small integers");
+}
+
+#[test]
+fn a_bad_trace_line_is_named_by_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("bad.jsonl");
+    std::fs::write(&trace, "{\"v\":1,\"ep\":\"e\",\"t\":0,\"kind\":\"episode_start\"}\nnot json\n{}\n").unwrap();
+    let out = dir.path().join("x");
+    let (code, _, err) = gatecrew(&["export", trace.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.jsonl:1") || err.contains("bad.jsonl:2"), "{err}");
+}

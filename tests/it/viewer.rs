@@ -1,0 +1,240 @@
+//! The viewer: its state folded from the default episode's trace, replays at any tick,
+//! the websocket's Origin check, and browsers that never touch the trace.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use gatecrew_protocol::trace::{Event, EventKind, TraceWriter, WindowEvent};
+use gatecrew_viewer::replay::{Cursor, Recording};
+use gatecrew_viewer::server::{Source, bind};
+use gatecrew_viewer::{ViewState, hub};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use crate::cli::gatecrew;
+use crate::common::default_setup;
+
+fn episode() -> (gatecrew_viewer::Scene, Vec<Event>) {
+    let setup = default_setup();
+    let mut events = Vec::new();
+    gatecrew_crew::run(&setup, &mut |e: &Event| events.push(e.clone()));
+    (gatecrew_cli::viewer_scene(&setup), events)
+}
+
+fn json(s: &ViewState) -> serde_json::Value {
+    serde_json::to_value(s).unwrap()
+}
+
+#[test]
+fn the_state_follows_the_default_episode_to_its_end() {
+    let (scene, events) = episode();
+    let mut s = ViewState::new(&scene, "live");
+    let mut confirmed = 0;
+    for ev in &events {
+        s.observe(ev);
+        if let EventKind::Window { event: WindowEvent::Close, outcome: Some(o), .. } = &ev.kind {
+            confirmed += usize::from(o == "confirmed");
+        }
+    }
+    let Some(EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, complete, .. }) = events.last().map(|e| &e.kind)
+    else {
+        panic!("no end")
+    };
+    assert!(complete, "the default episode completes");
+    assert_eq!(s.blocks.total, *blueprint_blocks);
+    assert_eq!(s.blocks.placed, *correct_blocks, "placed blocks follow the verified place outcomes");
+    assert_eq!(s.blocks.remaining, 0);
+    assert_eq!(s.blocks.layers.iter().map(|l| l.placed).sum::<u32>(), s.blocks.placed);
+    assert_eq!(s.ended.as_deref(), Some("complete"));
+    assert!(s.bots.len() >= 2 && s.bots.iter().all(|b| b.pos.is_some() && b.actions > 0));
+    assert!(confirmed >= 1, "the default episode hands items over");
+    assert_eq!(s.handovers.len(), confirmed);
+    let done: Vec<_> = s.board.threads.iter().filter(|t| t.state == "confirmed").collect();
+    assert_eq!(done.len(), confirmed);
+    for t in done {
+        let kinds: Vec<&str> = t.messages.iter().map(|m| m.msg.as_str()).collect();
+        assert_eq!(kinds.first(), Some(&"REQUEST_MATERIAL"), "{kinds:?}");
+        assert_eq!(kinds.last(), Some(&"CONFIRM_TRANSFER"), "{kinds:?}");
+        assert!(kinds.contains(&"OFFER_TRANSFER"));
+        let g = t.gate.as_ref().expect("the gate decision that escalated");
+        assert_eq!(g.decision, "escalate");
+    }
+    // At the end nobody is blocked.
+    assert!(s.bots.iter().all(|b| b.blocker.is_none()), "{:?}", s.bots);
+}
+
+#[test]
+fn a_bot_is_blocked_from_its_issue_until_its_resolution() {
+    let (scene, events) = episode();
+    let (agent, id, t0) = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Issue { agent, issue_id, .. } => Some((agent.0, issue_id.0, e.t)),
+            _ => None,
+        })
+        .expect("the default episode has an issue");
+    let t1 = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Resolved { issue_id, .. } if issue_id.0 == id => Some(e.t),
+            _ => None,
+        })
+        .expect("resolved");
+    let rec = Recording::new(scene, events);
+    let before = rec.state_at(t0.saturating_sub(1));
+    assert!(before.bots[agent as usize].blocker.as_ref().is_none_or(|b| b.issue_id != id));
+    let during = rec.state_at(t0);
+    assert_eq!(during.bots[agent as usize].blocker.as_ref().map(|b| b.issue_id), Some(id));
+    if t1 > t0 {
+        let after = rec.state_at(t1);
+        assert!(after.bots[agent as usize].blocker.as_ref().is_none_or(|b| b.issue_id != id));
+    }
+}
+
+#[test]
+fn a_cursor_moving_back_and_forth_shows_what_a_fresh_fold_shows() {
+    let (scene, events) = episode();
+    let rec = Arc::new(Recording::new(scene, events));
+    let (first, last) = rec.span();
+    let mut c = Cursor::new(rec.clone());
+    for t in [last / 2, last / 4, last, first, rec.next_tick(last / 3), rec.prev_tick(last / 3)] {
+        assert_eq!(json(c.seek(t)), json(&rec.state_at(t)), "at tick {t}");
+    }
+    assert!(rec.next_tick(first) > first && rec.prev_tick(last) < last);
+}
+
+async fn connect(url: &str, origin: Option<&str>, host: Option<&str>) -> Result<String, String> {
+    let mut req = url.into_client_request().unwrap();
+    if let Some(o) = origin {
+        req.headers_mut().insert("origin", o.parse().unwrap());
+    }
+    if let Some(h) = host {
+        req.headers_mut().insert("host", h.parse().unwrap());
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((mut ws, _)) => {
+            let msg = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.unwrap().unwrap().unwrap();
+            let _ = ws.close(None).await;
+            Ok(msg.into_text().unwrap().to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[tokio::test]
+async fn every_websocket_upgrade_checks_the_origin() {
+    let (scene, events) = episode();
+    let rec = Arc::new(Recording::new(scene, events));
+    let bound = bind("127.0.0.1:0".parse().unwrap(), Source::Replay(rec)).await.unwrap();
+    let addr = bound.addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(bound.serve(async move {
+        let _ = stopped.await;
+    }));
+    let url = format!("ws://{addr}/ws");
+    let own = format!("http://{addr}");
+    let first = connect(&url, Some(&own), None).await.expect("the page's own origin is let in");
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(v["type"], "state");
+    assert_eq!(v["state"]["mode"], "replay");
+    let port = addr.port();
+    let refused = [
+        (None, None),
+        (Some("http://evil.example".to_owned()), None),
+        (Some(format!("https://{addr}")), None),
+        // A DNS-rebound name: Origin and Host agree, but the Host is not this loopback server.
+        (Some(format!("http://evil.example:{port}")), Some(format!("evil.example:{port}"))),
+    ];
+    for (origin, host) in refused {
+        let e = connect(&url, origin.as_deref(), host.as_deref()).await.expect_err("refused");
+        assert!(e.contains("403"), "{origin:?} {host:?}: {e}");
+    }
+    let page = reqwest::get(format!("{own}/")).await.unwrap();
+    assert!(page.headers()["content-security-policy"].to_str().unwrap().contains("default-src 'self'"));
+    let text = page.text().await.unwrap();
+    assert!(text.contains("/app.js") && !text.contains("http://") && !text.contains("https://"), "no CDN");
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
+    let setup = default_setup();
+    let mut plain = TraceWriter::new(Vec::new());
+    gatecrew_crew::run(&setup, &mut |e: &Event| plain.write(e).unwrap());
+    let plain = plain.into_inner();
+
+    let (feed, snapshots) = hub::start(gatecrew_cli::viewer_scene(&setup), None);
+    let bound = bind("127.0.0.1:0".parse().unwrap(), Source::Live(snapshots)).await.unwrap();
+    let addr = bound.addr();
+    let server = tokio::spawn(bound.serve(std::future::pending()));
+    let mut clients = Vec::new();
+    for i in 0..50 {
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        req.headers_mut().insert("origin", format!("http://{addr}").parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        clients.push((i, ws));
+    }
+    let traced = tokio::task::spawn_blocking(move || {
+        let mut w = TraceWriter::new(Vec::new());
+        gatecrew_crew::run(&setup, &mut |e: &Event| {
+            feed.event(e);
+            w.write(e).unwrap();
+        });
+        w.into_inner()
+    })
+    .await
+    .unwrap();
+    assert_eq!(traced, plain, "the trace is byte for byte the same with 50 browsers watching");
+    // The readers get to the final state: the newest snapshot, whatever they missed.
+    for (i, ws) in clients.iter_mut().filter(|(i, _)| i % 2 == 0) {
+        let mut last = serde_json::Value::Null;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while last["state"]["ended"].is_null() && tokio::time::Instant::now() < deadline {
+            let msg = tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap().unwrap().unwrap();
+            last = serde_json::from_str(&msg.into_text().unwrap()).unwrap();
+        }
+        assert_eq!(last["state"]["ended"], "complete", "client {i}");
+        assert_eq!(last["state"]["blocks"]["remaining"], 0, "client {i}");
+    }
+    server.abort();
+}
+
+#[test]
+fn run_with_serve_writes_the_same_trace_and_replay_refuses_a_bad_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let (code, _, err) = gatecrew(&["run", "--stepper", "--quiet", "--json", "--trace", a.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = gatecrew(&[
+        "run",
+        "--quiet",
+        "--json",
+        "--trace",
+        b.to_str().unwrap(),
+        "--serve",
+        "127.0.0.1:0",
+        "--linger",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("viewer: http://127.0.0.1:"), "{err}");
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"v\":1}\n").unwrap();
+    let (code, _, err) = gatecrew(&["replay", bad.to_str().unwrap(), "--serve", "127.0.0.1:0", "--linger", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.jsonl") && err.contains("line 1"), "{err}");
+    let (code, out, err) = gatecrew(&[
+        "replay",
+        a.to_str().unwrap(),
+        "--serve",
+        "127.0.0.1:0",
+        "--linger",
+        "0",
+        "--config",
+        crate::common::default_config().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("replaying") && !err.contains("warning"), "{out}{err}");
+}

@@ -1,0 +1,190 @@
+//! Series derived from the run's trace events.
+
+use std::collections::HashMap;
+
+use gatecrew_protocol::trace::{Decision, Event, EventKind, Tier, WindowEvent};
+use metrics::{Key, Label, Level, Metadata, Recorder};
+
+use super::Exporter;
+
+/// Game ticks per second (DESIGN: 20 ticks are one second of Minecraft time).
+const TICKS_PER_SECOND: f64 = 20.0;
+
+fn meta() -> Metadata<'static> {
+    Metadata::new(module_path!(), Level::INFO, Some(module_path!()))
+}
+
+fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {
+    Key::from_parts(name, labels.iter().map(|(k, v)| Label::new(*k, v.to_string())).collect::<Vec<_>>())
+}
+
+pub(super) fn build_info(e: &Exporter) {
+    let r = e.recorder();
+    let k = key("gatecrew_build_info", &[("version", env!("CARGO_PKG_VERSION"))]);
+    r.register_gauge(&k, &meta()).set(1.0);
+}
+
+/// Records one episode's trace events as Prometheus series. One per episode (it keeps
+/// the episode's open requests to time them to their confirmation).
+pub struct TraceMetrics {
+    exporter: Exporter,
+    /// Tick of each window's REQUEST_MATERIAL.
+    requested: HashMap<u32, u64>,
+    /// This episode's share of the blueprint gauges: placed, remaining.
+    blocks: (f64, f64),
+    /// Whether the gauges keep the episode's last values after its end (one run) or
+    /// give them back (many episodes: the gauges then sum the episodes running now).
+    keep_final: bool,
+}
+
+impl std::fmt::Debug for TraceMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceMetrics").field("open_requests", &self.requested.len()).finish()
+    }
+}
+
+fn tier_label(t: Tier) -> &'static str {
+    match t {
+        Tier::Rules => "1",
+        Tier::Score => "2",
+        Tier::Adjudicator => "3",
+        Tier::Policy => "policy",
+    }
+}
+
+impl TraceMetrics {
+    /// For one episode; `keep_final` for a single run (see the field).
+    pub fn new(exporter: Exporter, keep_final: bool) -> Self {
+        TraceMetrics { exporter, requested: HashMap::new(), blocks: (0.0, 0.0), keep_final }
+    }
+
+    fn count(&self, name: &'static str, labels: &[(&'static str, &str)], n: u64) {
+        self.exporter.recorder().register_counter(&key(name, labels), &meta()).increment(n);
+    }
+
+    fn observe_seconds(&self, name: &'static str, v: f64) {
+        self.exporter.recorder().register_histogram(&key(name, &[]), &meta()).record(v);
+    }
+
+    fn set_blocks(&mut self, placed: f64, remaining: f64) {
+        let r = self.exporter.recorder();
+        let (p0, r0) = self.blocks;
+        r.register_gauge(&key("gatecrew_blueprint_blocks", &[("state", "placed")]), &meta()).increment(placed - p0);
+        r.register_gauge(&key("gatecrew_blueprint_blocks", &[("state", "remaining")]), &meta())
+            .increment(remaining - r0);
+        self.blocks = (placed, remaining);
+    }
+
+    /// Blocks in place after a step (runs that report progress).
+    pub fn progress(&mut self, correct: u32, total: u32) {
+        self.set_blocks(f64::from(correct), f64::from(total.saturating_sub(correct)));
+    }
+
+    /// Folds one trace event in.
+    pub fn observe(&mut self, ev: &Event) {
+        self.count("gatecrew_trace_events_total", &[("kind", ev.kind.name())], 1);
+        match &ev.kind {
+            EventKind::EpisodeStart { blueprint_blocks, .. } => {
+                self.requested.clear();
+                self.set_blocks(0.0, f64::from(*blueprint_blocks));
+            }
+            EventKind::Board { msg, window, .. } => {
+                self.count("gatecrew_board_messages_total", &[("kind", msg_label(msg))], 1);
+                if msg == "REQUEST_MATERIAL" {
+                    self.requested.insert(window.0, ev.t);
+                }
+            }
+            EventKind::BoardReject { error, .. } => {
+                self.count("gatecrew_board_rejected_total", &[("error", error_label(error))], 1);
+            }
+            EventKind::Chat { tokens, .. } => {
+                self.count("gatecrew_chat_messages_total", &[("channel", "chat")], 1);
+                self.count("gatecrew_chat_tokens_total", &[("channel", "chat")], u64::from(*tokens));
+            }
+            EventKind::Manager { tokens, .. } => {
+                self.count("gatecrew_chat_messages_total", &[("channel", "manager")], 1);
+                self.count("gatecrew_chat_tokens_total", &[("channel", "manager")], u64::from(*tokens));
+            }
+            EventKind::Issue { issue, .. } => self.count("gatecrew_issues_total", &[("issue", issue.as_str())], 1),
+            EventKind::Gate { tier, decision, .. } => {
+                let d = match decision {
+                    Decision::Escalate => "escalate",
+                    Decision::StayLocal => "stay_local",
+                };
+                self.count("gatecrew_gate_decisions_total", &[("tier", tier_label(*tier)), ("decision", d)], 1);
+            }
+            EventKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback, .. } => {
+                self.count("gatecrew_llm_tokens_total", &[("type", "prompt")], u64::from(*prompt_tokens));
+                self.count("gatecrew_llm_tokens_total", &[("type", "completion")], u64::from(*completion_tokens));
+                let by = if fallback.is_some() { "fallback" } else { "model" };
+                self.count("gatecrew_llm_requests_total", &[("decided_by", by)], 1);
+                self.observe_seconds("gatecrew_llm_latency_seconds", *latency_ms as f64 / 1000.0);
+            }
+            EventKind::Window { window, event: WindowEvent::Close, outcome, .. } => {
+                let outcome = outcome_label(outcome.as_deref());
+                self.count("gatecrew_transfers_total", &[("outcome", outcome)], 1);
+                if let Some(at) = self.requested.remove(&window.0) {
+                    if outcome == "confirmed" {
+                        let secs = ev.t.saturating_sub(at) as f64 / TICKS_PER_SECOND;
+                        self.observe_seconds("gatecrew_request_to_confirm_seconds", secs);
+                    }
+                }
+            }
+            EventKind::Resolved { by, .. } => {
+                let by = match by {
+                    gatecrew_protocol::trace::ResolvedBy::Local => "local",
+                    gatecrew_protocol::trace::ResolvedBy::Board => "board",
+                };
+                self.count("gatecrew_issues_resolved_total", &[("by", by)], 1);
+            }
+            EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, .. } => {
+                let missing = blueprint_blocks.saturating_sub(*correct_blocks);
+                self.count("gatecrew_episode_blocks_total", &[("state", "correct")], u64::from(*correct_blocks));
+                self.count("gatecrew_episode_blocks_total", &[("state", "missing")], u64::from(missing));
+                if self.keep_final {
+                    self.set_blocks(f64::from(*correct_blocks), f64::from(missing));
+                } else {
+                    self.set_blocks(0.0, 0.0);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The four protocol kinds; anything else (a newer minor version) as `other`.
+fn msg_label(msg: &str) -> &'static str {
+    ["REQUEST_MATERIAL", "OFFER_TRANSFER", "CONFIRM_TRANSFER", "CANNOT_SUPPLY"]
+        .into_iter()
+        .find(|k| *k == msg)
+        .unwrap_or("other")
+}
+
+/// Window outcomes the board produces; anything else as `other` (labels stay bounded).
+fn outcome_label(o: Option<&str>) -> &'static str {
+    ["confirmed", "cannot_supply", "timeout"].into_iter().find(|k| Some(*k) == o).unwrap_or("other")
+}
+
+/// Board rejection kinds; anything else as `other`.
+fn error_label(e: &str) -> &'static str {
+    [
+        "malformed",
+        "unknown_agent",
+        "forged_sender",
+        "unknown_item",
+        "self_addressed",
+        "unknown_window",
+        "window_closed",
+        "wrong_party",
+        "item_mismatch",
+        "count_exceeded",
+        "already_offered",
+        "no_offer",
+        "duplicate_refusal",
+        "no_addressee",
+        "duplicate",
+    ]
+    .into_iter()
+    .find(|k| *k == e)
+    .unwrap_or("other")
+}

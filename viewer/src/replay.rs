@@ -1,0 +1,105 @@
+//! A recorded episode, viewable at any tick: the state at tick `t` is the fold of every
+//! event up to `t`, so a replay shows exactly what the run went through.
+
+use std::sync::Arc;
+
+use gatecrew_protocol::trace::Event;
+
+use crate::scene::Scene;
+use crate::state::ViewState;
+
+/// One episode's events and its scene.
+#[derive(Debug)]
+pub struct Recording {
+    scene: Scene,
+    events: Vec<Event>,
+    ticks: Vec<u64>,
+}
+
+impl Recording {
+    /// A recording of the given events (one episode, in trace order).
+    pub fn new(scene: Scene, events: Vec<Event>) -> Self {
+        let mut ticks: Vec<u64> = events.iter().map(|e| e.t).collect();
+        ticks.sort_unstable();
+        ticks.dedup();
+        Recording { scene, events, ticks }
+    }
+
+    /// The first and last ticks with events.
+    pub fn span(&self) -> (u64, u64) {
+        (self.ticks.first().copied().unwrap_or(0), self.ticks.last().copied().unwrap_or(0))
+    }
+
+    /// Events held.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether no event is held.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The next tick with events after `t` (or `t` at the end).
+    pub fn next_tick(&self, t: u64) -> u64 {
+        let i = self.ticks.partition_point(|&x| x <= t);
+        self.ticks.get(i).copied().unwrap_or(t)
+    }
+
+    /// The last tick with events before `t` (or the first tick).
+    pub fn prev_tick(&self, t: u64) -> u64 {
+        let i = self.ticks.partition_point(|&x| x < t);
+        if i == 0 { self.ticks.first().copied().unwrap_or(0) } else { self.ticks[i - 1] }
+    }
+
+    /// The state at `t`, from scratch.
+    pub fn state_at(&self, t: u64) -> ViewState {
+        let mut s = ViewState::new(&self.scene, "replay");
+        for ev in self.events.iter().take_while(|e| e.t <= t) {
+            s.observe(ev);
+        }
+        s.at(t);
+        s.tick = t;
+        s
+    }
+}
+
+/// One viewer's position in a recording: moving forward folds only the new events.
+#[derive(Debug)]
+pub struct Cursor {
+    rec: Arc<Recording>,
+    state: ViewState,
+    next: usize,
+}
+
+impl Cursor {
+    /// At the start, before any event.
+    pub fn new(rec: Arc<Recording>) -> Self {
+        let state = ViewState::new(&rec.scene, "replay");
+        Cursor { rec, state, next: 0 }
+    }
+
+    /// The recording.
+    pub fn recording(&self) -> &Arc<Recording> {
+        &self.rec
+    }
+
+    /// The state at `t`: every event with a tick up to `t` folded in.
+    pub fn seek(&mut self, t: u64) -> &ViewState {
+        if t < self.state.tick || (t == self.state.tick && self.next > 0 && self.rec.events[self.next - 1].t > t) {
+            *self = Cursor::new(self.rec.clone());
+        }
+        while let Some(ev) = self.rec.events.get(self.next).filter(|e| e.t <= t) {
+            self.state.observe(ev);
+            self.next += 1;
+        }
+        self.state.at(t);
+        self.state.tick = t;
+        &self.state
+    }
+
+    /// The state where the cursor is.
+    pub fn state(&self) -> &ViewState {
+        &self.state
+    }
+}

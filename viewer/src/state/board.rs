@@ -1,0 +1,185 @@
+//! The board as threads: one per window, REQUEST -> OFFER -> CONFIRM or CANNOT_SUPPLY,
+//! each with the gate decision that opened it.
+
+use std::collections::HashMap;
+
+use gatecrew_protocol::Recipient;
+use gatecrew_protocol::trace::{Decision, Event, EventKind, FeatureVec, Tier, WindowEvent};
+use serde::Serialize;
+
+/// The gate decision behind a request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateView {
+    /// 1 rules, 2 score, 3 adjudicator, 0 no gate (the policy decided).
+    pub tier: u8,
+    /// The tier-1 rule that fired.
+    pub rule: Option<String>,
+    /// The five features, each 0..=3.
+    pub features: FeatureVec,
+    /// The normalised score.
+    pub score: f64,
+    /// `escalate` or `stay_local`.
+    pub decision: &'static str,
+    /// Whether the oracle knew a local recovery (an unnecessary escalation if so).
+    pub oracle_local_feasible: bool,
+}
+
+/// One message of a thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThreadMessage {
+    /// Tick.
+    pub t: u64,
+    /// REQUEST_MATERIAL, OFFER_TRANSFER, CONFIRM_TRANSFER or CANNOT_SUPPLY.
+    pub msg: String,
+    /// Sender.
+    pub from: u32,
+    /// Addressee: an agent, or `None` for all.
+    pub to: Option<u32>,
+    /// Item.
+    pub item: String,
+    /// Count.
+    pub count: Option<u32>,
+    /// Reason tag.
+    pub reason: Option<String>,
+}
+
+/// One window's thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadView {
+    /// The window.
+    pub window: u32,
+    /// Who asked.
+    pub requester: Option<u32>,
+    /// What for.
+    pub item: Option<String>,
+    /// The issue behind it.
+    pub issue_id: Option<u64>,
+    /// The gate decision that escalated the issue.
+    pub gate: Option<GateView>,
+    /// The messages, in order.
+    pub messages: Vec<ThreadMessage>,
+    /// `open`, or how it closed (`confirmed`, `cannot_supply`, `timeout`, ...).
+    pub state: String,
+    /// Opened at.
+    pub opened: u64,
+    /// Closed at.
+    pub closed: Option<u64>,
+}
+
+/// What a closing window means for the bots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Settled {
+    /// Items changed hands (the supplier's `give` already left its inventory).
+    Confirmed { to: u32, from: u32, item: String, count: u32 },
+    /// A teammate could not supply: the requester's cooldown starts.
+    Refused { requester: u32, item: String },
+}
+
+/// The board.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Board {
+    /// Threads by window, in opening order.
+    pub threads: Vec<ThreadView>,
+    #[serde(skip)]
+    gates: HashMap<u64, GateView>,
+    #[serde(skip)]
+    index: HashMap<u32, usize>,
+}
+
+pub(crate) fn tier_number(t: Tier) -> u8 {
+    match t {
+        Tier::Policy => 0,
+        Tier::Rules => 1,
+        Tier::Score => 2,
+        Tier::Adjudicator => 3,
+    }
+}
+
+impl Board {
+    fn thread(&mut self, window: u32, t: u64) -> &mut ThreadView {
+        let i = *self.index.entry(window).or_insert_with(|| {
+            self.threads.push(ThreadView {
+                window,
+                requester: None,
+                item: None,
+                issue_id: None,
+                gate: None,
+                messages: Vec::new(),
+                state: "open".into(),
+                opened: t,
+                closed: None,
+            });
+            self.threads.len() - 1
+        });
+        &mut self.threads[i]
+    }
+
+    /// Folds one event in; returns what a closing window settles.
+    pub(crate) fn observe(&mut self, ev: &Event) -> Option<Settled> {
+        match &ev.kind {
+            EventKind::Gate { issue_id, tier, rule, features, score, decision, oracle_local_feasible, .. } => {
+                let gate = GateView {
+                    tier: tier_number(*tier),
+                    rule: rule.clone(),
+                    features: *features,
+                    score: *score,
+                    decision: match decision {
+                        Decision::Escalate => "escalate",
+                        Decision::StayLocal => "stay_local",
+                    },
+                    oracle_local_feasible: *oracle_local_feasible,
+                };
+                self.gates.insert(issue_id.0, gate);
+                None
+            }
+            EventKind::Window { window, event: WindowEvent::Open, issue_id, .. } => {
+                let gate = issue_id.and_then(|i| self.gates.get(&i.0).cloned());
+                let th = self.thread(window.0, ev.t);
+                th.issue_id = issue_id.map(|i| i.0);
+                th.gate = gate;
+                None
+            }
+            EventKind::Board { msg, window, from, to, item, count, reason } => {
+                let th = self.thread(window.0, ev.t);
+                if msg == "REQUEST_MATERIAL" {
+                    th.requester = Some(from.0);
+                    th.item = Some(item.clone());
+                }
+                th.messages.push(ThreadMessage {
+                    t: ev.t,
+                    msg: msg.clone(),
+                    from: from.0,
+                    to: match to {
+                        Recipient::Agent(a) => Some(a.0),
+                        Recipient::All => None,
+                    },
+                    item: item.clone(),
+                    count: *count,
+                    reason: reason.clone(),
+                });
+                None
+            }
+            EventKind::Window { window, event: WindowEvent::Close, outcome, .. } => {
+                let th = self.thread(window.0, ev.t);
+                th.state = outcome.clone().unwrap_or_else(|| "closed".into());
+                th.closed = Some(ev.t);
+                let requester = th.requester?;
+                let item = th.item.clone()?;
+                match th.state.as_str() {
+                    "confirmed" => {
+                        // The supplier is the one whose offer was confirmed; the count, the
+                        // confirmed one (or the offer's).
+                        let confirm = th.messages.iter().rev().find(|m| m.msg == "CONFIRM_TRANSFER");
+                        let offer = th.messages.iter().rev().find(|m| m.msg == "OFFER_TRANSFER");
+                        let from = confirm.and_then(|c| c.to).or(offer.map(|o| o.from))?;
+                        let count = confirm.and_then(|c| c.count).or(offer.and_then(|o| o.count))?;
+                        Some(Settled::Confirmed { to: requester, from, item, count })
+                    }
+                    "cannot_supply" => Some(Settled::Refused { requester, item }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
