@@ -46,6 +46,12 @@ fn bench_viewer(c: &mut Criterion) {
             .correct
         })
     });
+    // The crew's side alone: a feed whose hub never runs (its runtime is never driven).
+    let idle = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let (lone, _snapshots) = idle.block_on(async { hub::start(Scene::default(), None) });
+    g.bench_function("default_episode_feed_only", |b| {
+        b.iter(|| gatecrew_crew::run(&setup, &mut |e: &Event| lone.event(e)).progress.correct)
+    });
     g.bench_function("default_episode_served_to_50_clients", |b| {
         b.iter(|| gatecrew_crew::run(&setup, &mut |e: &Event| feed.event(e)).progress.correct)
     });

@@ -36,6 +36,7 @@ fn the_state_follows_the_default_episode_to_its_end() {
             confirmed += usize::from(o == "confirmed");
         }
     }
+    s.refresh();
     let Some(EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, complete, .. }) = events.last().map(|e| &e.kind)
     else {
         panic!("no end")

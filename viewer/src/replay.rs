@@ -60,6 +60,7 @@ impl Recording {
         }
         s.at(t);
         s.tick = t;
+        s.refresh();
         s
     }
 }
@@ -95,6 +96,7 @@ impl Cursor {
         }
         self.state.at(t);
         self.state.tick = t;
+        self.state.refresh();
         &self.state
     }
 

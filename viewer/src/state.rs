@@ -123,10 +123,17 @@ impl ViewState {
         if let Some(done) = self.board.observe(ev) {
             self.settle(done, ev.t, cooldown);
         }
+    }
+
+    /// Brings the derived parts (each bot's `doing`, the block counts) up to date.
+    /// Folding leaves them stale on purpose: the live hub folds every event but
+    /// publishes a few times a second, and only publishing needs them.
+    pub fn refresh(&mut self) {
         let ended = self.ended.is_some();
         for b in &mut self.bots {
             b.refresh(ended);
         }
+        self.blocks.refresh();
     }
 
     /// A thread that just closed: hand-overs move items, refusals start a cooldown.

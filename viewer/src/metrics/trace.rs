@@ -18,8 +18,38 @@ fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {
     Key::from_parts(name, labels.iter().map(|(k, v)| Label::new(*k, v.to_string())).collect::<Vec<_>>())
 }
 
+/// The trace-derived series and what they count (the `# HELP` lines).
+const HELP: [(&str, &str); 15] = [
+    ("gatecrew_trace_events_total", "Trace events written, by kind"),
+    ("gatecrew_board_messages_total", "Board messages accepted, by protocol kind"),
+    ("gatecrew_board_rejected_total", "Board messages rejected, by rejection kind"),
+    ("gatecrew_gate_decisions_total", "Gate decisions, by deciding tier (1, 2, 3, policy) and decision"),
+    ("gatecrew_transfers_total", "Board windows closed, by outcome"),
+    ("gatecrew_issues_total", "Issues detected, by kind"),
+    ("gatecrew_issues_resolved_total", "Issues resolved, by how (local, board)"),
+    ("gatecrew_llm_tokens_total", "Tier-3 adjudicator tokens, by type (prompt, completion)"),
+    ("gatecrew_llm_requests_total", "Tier-3 adjudications, by what decided (model, fallback)"),
+    ("gatecrew_llm_latency_seconds", "Tier-3 adjudication round trips"),
+    ("gatecrew_request_to_confirm_seconds", "Game time from REQUEST_MATERIAL to a confirmed transfer (ticks / 20)"),
+    ("gatecrew_chat_messages_total", "Free-chat and manager lines of the baselines, by channel"),
+    ("gatecrew_chat_tokens_total", "Modelled tokens of free-chat and manager lines, by channel"),
+    ("gatecrew_episode_blocks_total", "Blueprint blocks at each episode's end, by state (correct, missing)"),
+    ("gatecrew_blueprint_blocks", "Blueprint blocks of the episodes running now, by state (placed, remaining)"),
+];
+
 pub(super) fn build_info(e: &Exporter) {
     let r = e.recorder();
+    for (name, help) in HELP {
+        let unit = name.ends_with("_seconds").then_some(metrics::Unit::Seconds);
+        if name.ends_with("_total") {
+            r.describe_counter(name.into(), unit, help.into());
+        } else if name.ends_with("_seconds") {
+            r.describe_histogram(name.into(), unit, help.into());
+        } else {
+            r.describe_gauge(name.into(), unit, help.into());
+        }
+    }
+    r.describe_gauge("gatecrew_build_info".into(), None, "The gatecrew build, as labels; always 1".into());
     let k = key("gatecrew_build_info", &[("version", env!("CARGO_PKG_VERSION"))]);
     r.register_gauge(&k, &meta()).set(1.0);
 }

@@ -56,6 +56,9 @@ pub struct Blocks {
     /// Cells whose placement fills the cell above too.
     #[serde(skip)]
     two_tall: std::collections::HashSet<Pos>,
+    /// Counts need a recount.
+    #[serde(skip)]
+    stale: bool,
 }
 
 impl Blocks {
@@ -116,7 +119,7 @@ impl Blocks {
             }
             _ => return,
         }
-        self.recount();
+        self.stale = true;
     }
 
     /// The top of a two-cell block goes with its bottom.
@@ -137,9 +140,17 @@ impl Blocks {
             None if !self.known => {
                 self.at.insert(pos, self.cells.len());
                 self.cells.push(CellView { pos, block: Some(block.to_owned()), state: "ghost" });
-                self.recount();
+                self.stale = true;
             }
             None => {}
+        }
+    }
+
+    /// Recounts if anything changed since the last count.
+    pub(crate) fn refresh(&mut self) {
+        if self.stale {
+            self.recount();
+            self.stale = false;
         }
     }
 
