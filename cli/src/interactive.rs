@@ -132,13 +132,22 @@ pub fn open_memory(args: &InteractiveArgs) -> anyhow::Result<Option<Store>> {
     Ok(Some(Store::open(&path).map_err(|e| BadInput(e.to_string()))?))
 }
 
-fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
-    let n = setup.world.agent_count() as u32;
+/// Checks the flags against the episode before any file is written.
+pub fn check(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<()> {
+    let n = u32::try_from(setup.world.agent_count()).unwrap_or(u32::MAX);
     if args.partner >= n {
         return Err(
             BadInput(format!("--partner {}: the crew has bots 0..{}", args.partner, n.saturating_sub(1))).into()
         );
     }
+    if let Some(path) = &args.script {
+        Script::load(path).map_err(|e| BadInput(e.to_string()))?;
+    }
+    Ok(())
+}
+
+fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
+    check(args, setup)?;
     let agent = AgentId(args.partner);
     let classifier: Box<dyn Classify> = match &setup.llm {
         Some(spec) if spec.url.is_some() && !args.parser => {

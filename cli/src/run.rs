@@ -253,7 +253,15 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = File::create(&trace).with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    if args.hitl.interactive {
+        // Checked before anything is written (a typo in --partner must lose nothing).
+        crate::interactive::check(&args.hitl, &setup)?;
+    }
+    // Written as `TRACE.partial` and renamed when the episode has ended: an existing
+    // trace of that name stays whole until then.
+    let partial = crate::output::PartialFile::create(&trace)
+        .with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    let file = partial.file()?;
     let interactive = !args.json && !args.quiet && std::io::stderr().is_terminal();
     let bar = interactive.then(|| {
         let bar = ProgressBar::new(setup.blueprint.len() as u64);
@@ -297,6 +305,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     } else {
         run_actors(&setup, file, &mut watch, tier3)?
     };
+    partial.commit()?;
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }

@@ -45,8 +45,8 @@ pub struct SoakArgs {
     /// Seconds an actor-runtime episode may take before it counts as a deadlock
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads, at most 4 per core [default: all cores]
+    #[arg(long, value_name = "N", value_parser = crate::jobs::parse)]
     jobs: Option<usize>,
     /// Print the report as one JSON object
     #[arg(long)]

@@ -15,23 +15,27 @@ use crate::error::McError;
 /// How long `npm ci` may take (minecraft-data alone is 433 MB).
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// The bridge package: `explicit`, else `$GATECREW_BRIDGE_DIR`, else `./bridge`, else the
-/// one next to this crate's sources.
+/// The bridge package: `explicit`, else `$GATECREW_BRIDGE_DIR`, else the one next to
+/// this crate's sources, else `bridge/` beside the executable. Never `./bridge` from the
+/// current directory: running gatecrew inside an untrusted folder would run that
+/// folder's `npm ci` and `node bridge.js`.
 pub fn bridge_dir(explicit: Option<&Path>) -> Result<PathBuf, McError> {
-    let candidates: Vec<PathBuf> = match explicit {
-        Some(p) => vec![p.to_path_buf()],
-        None => {
-            let mut v = Vec::new();
-            if let Some(env) = std::env::var_os("GATECREW_BRIDGE_DIR") {
-                v.push(PathBuf::from(env));
-            }
-            v.push(PathBuf::from("bridge"));
-            v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("bridge"));
-            v
-        }
-    };
+    let candidates = bridge_candidates(explicit, std::env::var_os("GATECREW_BRIDGE_DIR").map(PathBuf::from));
     let ok = |d: &Path| d.join("package.json").is_file() && d.join("bridge.js").is_file();
     candidates.iter().find(|d| ok(d)).cloned().ok_or_else(|| McError::NoBridge(candidates[0].clone()))
+}
+
+/// Where [`bridge_dir`] looks, in order; only the user's own choices may be relative.
+fn bridge_candidates(explicit: Option<&Path>, env: Option<PathBuf>) -> Vec<PathBuf> {
+    if let Some(p) = explicit {
+        return vec![p.to_path_buf()];
+    }
+    let mut v: Vec<PathBuf> = env.into_iter().collect();
+    v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("bridge"));
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        v.push(dir.join("bridge"));
+    }
+    v
 }
 
 fn installed(dir: &Path) -> bool {
@@ -116,5 +120,21 @@ pub async fn stop_child(child: &mut Child, grace: Duration) -> String {
                 Err(e) => format!("kill failed: {e}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `./bridge` in the current directory is never a candidate: every default is an
+    /// absolute path, fixed by the build or the executable's place.
+    #[test]
+    fn the_bridge_is_never_taken_from_the_current_directory() {
+        let found = bridge_candidates(None, None);
+        assert!(!found.is_empty());
+        assert!(found.iter().all(|p| p.is_absolute()), "{found:?}");
+        assert!(!found.contains(&PathBuf::from("bridge")));
+        assert_eq!(bridge_candidates(None, Some("mine".into()))[0], PathBuf::from("mine"));
     }
 }

@@ -15,6 +15,7 @@ mod episode;
 mod external;
 mod faults;
 mod fuzz_corpus;
+mod hostile;
 mod hitl;
 mod llm;
 mod minecraft;

@@ -27,7 +27,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
-use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
+use crate::error::{LineIndex, LoadError, LoadErrorKind, toml_error};
+use crate::limits;
 use crate::state::{BlockState, parse_block_spec};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
@@ -123,9 +124,31 @@ impl Blueprint {
         Self::parse(&text, path, data)
     }
 
-    /// Parses blueprint text; `path` is only used in errors.
+    /// Parses blueprint text; `path` is only used in errors. The cells written in total
+    /// are limited by [`limits::max_blueprint_cells`].
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        let max_cells =
+            limits::max_blueprint_cells().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+        Self::parse_with_limit(text, path, data, max_cells)
+    }
+
+    /// Parses blueprint text, refusing one whose fills and blocks write more than
+    /// `max_cells` cells in total (an error at the entry that crosses the limit).
+    pub fn parse_with_limit(text: &str, path: &Path, data: &GameData, max_cells: u64) -> Result<Self, LoadError> {
         let raw: RawBlueprint = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let lines = LineIndex::new(text);
+        let line_of = |_: &str, offset: usize| lines.line(offset);
+        let too_many = |line: usize| {
+            LoadError::new(
+                path,
+                LoadErrorKind::Invalid(format!(
+                    "the blueprint writes more than {max_cells} cells in total (the limit; set {} for more)",
+                    limits::MAX_BLUEPRINT_CELLS_VAR
+                )),
+            )
+            .line(line)
+        };
+        let mut written: u64 = 0;
         let mut unknown = Vec::new();
         let mut resolve = |spec: &Spanned<String>| -> Option<(BlockId, BlockState)> {
             let line = line_of(text, spec.span().start);
@@ -162,6 +185,19 @@ impl Blueprint {
                     LoadError::new(path, LoadErrorKind::Invalid("fill larger than a million blocks".into())).line(line)
                 );
             }
+            // Counted before the cells are made, so that fifty large fills are refused
+            // before they take memory (a 3.5 KB file of them aborted on allocation).
+            let count = match f.shape {
+                FillShape::Solid => volume,
+                FillShape::Walls => {
+                    let inner = |a: i32, b: i32| (side(a, b) - 2).max(0);
+                    volume - inner(lo.x, hi.x) * side(lo.y, hi.y) * inner(lo.z, hi.z)
+                }
+            };
+            written = written.saturating_add(u64::try_from(count).unwrap_or(u64::MAX));
+            if written > max_cells {
+                return Err(too_many(line));
+            }
             for x in lo.x..=hi.x {
                 for y in lo.y..=hi.y {
                     for z in lo.z..=hi.z {
@@ -175,6 +211,10 @@ impl Blueprint {
         }
         for b in &raw.block {
             let line = line_of(text, b.at.span().start);
+            written = written.saturating_add(1);
+            if written > max_cells {
+                return Err(too_many(line));
+            }
             if !in_world(*b.at.get_ref()) {
                 return Err(LoadError::new(path, LoadErrorKind::Invalid(outside_world(*b.at.get_ref()))).line(line));
             }
