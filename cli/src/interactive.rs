@@ -1,8 +1,6 @@
 //! `gatecrew run --interactive`: a person talks to one bot while the crew works, on
 //! the terminal (and over a websocket on 127.0.0.1), or from a scripted session file.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -19,6 +17,7 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
 use crate::BadInput;
+use crate::interrupt::Shared;
 use crate::tier3::Tier3;
 
 /// The flags of an interactive run.
@@ -65,7 +64,7 @@ pub trait Console: Observer {
 /// The trace, the console and the partner's lines.
 struct Out<'a> {
     console: &'a mut dyn Console,
-    writer: TraceWriter<BufWriter<File>>,
+    writer: TraceWriter<Shared>,
     error: Option<std::io::Error>,
 }
 
@@ -92,7 +91,7 @@ impl Output for Out<'_> {
 /// The trace alone, for the live session's episode thread; events are kept for the
 /// console's figures afterwards.
 struct Recorder {
-    writer: TraceWriter<BufWriter<File>>,
+    writer: TraceWriter<Shared>,
     events: Vec<Event>,
     error: Option<std::io::Error>,
 }
@@ -170,12 +169,12 @@ fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
 pub fn run(
     args: &InteractiveArgs,
     setup: &Setup,
-    file: File,
+    file: Shared,
     console: &mut dyn Console,
     tier3: Tier3,
 ) -> anyhow::Result<Finished> {
     let partner = partner(args, setup)?;
-    let writer = TraceWriter::new(BufWriter::new(file));
+    let writer = TraceWriter::new(file);
     let resolver = resolver(tier3)?;
     match &args.script {
         Some(path) => {

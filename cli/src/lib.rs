@@ -15,6 +15,7 @@ mod calibrate;
 mod check;
 mod hitl_eval;
 mod interactive;
+pub mod interrupt;
 mod jobs;
 mod memory;
 mod minecraft;

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::interrupt::Shared;
+
 /// An output file being written.
 #[derive(Debug)]
 pub struct PartialFile {
@@ -16,7 +18,7 @@ pub struct PartialFile {
     /// Where the bytes go: `target.partial`, or the target itself when it is not a
     /// regular file (`/dev/null`, a pipe) and cannot be replaced by a rename.
     writing: PathBuf,
-    file: Option<File>,
+    file: Option<Shared>,
     committed: bool,
 }
 
@@ -33,24 +35,23 @@ impl PartialFile {
         let special = std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
         let writing = if special { target.to_path_buf() } else { partial_name(target) };
         let file = File::create(&writing).with_context(|| format!("cannot write {}", writing.display()))?;
-        Ok(PartialFile { target: target.to_path_buf(), writing, file: Some(file), committed: false })
+        Ok(PartialFile { target: target.to_path_buf(), writing, file: Some(Shared::new(file)), committed: false })
     }
 
-    /// A handle for the writer (the same open file).
-    pub fn file(&self) -> anyhow::Result<File> {
-        let f = self.file.as_ref().context("the output file is closed")?;
-        f.try_clone().with_context(|| format!("cannot write {}", self.writing.display()))
+    /// A buffered handle for the writer (the same open file; Ctrl-C flushes it).
+    pub fn file(&self) -> anyhow::Result<Shared> {
+        self.file.clone().context("the output file is closed")
     }
 
     /// The file is complete: synced and renamed into place.
     pub fn commit(mut self) -> anyhow::Result<()> {
-        let f = self.file.take();
-        if self.writing != self.target {
+        let renamed = self.writing != self.target;
+        if let Some(f) = self.file.take() {
             // On disk before the rename, so a crash never leaves a short file under the
             // final name (a device such as /dev/null cannot be synced, and need not be).
-            if let Some(f) = f {
-                f.sync_all().with_context(|| format!("writing {}", self.writing.display()))?;
-            }
+            f.finish(renamed).with_context(|| format!("writing {}", self.writing.display()))?;
+        }
+        if renamed {
             std::fs::rename(&self.writing, &self.target).with_context(|| {
                 format!("cannot move {} to {}", self.writing.display(), self.target.display())
             })?;
@@ -67,7 +68,9 @@ impl Drop for PartialFile {
         if self.committed || self.writing == self.target {
             return;
         }
-        self.file.take();
+        if let Some(f) = self.file.take() {
+            let _ = f.finish(false);
+        }
         if std::fs::metadata(&self.writing).is_ok_and(|m| m.len() == 0) {
             let _ = std::fs::remove_file(&self.writing);
         }

@@ -1,7 +1,6 @@
 //! `gatecrew run`: one episode, on the actor runtime (default) or the stepper.
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -11,6 +10,7 @@ use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
+use crate::interrupt::Shared;
 use crate::adjudications::Tally;
 use crate::paths;
 use crate::report::{Report, print_table};
@@ -333,8 +333,8 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
-    let mut writer = TraceWriter::new(BufWriter::new(file));
+fn run_stepper(setup: &Setup, file: Shared, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
+    let mut writer = TraceWriter::new(file);
     let mut error: Option<std::io::Error> = None;
     let mut resolver = tier3.into_resolver()?;
     let finished = {
@@ -352,7 +352,7 @@ fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -
 /// Writes each event to the trace and shows it.
 struct Tee<'a, 'o> {
     watch: &'a mut Watch<'o>,
-    writer: &'a mut TraceWriter<BufWriter<File>>,
+    writer: &'a mut TraceWriter<Shared>,
     error: &'a mut Option<std::io::Error>,
 }
 
@@ -370,11 +370,11 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn run_actors(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
+fn run_actors(setup: &Setup, file: Shared, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
+        let out: Box<dyn Write + Send> = Box::new(file);
         let run = gatecrew_actors::run_episode_with(setup, out, Some(tx), tier3.into_consultant());
         tokio::pin!(run);
         let finished = loop {

@@ -1,6 +1,6 @@
 //! `gatecrew suite generate` and `gatecrew suite run`.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -186,7 +186,7 @@ fn run_one(
     let path = out.join(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
     let partial = crate::output::PartialFile::create(&path)?;
     let file = partial.file()?;
-    let mut w = TraceWriter::new(BufWriter::new(file));
+    let mut w = TraceWriter::new(file);
     let mut metrics = EpisodeMetrics::default();
     let mut error = None;
     gatecrew_crew::run(&setup, &mut |ev: &Event| {

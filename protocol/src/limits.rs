@@ -48,8 +48,10 @@ fn env_limit(var: &str, default: u64) -> usize {
 /// One line read by [`read_line_capped`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line {
-    /// A whole line (without its `\n`), or the last bytes before the end of input.
+    /// A whole line, without its `\n` (or `\r\n`).
     Text(Vec<u8>),
+    /// The last bytes of the input, with no `\n` after them (a writer stopped mid-line).
+    Unterminated(Vec<u8>),
     /// A line longer than the limit: its bytes were read and dropped, up to its end;
     /// the length is how many there were.
     TooLong(usize),
@@ -62,6 +64,7 @@ pub fn read_line_capped<R: BufRead + ?Sized>(r: &mut R, max: usize) -> io::Resul
     let mut buf = Vec::new();
     let mut total = 0usize;
     let mut any = false;
+    let mut ended = false;
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
@@ -80,6 +83,7 @@ pub fn read_line_capped<R: BufRead + ?Sized>(r: &mut R, max: usize) -> io::Resul
         }
         r.consume(if done { take.saturating_add(1) } else { take });
         if done {
+            ended = true;
             break;
         }
     }
@@ -88,6 +92,9 @@ pub fn read_line_capped<R: BufRead + ?Sized>(r: &mut R, max: usize) -> io::Resul
     }
     if total > max {
         return Ok(Some(Line::TooLong(total)));
+    }
+    if !ended {
+        return Ok(Some(Line::Unterminated(buf)));
     }
     if buf.last() == Some(&b'\r') {
         buf.pop();
@@ -106,7 +113,7 @@ mod tests {
         let mut r = io::BufReader::with_capacity(7, text.as_bytes());
         assert_eq!(read_line_capped(&mut r, 10).unwrap(), Some(Line::Text(b"ab".to_vec())));
         assert_eq!(read_line_capped(&mut r, 10).unwrap(), Some(Line::TooLong(100)));
-        assert_eq!(read_line_capped(&mut r, 10).unwrap(), Some(Line::Text(b"cd".to_vec())));
+        assert_eq!(read_line_capped(&mut r, 10).unwrap(), Some(Line::Unterminated(b"cd".to_vec())));
         assert_eq!(read_line_capped(&mut r, 10).unwrap(), None);
     }
 }

@@ -6,4 +6,5 @@
 
 mod arith;
 mod files;
+mod output;
 mod shown;

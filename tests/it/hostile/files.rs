@@ -41,7 +41,7 @@ fn the_blueprint_cell_limit_is_configurable() {
     let text = blocks(10);
     assert!(Blueprint::parse_with_limit(&text, Path::new("b.toml"), &data(), 10).is_ok());
     let e = Blueprint::parse_with_limit(&text, Path::new("b.toml"), &data(), 9).unwrap_err();
-    assert_eq!(e.line_number(), Some(29), "{e}");
+    assert_eq!(e.line_number(), Some(30), "{e}");
     assert!(e.to_string().contains("GATECREW_MAX_BLUEPRINT_CELLS"), "{e}");
 }
 
