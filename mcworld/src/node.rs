@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use gatecrew_protocol::limits::{self, Line};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};
 
@@ -96,10 +97,57 @@ pub fn spawn_node(dir: &Path, script: &str, args: &[String]) -> Result<Child, Mc
     Ok(child)
 }
 
+/// The lines a Node process writes, each at most [`limits::max_line_bytes`]: a
+/// longer line (or one that is not UTF-8) is read past and skipped with a warning,
+/// never held whole (reading the bridge's stdout had no cap).
+pub(crate) struct CappedLines<R> {
+    input: BufReader<R>,
+    max: usize,
+    what: &'static str,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> CappedLines<R> {
+    /// Lines of `input`, named `what` in warnings.
+    pub(crate) fn new(input: R, what: &'static str) -> Self {
+        CappedLines { input: BufReader::new(input), max: limits::max_line_bytes(), what }
+    }
+
+    /// The next line that fits, `None` at the end.
+    pub(crate) async fn next_line(&mut self) -> std::io::Result<Option<String>> {
+        loop {
+            let mut lb = limits::LineBuf::new(self.max);
+            let line = loop {
+                let chunk = self.input.fill_buf().await?;
+                if chunk.is_empty() {
+                    break lb.finish();
+                }
+                let (used, line) = lb.feed(chunk);
+                self.input.consume(used);
+                if line.is_some() {
+                    break line;
+                }
+            };
+            match line {
+                None => return Ok(None),
+                Some(Line::Text(b) | Line::Unterminated(b)) => match String::from_utf8(b) {
+                    Ok(s) => return Ok(Some(s)),
+                    Err(e) => tracing::warn!("{}: skipped a line that is not UTF-8 ({e})", self.what),
+                },
+                Some(Line::TooLong(n)) => tracing::warn!(
+                    "{}: skipped a line of {n} bytes, over the limit of {} ({})",
+                    self.what,
+                    self.max,
+                    limits::MAX_LINE_BYTES_VAR
+                ),
+            }
+        }
+    }
+}
+
 /// Node's stderr goes to the log, line by line (its stdout is the protocol).
 fn forward_stderr(err: ChildStderr, name: String, pid: u32) {
     tokio::spawn(async move {
-        let mut lines = BufReader::new(err).lines();
+        let mut lines = CappedLines::new(err, "node's stderr");
         while let Ok(Some(line)) = lines.next_line().await {
             tracing::debug!(target: "gatecrew_mcworld::node", process = %name, pid, "{line}");
         }

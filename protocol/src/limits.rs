@@ -29,9 +29,9 @@ pub fn max_line_bytes() -> usize {
 }
 
 /// A positive whole number from `var`, else `default`. A value that is not one is
-/// reported once (through `tracing`) and the default used: a limit is a safety net, and
-/// a typo in it must not turn the net off.
-fn env_limit(var: &str, default: u64) -> usize {
+/// reported (through `tracing`) and the default used: a limit is a safety net, and a
+/// typo in it must not turn the net off.
+pub fn env_limit(var: &str, default: u64) -> usize {
     let n = match std::env::var(var) {
         Err(_) => default,
         Ok(v) => match v.trim().parse::<u64>() {
@@ -57,49 +57,87 @@ pub enum Line {
     TooLong(usize),
 }
 
-/// Reads one line of at most `max` bytes, keeping no more than `max` in memory: a
-/// longer line is consumed to its end and reported as [`Line::TooLong`], so that the
-/// next read starts at the next line. `None` at the end of input.
-pub fn read_line_capped<R: BufRead + ?Sized>(r: &mut R, max: usize) -> io::Result<Option<Line>> {
-    let mut buf = Vec::new();
-    let mut total = 0usize;
-    let mut any = false;
-    let mut ended = false;
-    loop {
-        let chunk = r.fill_buf()?;
-        if chunk.is_empty() {
-            break;
-        }
-        any = true;
+/// Splits input into lines of at most `max` bytes, keeping no more than `max` in
+/// memory: the state behind [`read_line_capped`] and the async readers of the live
+/// session and the Minecraft bridge, which feed it their buffers.
+#[derive(Debug)]
+pub struct LineBuf {
+    max: usize,
+    buf: Vec<u8>,
+    total: usize,
+    any: bool,
+}
+
+impl LineBuf {
+    /// A splitter for lines of at most `max` bytes.
+    pub fn new(max: usize) -> Self {
+        LineBuf { max, buf: Vec::new(), total: 0, any: false }
+    }
+
+    /// Takes bytes from `chunk` up to and including the first `\n`: how many it used,
+    /// and the line if one ended there.
+    pub fn feed(&mut self, chunk: &[u8]) -> (usize, Option<Line>) {
+        self.any = true;
         let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
             Some(i) => (i, true),
             None => (chunk.len(), false),
         };
-        total = total.saturating_add(take);
-        if total <= max {
-            buf.extend_from_slice(&chunk[..take]);
+        self.total = self.total.saturating_add(take);
+        if self.total <= self.max {
+            self.buf.extend_from_slice(&chunk[..take]);
         } else {
-            buf = Vec::new();
+            self.buf = Vec::new();
         }
-        r.consume(if done { take.saturating_add(1) } else { take });
-        if done {
-            ended = true;
-            break;
+        if !done {
+            return (take, None);
+        }
+        let line = if self.total > self.max {
+            Line::TooLong(self.total)
+        } else {
+            let mut b = std::mem::take(&mut self.buf);
+            if b.last() == Some(&b'\r') {
+                b.pop();
+            }
+            Line::Text(b)
+        };
+        self.reset();
+        (take.saturating_add(1), Some(line))
+    }
+
+    /// The end of input: what is left, if anything.
+    pub fn finish(&mut self) -> Option<Line> {
+        let line = match (self.any, self.total > self.max) {
+            (false, _) => None,
+            (true, true) => Some(Line::TooLong(self.total)),
+            (true, false) => Some(Line::Unterminated(std::mem::take(&mut self.buf))),
+        };
+        self.reset();
+        line
+    }
+
+    fn reset(&mut self) {
+        self.buf = Vec::new();
+        self.total = 0;
+        self.any = false;
+    }
+}
+
+/// Reads one line of at most `max` bytes, keeping no more than `max` in memory: a
+/// longer line is consumed to its end and reported as [`Line::TooLong`], so that the
+/// next read starts at the next line. `None` at the end of input.
+pub fn read_line_capped<R: BufRead + ?Sized>(r: &mut R, max: usize) -> io::Result<Option<Line>> {
+    let mut lb = LineBuf::new(max);
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(lb.finish());
+        }
+        let (used, line) = lb.feed(chunk);
+        r.consume(used);
+        if line.is_some() {
+            return Ok(line);
         }
     }
-    if !any {
-        return Ok(None);
-    }
-    if total > max {
-        return Ok(Some(Line::TooLong(total)));
-    }
-    if !ended {
-        return Ok(Some(Line::Unterminated(buf)));
-    }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    Ok(Some(Line::Text(buf)))
 }
 
 #[cfg(test)]

@@ -8,3 +8,5 @@ mod arith;
 mod files;
 mod output;
 mod shown;
+mod signals;
+mod ws;
