@@ -115,7 +115,7 @@ fn resolver(t: Tier3) -> anyhow::Result<Box<dyn Resolver + Send>> {
     Ok(match t {
         Tier3::Deterministic(d) => Box::new(ByAdjudicator(d)),
         Tier3::Replay(r) => Box::new(r),
-        Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(c)?)),
+        Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(*c)?)),
     })
 }
 

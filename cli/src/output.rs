@@ -52,9 +52,8 @@ impl PartialFile {
             f.finish(renamed).with_context(|| format!("writing {}", self.writing.display()))?;
         }
         if renamed {
-            std::fs::rename(&self.writing, &self.target).with_context(|| {
-                format!("cannot move {} to {}", self.writing.display(), self.target.display())
-            })?;
+            std::fs::rename(&self.writing, &self.target)
+                .with_context(|| format!("cannot move {} to {}", self.writing.display(), self.target.display()))?;
         }
         self.committed = true;
         Ok(())

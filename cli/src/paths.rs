@@ -46,26 +46,6 @@ pub fn file_stem(name: &str) -> String {
     format!("{s}-{hash}")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_become_one_safe_file_name_component() {
-        assert_eq!(file_stem("build_house_3"), "build_house_3");
-        assert_eq!(file_stem("v1.2"), "v1.2");
-        for hostile in ["../../x", "..", "/etc/passwd", "a/b", "a\\b", "", ".hidden", "x\0y", "é"] {
-            let s = file_stem(hostile);
-            assert!(!s.contains('/') && !s.contains('\\') && !s.starts_with('.') && !s.is_empty(), "{hostile:?} -> {s}");
-            assert_eq!(Path::new(&s).components().count(), 1, "{s}");
-        }
-        assert_ne!(file_stem("a/b"), file_stem("a_b"), "changed names keep apart");
-        assert!(file_stem(&"x".repeat(1000)).len() <= MAX_STEM);
-        let t = default_trace("../../x", "gated", 1);
-        assert!(t.starts_with("runs") && t.components().count() == 2, "{}", t.display());
-    }
-}
-
 /// A file under `configs/`: in the current directory, else in the source tree.
 pub fn configs_file(rel: &str) -> Option<PathBuf> {
     let here = PathBuf::from("configs").join(rel);
@@ -84,4 +64,27 @@ pub fn default_data() -> Option<PathBuf> {
 /// The default suite folder: `configs/suite` (created by `gatecrew suite generate`).
 pub fn default_suite() -> PathBuf {
     configs_file("suite").unwrap_or_else(|| PathBuf::from("configs/suite"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_become_one_safe_file_name_component() {
+        assert_eq!(file_stem("build_house_3"), "build_house_3");
+        assert_eq!(file_stem("v1.2"), "v1.2");
+        for hostile in ["../../x", "..", "/etc/passwd", "a/b", "a\\b", "", ".hidden", "x\0y", "é"] {
+            let s = file_stem(hostile);
+            assert!(
+                !s.contains('/') && !s.contains('\\') && !s.starts_with('.') && !s.is_empty(),
+                "{hostile:?} -> {s}"
+            );
+            assert_eq!(Path::new(&s).components().count(), 1, "{s}");
+        }
+        assert_ne!(file_stem("a/b"), file_stem("a_b"), "changed names keep apart");
+        assert!(file_stem(&"x".repeat(1000)).len() <= MAX_STEM);
+        let t = default_trace("../../x", "gated", 1);
+        assert!(t.starts_with("runs") && t.components().count() == 2, "{}", t.display());
+    }
 }

@@ -10,8 +10,8 @@ use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
-use crate::interrupt::Shared;
 use crate::adjudications::Tally;
+use crate::interrupt::Shared;
 use crate::paths;
 use crate::report::{Report, print_table};
 use crate::tier3::Tier3;

@@ -124,9 +124,14 @@ where
         tasks.push(tokio::spawn(async move {
             loop {
                 let line = match read_line_capped(&mut r, max).await {
-                    Ok(Some(Line::Text(b) | Line::Unterminated(b))) => String::from_utf8_lossy(&b).trim_end().to_owned(),
+                    Ok(Some(Line::Text(b) | Line::Unterminated(b))) => {
+                        String::from_utf8_lossy(&b).trim_end().to_owned()
+                    }
                     Ok(Some(Line::TooLong(n))) => {
-                        tracing::warn!("a chat line of {n} bytes is over the limit of {max} ({}); ignored", limits::MAX_CHAT_BYTES_VAR);
+                        tracing::warn!(
+                            "a chat line of {n} bytes is over the limit of {max} ({}); ignored",
+                            limits::MAX_CHAT_BYTES_VAR
+                        );
                         continue;
                     }
                     Ok(None) | Err(_) => break,
@@ -136,7 +141,7 @@ where
                 }
             }
             // End of input ends the session.
-            let _ = tx.send(None);
+            let _ = tx.send(None).await;
         }));
     }
     drop(line_tx);
@@ -149,7 +154,16 @@ where
         let mut open = sources > 0;
         loop {
             let mut lines = Vec::new();
-            while let Ok(msg) = line_rx.try_recv() {
+            loop {
+                let msg = match line_rx.try_recv() {
+                    Ok(m) => m,
+                    // Every source gone (the reader and the websocket stopped): closed.
+                    Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
+                        open = false;
+                        break;
+                    }
+                    Err(tokio::sync::mpsc::error::TryRecvError::Empty) => break,
+                };
                 match msg {
                     Some(l) if l.trim() == QUIT => open = false,
                     Some(l) if !l.trim().is_empty() => lines.push(l),

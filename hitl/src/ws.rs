@@ -114,6 +114,8 @@ async fn client(
     mut said: broadcast::Receiver<String>,
     limits: WsLimits,
 ) {
+    // The callback's type is tungstenite's, large error and all.
+    #[allow(clippy::result_large_err)]
     let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
         let origin = req.headers().get("origin").map(|v| v.to_str().unwrap_or("?"));
         if origin_allowed(origin) {
@@ -179,7 +181,8 @@ mod tests {
         for ok in [None, Some("http://localhost:8000"), Some("http://127.0.0.1"), Some("https://[::1]:3000")] {
             assert!(origin_allowed(ok), "{ok:?}");
         }
-        for bad in ["https://evil.example", "null", "http://127.0.0.1.evil.example", "http://localhost.evil:80", "file://"]
+        for bad in
+            ["https://evil.example", "null", "http://127.0.0.1.evil.example", "http://localhost.evil:80", "file://"]
         {
             assert!(!origin_allowed(Some(bad)), "{bad}");
         }

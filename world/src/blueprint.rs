@@ -127,8 +127,7 @@ impl Blueprint {
     /// Parses blueprint text; `path` is only used in errors. The cells written in total
     /// are limited by [`limits::max_blueprint_cells`].
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
-        let max_cells =
-            limits::max_blueprint_cells().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+        let max_cells = limits::max_blueprint_cells().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
         Self::parse_with_limit(text, path, data, max_cells)
     }
 

@@ -225,11 +225,8 @@ impl<'k, K: Knowledge> Planner<'k, K> {
             })
             .min()?;
         let furnace = self.station(self.k.furnace(), self.k.furnace_item())?;
-        let ticks = input
-            .ticks
-            .saturating_add(fuel_ticks)
-            .saturating_add(furnace)
-            .saturating_add(u64::from(burn_needed));
+        let ticks =
+            input.ticks.saturating_add(fuel_ticks).saturating_add(furnace).saturating_add(u64::from(burn_needed));
         (ticks <= self.budget).then_some((Estimate { ticks, route: Route::Smelt }, fuel))
     }
 }

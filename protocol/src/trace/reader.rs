@@ -5,8 +5,8 @@ use std::io::{self, BufRead, Write};
 use serde::Deserialize;
 
 use super::TRACE_VERSION;
-use crate::limits::Line;
 use super::event::Event;
+use crate::limits::Line;
 
 /// Writes one event per line.
 #[derive(Debug)]

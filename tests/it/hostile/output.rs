@@ -70,10 +70,9 @@ fn analyze_names_empty_and_cut_short_traces_and_leaves_them_out() {
     assert_eq!(v["episodes"], 1, "only the whole episode counts: {out}");
     assert!(err.contains("empty.jsonl: empty trace (0 bytes), left out"), "{err}");
     assert!(err.contains("cut.jsonl: episode e9 has no episode_end"), "{err}");
-    for (name, text, want) in [
-        ("empty.jsonl", "", "empty trace"),
-        ("cut.jsonl", cut_short().as_str(), "episode e9 has no episode_end"),
-    ] {
+    for (name, text, want) in
+        [("empty.jsonl", "", "empty trace"), ("cut.jsonl", cut_short().as_str(), "episode e9 has no episode_end")]
+    {
         let f = write(dir.path(), name, text);
         let (code, out, err) = gatecrew(&["check", f.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {out}{err}");

@@ -31,7 +31,8 @@ fn credentials_in_the_endpoint_url_are_never_printed() {
     let down = Fake::start(|_, _| Reply::Full { status: 502, body: Vec::new() });
     let secret = "sk-planted-url-secret";
     let url = with_credentials(&down.url, secret);
-    let (code, out, err) = gatecrew(&["adjudicate", "--card", card.to_str().unwrap(), "--llm-url", &url, "--model", "m"]);
+    let (code, out, err) =
+        gatecrew(&["adjudicate", "--card", card.to_str().unwrap(), "--llm-url", &url, "--model", "m"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("endpoint  http://***:***@127.0.0.1"), "{out}");
     assert!(!out.contains(secret) && !err.contains(secret), "{out}{err}");

@@ -175,7 +175,8 @@ async fn serve(mut sock: TcpStream, handler: Arc<Handler>, hits: Arc<AtomicUsize
         }
         Reply::Hang => tokio::time::sleep(Duration::from_secs(60)).await,
         Reply::Redirect { location } => {
-            let head = format!("HTTP/1.1 307 X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            let head =
+                format!("HTTP/1.1 307 X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
             sock.write_all(head.as_bytes()).await?;
         }
         Reply::Drip { body, every } => {
