@@ -83,6 +83,9 @@ pub struct RunArgs {
     /// Gate parameters from a file with a [gate] table (e.g. calibrate's best-gate.toml)
     #[arg(long, value_name = "FILE")]
     gate: Option<PathBuf>,
+    /// Fault settings replacing the config's [faults], as TOML pairs, e.g. "action_failure_rate = 0.05, message_drop_rate = 0.1" (what `gatecrew soak` prints to reproduce a finding)
+    #[arg(long, value_name = "TOML", value_parser = parse_faults)]
+    faults: Option<gatecrew_crew::FaultSpec>,
     /// Where to write the JSON Lines trace [default: runs/<episode>-<policy>-s<seed>.jsonl]
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
@@ -209,6 +212,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         llm_url: args.llm_url.clone(),
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
+        faults: args.faults.clone(),
     };
     if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // The Minecraft driver settles the gray zone with the deterministic adjudicator.
@@ -396,6 +400,18 @@ fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
         gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
         gatecrew_actors::Tap::Progress(p) => watch.progress(p),
     }
+}
+
+/// `--faults "key = value, ..."`: the pairs of a `[faults]` table.
+fn parse_faults(s: &str) -> Result<gatecrew_crew::FaultSpec, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Wrap {
+        faults: gatecrew_crew::FaultSpec,
+    }
+    let w: Wrap = toml::from_str(&format!("faults = {{ {s} }}")).map_err(|e| e.message().to_owned())?;
+    w.faults.check().map_err(|(key, why)| format!("{key}: {why}"))?;
+    Ok(w.faults)
 }
 
 /// The gate spec of a file that holds only a `[gate]` table, `None` for a crew config.

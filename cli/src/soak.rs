@@ -16,7 +16,7 @@ use anyhow::Context;
 use clap::Args;
 use gatecrew_crew::episode::stepper::panic_message;
 use gatecrew_crew::invariants::run_checked;
-use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_crew::{FaultSpec, Overrides, Policy, Setup};
 use gatecrew_protocol::trace::TraceWriter;
 use gatecrew_suite::Manifest;
 use gatecrew_world::GameData;
@@ -76,18 +76,27 @@ impl Rates {
         }
     }
 
-    fn apply(&self, setup: &mut Setup) -> anyhow::Result<()> {
-        let f = &mut setup.faults;
-        f.action_failure_rate = self.action;
-        f.path_block_rate = self.path;
-        f.message_drop_rate = self.drop;
-        f.message_delay_rate = self.delay;
-        f.message_duplicate_rate = self.duplicate;
-        f.crash_rate = self.crash;
-        setup.world.set_failure_rate(self.action);
-        let block = setup.data.block(&f.path_block).context("the path-block fault's block is not in the data")?;
-        setup.world.set_path_blocks(self.path, block);
-        Ok(())
+    /// The `[faults]` of these rates. Given to the loader (not patched in after), so
+    /// that `gatecrew run --faults` with the same pairs gives the same episode.
+    fn spec(&self) -> FaultSpec {
+        FaultSpec {
+            action_failure_rate: self.action,
+            path_block_rate: self.path,
+            message_drop_rate: self.drop,
+            message_delay_rate: self.delay,
+            message_duplicate_rate: self.duplicate,
+            crash_rate: self.crash,
+            ..FaultSpec::default()
+        }
+    }
+
+    /// The rates as `--faults` pairs; `f64`'s `Display` is the shortest text that reads
+    /// back as the same number, so the command reproduces the episode exactly.
+    fn pairs(&self) -> String {
+        format!(
+            "action_failure_rate = {}, path_block_rate = {}, message_drop_rate = {}, message_delay_rate = {}, message_duplicate_rate = {}, crash_rate = {}",
+            self.action, self.path, self.drop, self.delay, self.duplicate, self.crash
+        )
     }
 }
 
@@ -208,11 +217,21 @@ fn soak_one(
     let entry = &m.episode[i % m.episode.len()];
     let policy = Policy::ALL[(i / m.episode.len() + i) % Policy::ALL.len()];
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64);
-    let ov = Overrides { seed: Some(rng.random_range(0..1_000_000)), policy: Some(policy), ..Overrides::default() };
+    let seed = rng.random_range(0..1_000_000);
+    let rates = Rates::draw(&mut rng);
+    let ov = Overrides { seed: Some(seed), policy: Some(policy), faults: Some(rates.spec()), ..Overrides::default() };
     let path = dir.join(&entry.file);
-    let mut setup = Setup::load_with_data(&path, &ov, data.clone()).map_err(|e| BadInput(e.to_string()))?;
-    Rates::draw(&mut rng).apply(&mut setup)?;
-    let label = format!("#{i} {} {} seed {}", entry.id, policy.as_str(), setup.seed);
+    let setup = Setup::load_with_data(&path, &ov, data.clone()).map_err(|e| BadInput(e.to_string()))?;
+    // Every finding says how to see it again.
+    let label = format!(
+        "#{i} {} {} seed {} (reproduce: gatecrew run --stepper --config {} --policy {} --seed {seed} --faults \"{}\")",
+        entry.id,
+        policy.as_str(),
+        setup.seed,
+        path.display(),
+        policy.as_str(),
+        rates.pairs()
+    );
     let mut f = Found::default();
     let checked = match catch_unwind(AssertUnwindSafe(|| run_checked(&setup))) {
         Ok(c) => c,

@@ -5,6 +5,7 @@
 //! needs more than one file to show.
 
 mod arith;
+mod faults;
 mod files;
 mod output;
 mod shown;
