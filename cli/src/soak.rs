@@ -51,6 +51,9 @@ pub struct SoakArgs {
     /// Print the report as one JSON object
     #[arg(long)]
     json: bool,
+    /// Resident memory may grow at most this much from the first tenth of the episodes to the end (MiB); more is a finding
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    max_rss_growth_mib: u64,
 }
 
 /// Fault rates of one soak episode.
@@ -118,6 +121,10 @@ struct Report {
     rss_kib: Vec<(usize, u64)>,
     peak_rss_kib_start: u64,
     peak_rss_kib_end: u64,
+    /// Resident memory at the end minus after the first tenth (KiB; negative: shrank).
+    rss_growth_kib: i64,
+    /// Whether that growth is over `--max-rss-growth-mib`.
+    memory_growing: bool,
     failures: Vec<String>,
 }
 
@@ -195,12 +202,27 @@ pub fn run(a: SoakArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     rep.rss_kib.sort_unstable();
     rep.peak_rss_kib_start = peak_start.into_inner().ok().flatten().unwrap_or(0);
     rep.peak_rss_kib_end = rss_kib().1;
+    // Growth from the first tenth on (the first episodes load the data and warm the
+    // allocator): a leak of a few KiB an episode shows over thousands.
+    let after_tenth = rep.rss_kib.get(1).map_or(0, |s| s.1);
+    let last = rep.rss_kib.last().map_or(0, |s| s.1);
+    rep.rss_growth_kib = i64::try_from(last).unwrap_or(i64::MAX) - i64::try_from(after_tenth).unwrap_or(i64::MAX);
+    rep.memory_growing =
+        after_tenth > 0 && rep.rss_growth_kib > i64::try_from(a.max_rss_growth_mib * 1024).unwrap_or(i64::MAX);
+    if rep.memory_growing {
+        rep.failures.push(format!(
+            "resident memory grew {} MiB after the first tenth (limit {} MiB)",
+            rep.rss_growth_kib / 1024,
+            a.max_rss_growth_mib
+        ));
+    }
     print_report(&rep, a.json, out)?;
     let bad = rep.conservation_violations
         + rep.other_violations
         + rep.escaped_panics
         + rep.deadlocks
-        + rep.runtime_mismatches;
+        + rep.runtime_mismatches
+        + usize::from(rep.memory_growing);
     if bad > 0 {
         anyhow::bail!("the soak found {bad} problems (listed above)");
     }
@@ -350,9 +372,10 @@ fn print_report(r: &Report, json: bool, out: &mut dyn Write) -> anyhow::Result<(
     writeln!(out, "  RSS MiB after N episodes: {}", rss.join(" "))?;
     writeln!(
         out,
-        "  peak RSS: {} MiB after the first tenth, {} MiB at the end",
+        "  peak RSS: {} MiB after the first tenth, {} MiB at the end; growth since the first tenth {} MiB",
         r.peak_rss_kib_start / 1024,
-        r.peak_rss_kib_end / 1024
+        r.peak_rss_kib_end / 1024,
+        r.rss_growth_kib / 1024
     )?;
     for f in r.failures.iter().take(20) {
         writeln!(out, "  ! {f}")?;

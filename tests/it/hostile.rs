@@ -7,6 +7,7 @@
 mod arith;
 mod faults;
 mod files;
+mod memory;
 mod output;
 mod shown;
 mod signals;

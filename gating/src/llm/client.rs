@@ -145,7 +145,10 @@ impl LlmClient {
         let latency_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let fallback = |reason: FallbackReason, reply: String, usage: Option<Usage>, stated: Option<f64>| {
             let mut verdict = self.spec.fallback.verdict(self.det, card.f.r, score);
-            if let Some(c) = stated {
+            // The model's stated confidence is kept only when it is one: an
+            // out-of-range number (7, -3, NaN) stays in the reply text, not in the
+            // verdict, whose confidence must lie in [0, 1].
+            if let Some(c) = stated.filter(|c| (0.0..=1.0).contains(c)) {
                 verdict.confidence = c;
             }
             let u = usage.unwrap_or_default();

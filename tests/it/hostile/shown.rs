@@ -84,3 +84,20 @@ fn redirects_to_another_host_are_not_followed() {
     assert_eq!(elsewhere.hits(), 0, "the redirect was followed");
     assert!(matches!(a.fallback, Some(FallbackReason::Http(307))), "{:?}", a.fallback);
 }
+
+/// A fallback verdict never carries the reply's out-of-range confidence: 7 stays in the
+/// reply text, the verdict's confidence lies in [0, 1].
+#[test]
+fn a_fallback_verdict_keeps_its_confidence_in_range() {
+    for stated in ["7", "-3", "1e308"] {
+        let body = completion(&format!(r#"{{"decision":"escalate","confidence":{stated}}}"#));
+        let fake = Fake::start(move |_, _| Reply::Full { status: 200, body: body.clone() });
+        let spec = LlmSpec { url: Some(fake.url.clone()), model: Some("m".into()), ..LlmSpec::default() };
+        let client = LlmClient::with_key(spec, Deterministic { midpoint: 0.5 }, None).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let a = rt.block_on(client.adjudicate(&card(), 0.87));
+        assert_eq!(a.fallback, Some(FallbackReason::ConfidenceOutOfRange), "{stated}");
+        assert!((0.0..=1.0).contains(&a.verdict.confidence), "{stated}: {}", a.verdict.confidence);
+        assert!(a.reply.contains(stated), "{}", a.reply);
+    }
+}
