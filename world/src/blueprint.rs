@@ -120,13 +120,18 @@ struct RawBlock {
 impl Blueprint {
     /// Loads a blueprint file.
     pub fn load(path: &Path, data: &GameData) -> Result<Self, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let io = |e: std::io::Error| LoadError::new(path, LoadErrorKind::Io(e.to_string()));
+        // Before reading: a file past the limit is refused without being held.
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        check_size(size, path)?;
+        let text = std::fs::read_to_string(path).map_err(io)?;
         Self::parse(&text, path, data)
     }
 
     /// Parses blueprint text; `path` is only used in errors. The cells written in total
     /// are limited by [`limits::max_blueprint_cells`].
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        check_size(u64::try_from(text.len()).unwrap_or(u64::MAX), path)?;
         let max_cells = limits::max_blueprint_cells().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
         Self::parse_with_limit(text, path, data, max_cells)
     }
@@ -414,6 +419,21 @@ impl Blueprint {
         let first = self.cells.first()?.pos;
         Some(self.cells.iter().fold((first, first), |(lo, hi), c| (min_corner(lo, c.pos), max_corner(hi, c.pos))))
     }
+}
+
+/// Refuses a blueprint text larger than [`limits::max_blueprint_bytes`].
+fn check_size(size: u64, path: &Path) -> Result<(), LoadError> {
+    let max = limits::max_blueprint_bytes().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+    if size > max {
+        return Err(LoadError::new(
+            path,
+            LoadErrorKind::Invalid(format!(
+                "the file is {size} bytes, more than the limit of {max} for a blueprint (set {} for more)",
+                limits::MAX_BLUEPRINT_BYTES_VAR
+            )),
+        ));
+    }
+    Ok(())
 }
 
 /// Cells being assembled: block, state and the line of the entry that set it (0: none).
