@@ -151,10 +151,11 @@ struct Current {
 /// Exports every trace under `paths` (files or folders, walked in sorted order) into
 /// the folder `out` as `episodes.<ext>` and `events.<ext>`.
 pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSummary, ExportError> {
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     for p in paths {
-        collect(p, &mut files)?;
+        collect(p, &mut found)?;
     }
+    let files: Vec<PathBuf> = found.into_iter().map(|(p, _)| p).collect();
     if files.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(ExportError::Empty(names.join(", ")));

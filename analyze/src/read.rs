@@ -31,6 +31,14 @@ pub enum AnalyzeError {
     /// Nothing to analyse.
     #[error("no .jsonl traces found in {0}")]
     Empty(String),
+    /// Traces were found, but not one complete episode in them.
+    #[error("no complete episode in {files} trace file(s):{}", warnings.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    NoComplete {
+        /// Files read.
+        files: usize,
+        /// Why each was left out.
+        warnings: Vec<String>,
+    },
 }
 
 /// What was read.
@@ -44,14 +52,20 @@ pub struct ReadSummary {
     pub bytes: u64,
     /// Lines read.
     pub lines: u64,
-    /// Recoverable problems (truncated tails), as `file:line: message`.
+    /// Recoverable problems (truncated tails, empty traces, episodes cut short, files
+    /// that are not traces), as `file[:line]: message`.
     pub warnings: Vec<String>,
+    /// Episodes and files left out of the figures (each has a warning).
+    pub left_out: usize,
 }
 
-pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), AnalyzeError> {
+/// A file to read, and whether it was named (not found in a folder).
+pub(crate) type Found = (PathBuf, bool);
+
+pub(crate) fn collect(path: &Path, out: &mut Vec<Found>) -> Result<(), AnalyzeError> {
     let meta = std::fs::metadata(path).map_err(|source| AnalyzeError::Io { path: path.into(), source })?;
     if meta.is_file() {
-        out.push(path.to_path_buf());
+        out.push((path.to_path_buf(), true));
         return Ok(());
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
@@ -63,7 +77,7 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), Analyze
         if e.is_dir() {
             collect(&e, out)?;
         } else if e.extension().is_some_and(|x| x == "jsonl") {
-            out.push(e);
+            out.push((e, false));
         }
     }
     Ok(())
@@ -80,41 +94,89 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
         return Err(AnalyzeError::Empty(names.join(", ")));
     }
     let mut sum = ReadSummary { files: files.len(), ..ReadSummary::default() };
-    for path in files {
+    for (path, named) in files {
         let file = File::open(&path).map_err(|source| AnalyzeError::Io { path: path.clone(), source })?;
-        sum.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        sum.bytes = sum.bytes.saturating_add(len);
         let mut current: Option<EpisodeMetrics> = None;
+        let mut events = 0u64;
+        let mut skipped = false;
         let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
         for item in reader.by_ref() {
             match item {
                 Ok(ev) => {
+                    events = events.saturating_add(1);
                     // A file may hold several episodes one after another.
                     if current.as_ref().is_some_and(|m| !m.episode.is_empty() && m.episode != ev.ep) {
-                        sum.episodes.extend(current.take());
+                        if let Some(m) = current.take() {
+                            finish(&mut sum, &path, m);
+                        }
                     }
                     current.get_or_insert_with(EpisodeMetrics::default).observe(&ev);
                 }
                 Err(e @ TraceError::Truncated { .. }) => {
                     sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));
                 }
+                // A JSON Lines file found in a folder that is no trace at all (calibrate's
+                // points.jsonl under runs/): skipped with a word, not a failure.
+                Err(_) if !named && events == 0 && not_a_trace(&path) => {
+                    skipped = true;
+                    sum.warnings.push(format!("{}: not a trace (no event on its first line), skipped", path.display()));
+                    sum.left_out = sum.left_out.saturating_add(1);
+                    break;
+                }
                 Err(e) => {
                     return Err(AnalyzeError::Trace { path: path.clone(), line: e.line(), message: without_line(&e) });
                 }
             }
         }
-        sum.lines += reader.lines_read();
+        sum.lines = sum.lines.saturating_add(reader.lines_read());
         if let Some(m) = current.take() {
-            if m.end_reason.is_none() {
-                sum.warnings.push(format!(
-                    "{}: episode {} has no episode_end (cut short); its figures are partial",
-                    path.display(),
-                    m.episode
-                ));
-            }
-            sum.episodes.push(m);
+            finish(&mut sum, &path, m);
+        } else if !skipped {
+            let what = if len == 0 { "empty trace (0 bytes)".to_owned() } else { format!("no events in {len} bytes") };
+            sum.warnings.push(format!("{}: {what}, left out of the figures", path.display()));
+            sum.left_out = sum.left_out.saturating_add(1);
         }
     }
+    if sum.episodes.is_empty() {
+        return Err(AnalyzeError::NoComplete { files: sum.files, warnings: sum.warnings });
+    }
     Ok(sum)
+}
+
+/// An episode read to its end: into the figures if it has its `episode_end`, else left
+/// out with a warning (a run cut short would pull every figure toward zero).
+fn finish(sum: &mut ReadSummary, path: &Path, m: EpisodeMetrics) {
+    if m.end_reason.is_none() {
+        sum.warnings.push(format!(
+            "{}: episode {} has no episode_end (cut short), left out of the figures",
+            path.display(),
+            m.episode
+        ));
+        sum.left_out = sum.left_out.saturating_add(1);
+    } else {
+        sum.episodes.push(m);
+    }
+}
+
+/// Whether the first non-blank line of a file is JSON with neither `ep` nor `kind`:
+/// another tool's JSON Lines, not a damaged trace.
+fn not_a_trace(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let mut r = BufReader::new(file);
+    loop {
+        match gatecrew_protocol::limits::read_line_capped(&mut r, 1 << 20) {
+            Ok(Some(gatecrew_protocol::limits::Line::Text(b) | gatecrew_protocol::limits::Line::Unterminated(b))) => {
+                if b.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return serde_json::from_slice::<serde_json::Value>(&b)
+                    .is_ok_and(|v| v.is_object() && v.get("ep").is_none() && v.get("kind").is_none());
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// The error's message without its "line N: " prefix (the caller puts `file:line` first).

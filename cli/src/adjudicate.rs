@@ -74,7 +74,9 @@ fn spec(args: &AdjudicateArgs) -> anyhow::Result<(LlmSpec, Deterministic)> {
 pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let card = read_card(&args.card)?;
     let (spec, det) = spec(&args)?;
-    let endpoint = format!("{} (model {})", spec.url.as_deref().unwrap_or("-"), spec.model.as_deref().unwrap_or("-"));
+    // Credentials in the URL are never printed.
+    let url = spec.url.as_deref().map_or_else(|| "-".to_owned(), gatecrew_gating::llm::redact_url);
+    let endpoint = format!("{url} (model {})", spec.model.as_deref().unwrap_or("-").escape_debug());
     let client = LlmClient::new(spec, det).map_err(|e| BadInput(e.to_string()))?;
     let mut llm = BlockingLlm::new(client)?;
     let a = llm.adjudicate(&card, card.s);
@@ -99,7 +101,9 @@ pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<(
         let by = fallback.as_ref().map_or("the model".to_owned(), |r| format!("the fallback ({r})"));
         writeln!(out, "endpoint  {endpoint}")?;
         writeln!(out, "card      {}", card.to_json())?;
-        writeln!(out, "reply     {}", a.reply)?;
+        // Quoted and escaped: a reply with newlines and terminal escapes could otherwise
+        // print a forged "verdict ... decided by the model" line.
+        writeln!(out, "reply     {:?}", a.reply)?;
         writeln!(out, "verdict   {decision}, confidence {:.2}, decided by {by}", a.verdict.confidence)?;
         writeln!(out, "tokens    {} prompt + {} completion = {}", a.prompt_tokens, a.completion_tokens, a.tokens())?;
         writeln!(out, "latency   {} ms", a.latency_ms)?;

@@ -22,8 +22,8 @@ pub struct CalibrateArgs {
     /// Output folder; results stream into OUT/points.jsonl and a rerun resumes there
     #[arg(long, value_name = "DIR", default_value = "runs/calibrate")]
     out: PathBuf,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads, at most 4 per core [default: all cores]
+    #[arg(long, value_name = "N", value_parser = crate::jobs::parse)]
     jobs: Option<usize>,
     /// Simulate every episode of every point (no decision replay): slow, for checking
     #[arg(long)]

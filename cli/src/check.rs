@@ -7,8 +7,9 @@
 //! reply per file, as the model wrote it) through `parse_verdict`. Good files print
 //! `FILE: ok` on stdout, defects `FILE:LINE: error: ...` on stderr; any defect makes
 //! the exit code 2. Unlike `analyze`, which skips a trace's truncated last line with a
-//! warning so that a run cut short can still be measured, `check` counts it as a
-//! defect: the question here is whether the file is whole.
+//! warning, `check` counts it as a defect: the question here is whether the file is
+//! whole. An empty trace and an episode without its `episode_end` are defects too
+//! (`analyze` leaves both out of its figures).
 
 use std::cell::OnceCell;
 use std::fs::File;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_gating::llm::{FallbackReason, LlmSpec, parse_verdict};
 use gatecrew_protocol::WireMessage;
-use gatecrew_protocol::trace::{TraceError, TraceReader};
+use gatecrew_protocol::trace::{EventKind, TraceReader};
 use gatecrew_tasks::{Aliases, TaskError, TaskErrorKind, TaskFile, TaskOptions};
 use gatecrew_world::{Blueprint, GameData, LoadError};
 
@@ -248,15 +249,43 @@ fn trace(file: &Path) -> Vec<Defect> {
         Ok(f) => f,
         Err(e) => return vec![Defect::unreadable(file, &e)],
     };
-    TraceReader::new(BufReader::new(f))
-        .filter_map(Result::err)
-        .map(|e: TraceError| {
-            // The reader's message starts with "line N: "; the line goes in front of the file.
-            let text = e.to_string();
-            let message = text.strip_prefix(format!("line {}: ", e.line()).as_str()).unwrap_or(&text);
-            Defect { file: file.to_path_buf(), line: Some(e.line()), message: without_json_position(message) }
-        })
-        .collect()
+    let mut defects = Vec::new();
+    // Episodes in order of their first line, and whether each reached its end.
+    let mut episodes: Vec<(String, bool)> = Vec::new();
+    let mut reader = TraceReader::new(BufReader::new(f));
+    for item in reader.by_ref() {
+        match item {
+            Ok(ev) => {
+                let ended = matches!(ev.kind, EventKind::EpisodeEnd { .. });
+                match episodes.iter_mut().find(|(ep, _)| *ep == ev.ep) {
+                    Some(e) => e.1 |= ended,
+                    None => episodes.push((ev.ep.clone(), ended)),
+                }
+            }
+            Err(e) => {
+                // The reader's message starts with "line N: "; the line goes in front of the file.
+                let text = e.to_string();
+                let message = text.strip_prefix(format!("line {}: ", e.line()).as_str()).unwrap_or(&text);
+                defects.push(Defect {
+                    file: file.to_path_buf(),
+                    line: Some(e.line()),
+                    message: without_json_position(message),
+                });
+            }
+        }
+    }
+    // An empty trace and one cut short are not whole: `analyze` leaves both out.
+    if episodes.is_empty() && defects.is_empty() {
+        defects.push(Defect { file: file.to_path_buf(), line: None, message: "empty trace: no events".into() });
+    }
+    for (ep, _) in episodes.into_iter().filter(|e| !e.1) {
+        defects.push(Defect {
+            file: file.to_path_buf(),
+            line: None,
+            message: format!("episode {ep} has no episode_end (cut short)"),
+        });
+    }
+    defects
 }
 
 /// One wire message per line; blank lines are skipped.

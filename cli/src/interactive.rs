@@ -1,8 +1,6 @@
 //! `gatecrew run --interactive`: a person talks to one bot while the crew works, on
 //! the terminal (and over a websocket on 127.0.0.1), or from a scripted session file.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -19,6 +17,7 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
 use crate::BadInput;
+use crate::interrupt::Shared;
 use crate::tier3::Tier3;
 
 /// The flags of an interactive run.
@@ -66,7 +65,7 @@ pub trait Console: Observer {
 /// The trace, the console and the partner's lines.
 struct Out<'a> {
     console: &'a mut dyn Console,
-    writer: TraceWriter<BufWriter<File>>,
+    writer: TraceWriter<Shared>,
     error: Option<std::io::Error>,
 }
 
@@ -93,7 +92,7 @@ impl Output for Out<'_> {
 /// The trace alone, for the live session's episode thread; events are kept for the
 /// console's figures afterwards.
 struct Recorder {
-    writer: TraceWriter<BufWriter<File>>,
+    writer: TraceWriter<Shared>,
     events: Vec<Event>,
     error: Option<std::io::Error>,
 }
@@ -117,7 +116,7 @@ fn resolver(t: Tier3) -> anyhow::Result<Box<dyn Resolver + Send>> {
     Ok(match t {
         Tier3::Deterministic(d) => Box::new(ByAdjudicator(d)),
         Tier3::Replay(r) => Box::new(r),
-        Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(c)?)),
+        Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(*c)?)),
     })
 }
 
@@ -139,13 +138,22 @@ fn seat_of(args: &InteractiveArgs, setup: &Setup) -> u32 {
     args.partner.unwrap_or(if setup.labels.humans.is_empty() { 0 } else { first_human as u32 })
 }
 
-fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
-    let n = setup.world.agent_count() as u32;
+/// Checks the flags against the episode before any file is written.
+pub fn check(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<()> {
+    let n = u32::try_from(setup.world.agent_count()).unwrap_or(u32::MAX);
     let index = seat_of(args, setup);
     if index >= n {
         return Err(BadInput(format!("--partner {index}: the crew has bots 0..{}", n.saturating_sub(1))).into());
     }
-    let agent = AgentId(index);
+    if let Some(path) = &args.script {
+        Script::load(path).map_err(|e| BadInput(e.to_string()))?;
+    }
+    Ok(())
+}
+
+fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
+    check(args, setup)?;
+    let agent = AgentId(seat_of(args, setup));
     let classifier: Box<dyn Classify> = match &setup.llm {
         Some(spec) if spec.url.is_some() && !args.parser => {
             Box::new(LlmClassifier::new(spec.clone()).map_err(|e| BadInput(e.to_string()))?)
@@ -167,12 +175,12 @@ fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
 pub fn run(
     args: &InteractiveArgs,
     setup: &Setup,
-    file: File,
+    file: Shared,
     console: &mut dyn Console,
     tier3: Tier3,
 ) -> anyhow::Result<Finished> {
     let partner = partner(args, setup)?;
-    let writer = TraceWriter::new(BufWriter::new(file));
+    let writer = TraceWriter::new(file);
     let resolver = resolver(tier3)?;
     match &args.script {
         Some(path) => {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     init_logging();
+    gatecrew_cli::interrupt::install();
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
     gatecrew_cli::main_with(std::env::args_os(), &mut out, &mut err)
 }

@@ -2,8 +2,6 @@
 //! mineflayer bridge, either a user's (`--server HOST:PORT`) or a local flying-squid
 //! started for the run (`--local-server`).
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -13,6 +11,7 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use serde::Serialize;
 
 use crate::BadInput;
+use crate::interrupt::Shared;
 
 /// Where an episode is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -123,7 +122,7 @@ impl McSummary {
 /// Writes each event to the trace and shows it.
 struct Tee<'a> {
     watch: &'a mut dyn Observer,
-    writer: TraceWriter<BufWriter<File>>,
+    writer: TraceWriter<Shared>,
     error: Option<std::io::Error>,
 }
 
@@ -146,11 +145,11 @@ impl Observer for Tee<'_> {
 pub fn run(
     setup: &Setup,
     opts: &McOptions,
-    file: File,
+    file: Shared,
     watch: &mut dyn Observer,
 ) -> anyhow::Result<(Finished, McSummary)> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
-    let mut tee = Tee { watch, writer: TraceWriter::new(BufWriter::new(file)), error: None };
+    let mut tee = Tee { watch, writer: TraceWriter::new(file), error: None };
     let run = rt.block_on(gatecrew_mcworld::run(setup, opts, &mut tee));
     if let Some(e) = tee.error.take() {
         return Err(e).context("writing the trace");

@@ -1,7 +1,6 @@
 //! `gatecrew run`: one episode, on the actor runtime (default) or the stepper.
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -12,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
 use crate::adjudications::Tally;
+use crate::interrupt::Shared;
 use crate::paths;
 use crate::report::{Report, print_table};
 use crate::tier3::Tier3;
@@ -83,6 +83,9 @@ pub struct RunArgs {
     /// Gate parameters from a file with a [gate] table (e.g. calibrate's best-gate.toml)
     #[arg(long, value_name = "FILE")]
     gate: Option<PathBuf>,
+    /// Fault settings replacing the config's [faults], as TOML pairs, e.g. "action_failure_rate = 0.05, message_drop_rate = 0.1" (what `gatecrew soak` prints to reproduce a finding)
+    #[arg(long, value_name = "TOML", value_parser = parse_faults)]
+    faults: Option<gatecrew_crew::FaultSpec>,
     /// Where to write the JSON Lines trace [default: runs/<episode>-<policy>-s<seed>.jsonl]
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
@@ -237,6 +240,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         llm_url: args.llm_url.clone(),
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
+        faults: args.faults.clone(),
     };
     if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // The Minecraft driver settles the gray zone with the deterministic adjudicator.
@@ -281,7 +285,15 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = File::create(&trace).with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    if args.hitl.interactive {
+        // Checked before anything is written (a typo in --partner must lose nothing).
+        crate::interactive::check(&args.hitl, &setup)?;
+    }
+    // Written as `TRACE.partial` and renamed when the episode has ended: an existing
+    // trace of that name stays whole until then.
+    let partial = crate::output::PartialFile::create(&trace)
+        .with_context(|| format!("cannot write the trace to {}", trace.display()))?;
+    let file = partial.file()?;
     let interactive = !args.json && !args.quiet && std::io::stderr().is_terminal();
     let bar = interactive.then(|| {
         let bar = ProgressBar::new(setup.blueprint.len() as u64);
@@ -368,6 +380,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     };
     // The feed ends with the episode: the hub publishes the last state and keeps it.
     watch.feed = None;
+    partial.commit()?;
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();
     }
@@ -410,8 +423,8 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     }
 }
 
-fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
-    let mut writer = TraceWriter::new(BufWriter::new(file));
+fn run_stepper(setup: &Setup, file: Shared, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
+    let mut writer = TraceWriter::new(file);
     let mut error: Option<std::io::Error> = None;
     let mut resolver = tier3.into_resolver()?;
     let finished = {
@@ -429,7 +442,7 @@ fn run_stepper(setup: &Setup, file: File, watch: &mut Watch<'_>, tier3: Tier3) -
 /// Writes each event to the trace and shows it.
 struct Tee<'a, 'o> {
     watch: &'a mut Watch<'o>,
-    writer: &'a mut TraceWriter<BufWriter<File>>,
+    writer: &'a mut TraceWriter<Shared>,
     error: &'a mut Option<std::io::Error>,
 }
 
@@ -449,7 +462,7 @@ impl Observer for Tee<'_, '_> {
 
 fn run_actors(
     setup: &Setup,
-    file: File,
+    file: Shared,
     watch: &mut Watch<'_>,
     tier3: Tier3,
     shared: Option<&tokio::runtime::Runtime>,
@@ -467,7 +480,7 @@ fn run_actors(
     };
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let out: Box<dyn Write + Send> = Box::new(BufWriter::new(file));
+        let out: Box<dyn Write + Send> = Box::new(file);
         let run = gatecrew_actors::run_episode_with(setup, out, Some(tx), tier3.into_consultant());
         tokio::pin!(run);
         let finished = loop {
@@ -489,6 +502,18 @@ fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
         gatecrew_actors::Tap::Events(events) => events.iter().for_each(|e| watch.event(e)),
         gatecrew_actors::Tap::Progress(p) => watch.progress(p),
     }
+}
+
+/// `--faults "key = value, ..."`: the pairs of a `[faults]` table.
+fn parse_faults(s: &str) -> Result<gatecrew_crew::FaultSpec, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Wrap {
+        faults: gatecrew_crew::FaultSpec,
+    }
+    let w: Wrap = toml::from_str(&format!("faults = {{ {s} }}")).map_err(|e| e.message().to_owned())?;
+    w.faults.check().map_err(|(key, why)| format!("{key}: {why}"))?;
+    Ok(w.faults)
 }
 
 /// The gate spec of a file that holds only a `[gate]` table, `None` for a crew config.

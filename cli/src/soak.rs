@@ -16,7 +16,7 @@ use anyhow::Context;
 use clap::Args;
 use gatecrew_crew::episode::stepper::panic_message;
 use gatecrew_crew::invariants::run_checked;
-use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_crew::{FaultSpec, Overrides, Policy, Setup};
 use gatecrew_protocol::trace::TraceWriter;
 use gatecrew_suite::Manifest;
 use gatecrew_world::GameData;
@@ -45,14 +45,17 @@ pub struct SoakArgs {
     /// Seconds an actor-runtime episode may take before it counts as a deadlock
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads, at most 4 per core [default: all cores]
+    #[arg(long, value_name = "N", value_parser = crate::jobs::parse)]
     jobs: Option<usize>,
     /// Print the report as one JSON object
     #[arg(long)]
     json: bool,
     #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
+    /// Resident memory may grow at most this much from the first tenth of the episodes to the end (MiB); more is a finding
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    max_rss_growth_mib: u64,
 }
 
 /// Fault rates of one soak episode.
@@ -78,18 +81,27 @@ impl Rates {
         }
     }
 
-    fn apply(&self, setup: &mut Setup) -> anyhow::Result<()> {
-        let f = &mut setup.faults;
-        f.action_failure_rate = self.action;
-        f.path_block_rate = self.path;
-        f.message_drop_rate = self.drop;
-        f.message_delay_rate = self.delay;
-        f.message_duplicate_rate = self.duplicate;
-        f.crash_rate = self.crash;
-        setup.world.set_failure_rate(self.action);
-        let block = setup.data.block(&f.path_block).context("the path-block fault's block is not in the data")?;
-        setup.world.set_path_blocks(self.path, block);
-        Ok(())
+    /// The `[faults]` of these rates. Given to the loader (not patched in after), so
+    /// that `gatecrew run --faults` with the same pairs gives the same episode.
+    fn spec(&self) -> FaultSpec {
+        FaultSpec {
+            action_failure_rate: self.action,
+            path_block_rate: self.path,
+            message_drop_rate: self.drop,
+            message_delay_rate: self.delay,
+            message_duplicate_rate: self.duplicate,
+            crash_rate: self.crash,
+            ..FaultSpec::default()
+        }
+    }
+
+    /// The rates as `--faults` pairs; `f64`'s `Display` is the shortest text that reads
+    /// back as the same number, so the command reproduces the episode exactly.
+    fn pairs(&self) -> String {
+        format!(
+            "action_failure_rate = {}, path_block_rate = {}, message_drop_rate = {}, message_delay_rate = {}, message_duplicate_rate = {}, crash_rate = {}",
+            self.action, self.path, self.drop, self.delay, self.duplicate, self.crash
+        )
     }
 }
 
@@ -111,6 +123,10 @@ struct Report {
     rss_kib: Vec<(usize, u64)>,
     peak_rss_kib_start: u64,
     peak_rss_kib_end: u64,
+    /// Resident memory at the end minus after the first tenth (KiB; negative: shrank).
+    rss_growth_kib: i64,
+    /// Whether that growth is over `--max-rss-growth-mib`.
+    memory_growing: bool,
     failures: Vec<String>,
 }
 
@@ -189,12 +205,27 @@ pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Res
     rep.rss_kib.sort_unstable();
     rep.peak_rss_kib_start = peak_start.into_inner().ok().flatten().unwrap_or(0);
     rep.peak_rss_kib_end = rss_kib().1;
+    // Growth from the first tenth on (the first episodes load the data and warm the
+    // allocator): a leak of a few KiB an episode shows over thousands.
+    let after_tenth = rep.rss_kib.get(1).map_or(0, |s| s.1);
+    let last = rep.rss_kib.last().map_or(0, |s| s.1);
+    rep.rss_growth_kib = i64::try_from(last).unwrap_or(i64::MAX) - i64::try_from(after_tenth).unwrap_or(i64::MAX);
+    rep.memory_growing =
+        after_tenth > 0 && rep.rss_growth_kib > i64::try_from(a.max_rss_growth_mib * 1024).unwrap_or(i64::MAX);
+    if rep.memory_growing {
+        rep.failures.push(format!(
+            "resident memory grew {} MiB after the first tenth (limit {} MiB)",
+            rep.rss_growth_kib / 1024,
+            a.max_rss_growth_mib
+        ));
+    }
     print_report(&rep, a.json, out)?;
     let bad = rep.conservation_violations
         + rep.other_violations
         + rep.escaped_panics
         + rep.deadlocks
-        + rep.runtime_mismatches;
+        + rep.runtime_mismatches
+        + usize::from(rep.memory_growing);
     if bad > 0 {
         anyhow::bail!("the soak found {bad} problems (listed above)");
     }
@@ -212,11 +243,21 @@ fn soak_one(
     let entry = &m.episode[i % m.episode.len()];
     let policy = Policy::ALL[(i / m.episode.len() + i) % Policy::ALL.len()];
     let mut rng = ChaCha8Rng::seed_from_u64(a.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64);
-    let ov = Overrides { seed: Some(rng.random_range(0..1_000_000)), policy: Some(policy), ..Overrides::default() };
+    let seed = rng.random_range(0..1_000_000);
+    let rates = Rates::draw(&mut rng);
+    let ov = Overrides { seed: Some(seed), policy: Some(policy), faults: Some(rates.spec()), ..Overrides::default() };
     let path = dir.join(&entry.file);
-    let mut setup = Setup::load_with_data(&path, &ov, data.clone()).map_err(|e| BadInput(e.to_string()))?;
-    Rates::draw(&mut rng).apply(&mut setup)?;
-    let label = format!("#{i} {} {} seed {}", entry.id, policy.as_str(), setup.seed);
+    let setup = Setup::load_with_data(&path, &ov, data.clone()).map_err(|e| BadInput(e.to_string()))?;
+    // Every finding says how to see it again.
+    let label = format!(
+        "#{i} {} {} seed {} (reproduce: gatecrew run --stepper --config {} --policy {} --seed {seed} --faults \"{}\")",
+        entry.id,
+        policy.as_str(),
+        setup.seed,
+        path.display(),
+        policy.as_str(),
+        rates.pairs()
+    );
     let mut f = Found::default();
     let checked = match catch_unwind(AssertUnwindSafe(|| run_checked(&setup))) {
         Ok(c) => c,
@@ -339,9 +380,10 @@ fn print_report(r: &Report, json: bool, out: &mut dyn Write) -> anyhow::Result<(
     writeln!(out, "  RSS MiB after N episodes: {}", rss.join(" "))?;
     writeln!(
         out,
-        "  peak RSS: {} MiB after the first tenth, {} MiB at the end",
+        "  peak RSS: {} MiB after the first tenth, {} MiB at the end; growth since the first tenth {} MiB",
         r.peak_rss_kib_start / 1024,
-        r.peak_rss_kib_end / 1024
+        r.peak_rss_kib_end / 1024,
+        r.rss_growth_kib / 1024
     )?;
     for f in r.failures.iter().take(20) {
         writeln!(out, "  ! {f}")?;

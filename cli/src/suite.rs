@@ -1,7 +1,6 @@
 //! `gatecrew suite generate` and `gatecrew suite run`.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,8 +51,8 @@ pub struct RunArgs {
     /// Where the traces go: OUT/<policy>/<episode>.jsonl
     #[arg(long, value_name = "DIR", default_value = "runs/suite")]
     out: PathBuf,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads, at most 4 per core [default: all cores]
+    #[arg(long, value_name = "N", value_parser = crate::jobs::parse)]
     jobs: Option<usize>,
     /// Only episodes whose id contains this text
     #[arg(long, value_name = "TEXT")]
@@ -188,9 +187,10 @@ fn run_one(
     let cfg = dir.join(&e.file);
     let setup = Setup::load_with_data(&cfg, &Overrides { policy: Some(policy), ..Overrides::default() }, data.clone())
         .map_err(|err| BadInput(err.to_string()))?;
-    let path = out.join(policy.as_str()).join(format!("{}.jsonl", e.id));
-    let file = File::create(&path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut w = TraceWriter::new(BufWriter::new(file));
+    let path = out.join(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
+    let partial = crate::output::PartialFile::create(&path)?;
+    let file = partial.file()?;
+    let mut w = TraceWriter::new(file);
     let mut metrics = EpisodeMetrics::default();
     let mut error = None;
     let mut series = crate::watch::episode_metrics(exporter, false);
@@ -209,5 +209,7 @@ fn run_one(
         return Err(err).with_context(|| format!("writing {}", path.display()));
     }
     w.flush().with_context(|| format!("writing {}", path.display()))?;
+    drop(w);
+    partial.commit()?;
     Ok(Done { policy, metrics })
 }

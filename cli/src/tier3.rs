@@ -19,7 +19,7 @@ pub enum Tier3 {
     /// Recorded verdicts.
     Replay(Replay),
     /// A live endpoint.
-    Live(LlmClient),
+    Live(Box<LlmClient>),
 }
 
 impl Tier3 {
@@ -49,7 +49,7 @@ impl Tier3 {
         match &setup.llm {
             Some(spec) if setup.consults() => {
                 let client = LlmClient::new(spec.clone(), det).map_err(|e| BadInput(e.to_string()))?;
-                Ok(Tier3::Live(client))
+                Ok(Tier3::Live(Box::new(client)))
             }
             _ => Ok(Tier3::Deterministic(det)),
         }
@@ -60,7 +60,7 @@ impl Tier3 {
         Ok(match self {
             Tier3::Deterministic(d) => Box::new(ByAdjudicator(d)),
             Tier3::Replay(r) => Box::new(r),
-            Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(c)?)),
+            Tier3::Live(c) => Box::new(ByAdjudicator(BlockingLlm::new(*c)?)),
         })
     }
 
@@ -69,7 +69,7 @@ impl Tier3 {
         match self {
             Tier3::Deterministic(d) => Consultant::Sync(Box::new(ByAdjudicator(d))),
             Tier3::Replay(r) => Consultant::Sync(Box::new(r)),
-            Tier3::Live(c) => Consultant::Live(Arc::new(c)),
+            Tier3::Live(c) => Consultant::Live(Arc::new(*c)),
         }
     }
 }

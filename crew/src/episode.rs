@@ -459,10 +459,19 @@ impl Episode {
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
         if !muted {
             for to in out.chats {
+                if self.lost(agent, "chat") {
+                    continue;
+                }
                 self.record_chat(agent, to);
                 self.broadcast(BoardNews::Chat { from: agent });
             }
             for ask in out.manager {
+                if let manager::ManagerAsk::Issue { issue, .. } = ask {
+                    if self.lost(agent, "manager") {
+                        self.report_lost(agent, issue);
+                        continue;
+                    }
+                }
                 self.ask_manager(agent, ask);
             }
         }

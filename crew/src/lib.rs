@@ -19,4 +19,4 @@ pub use episode::replay::{Replay, ReplayError};
 pub use episode::stepper::{Finished, Observer, run, run_to_end, run_watched, run_with};
 pub use episode::{EndReason, Episode, Progress};
 pub use policy::Policy;
-pub use setup::{Overrides, Setup, SetupError};
+pub use setup::{FaultSpec, Overrides, Setup, SetupError};

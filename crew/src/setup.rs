@@ -241,6 +241,9 @@ pub struct Overrides {
     /// Consult an external tier-3 adjudicator even without an `[llm]` section (its
     /// defaults apply): used to replay recorded adjudications.
     pub consult: bool,
+    /// Another `[faults]` section, replacing the config's (`gatecrew run --faults`,
+    /// and the soak, whose findings print it so that a run reproduces them).
+    pub faults: Option<FaultSpec>,
 }
 
 /// A config that cannot be used.
@@ -379,6 +382,9 @@ impl Setup {
         }
         if let Some(gate) = ov.gate {
             file.gate = gate;
+        }
+        if let Some(faults) = &ov.faults {
+            file.faults = faults.clone();
         }
         let gate = GateParams::new(file.gate).map_err(|e| {
             let key = e.key();

@@ -6,7 +6,11 @@
 //! * [`blueprint`]: blueprint TOML and block-state specs;
 //! * [`task_file`]: MineCollab and VillagerBench task files, imported and set up;
 //! * [`board_message`]: wire messages and sequences of posts on the board;
-//! * [`llm_reply`]: chat-completions bodies and the model's answer.
+//! * [`llm_reply`]: chat-completions bodies and the model's answer;
+//! * [`crew_config`], [`script`], [`chat_plan`], [`line_split`], [`bridge_line`]: what
+//!   reaches a run from outside (issue 19): crew configs, scripted sessions, a chat
+//!   line through intent reading into the recipe planner, the capped line splitter of
+//!   the websocket and the bridge with the origin check, and the bridge's lines.
 //!
 //! A harness returns normally on any input the code under test handles as it should,
 //! an error included, and panics when it finds a bug: a panic in the library, or a
@@ -19,12 +23,14 @@
 
 mod board;
 mod data;
+mod hostile;
 mod llm;
 mod plan;
 mod task;
 mod trace;
 
 pub use board::board_message;
+pub use hostile::{bridge_line, chat_plan, crew_config, line_split, script};
 pub use llm::llm_reply;
 pub use plan::blueprint;
 pub use task::task_file;
@@ -35,10 +41,15 @@ pub type Harness = fn(&[u8]);
 
 /// The fuzz targets by name, as `fuzz/fuzz_targets/<name>.rs` and the corpus folders
 /// `fuzz/corpus/<name>/` and `fuzz/regressions/<name>/` name them.
-pub const TARGETS: [(&str, Harness); 5] = [
+pub const TARGETS: [(&str, Harness); 10] = [
     ("trace_line", trace_line),
     ("blueprint", blueprint),
     ("task_file", task_file),
     ("board_message", board_message),
     ("llm_reply", llm_reply),
+    ("crew_config", crew_config),
+    ("script", script),
+    ("chat_plan", chat_plan),
+    ("line_split", line_split),
+    ("bridge_line", bridge_line),
 ];

@@ -20,6 +20,7 @@ mod breaker;
 #[cfg(feature = "http")]
 pub mod client;
 mod config;
+mod endpoint;
 mod prompt;
 mod reply;
 mod wire;
@@ -30,6 +31,7 @@ pub use breaker::{Admission, Breaker, BreakerState, Transition};
 #[cfg(feature = "http")]
 pub use client::{ApiKey, LlmClient, LlmClientError};
 pub use config::{BreakerSpec, EpisodeTerms, LlmConfigError, LlmSpec, OutputMode};
+pub use endpoint::{check_url, redact_url, same_origin};
 pub use prompt::{GRAMMAR, SYSTEM_PROMPT, response_schema};
 pub use reply::{BodyFailure, FallbackReason, UnknownFallback, keep_reply, parse_verdict, read_reply_body};
 pub use wire::{ChatMessage, ChatRequest, ChatResponse, Usage};

@@ -11,9 +11,13 @@ use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use gatecrew_protocol::limits::{self, Line};
+
 use gatecrew_crew::{Finished, ResolveError};
 use gatecrew_protocol::{AgentId, Tick};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+use crate::ws::WsLimits;
 use tokio::sync::broadcast;
 
 use crate::driver::{Driver, Output};
@@ -100,7 +104,8 @@ where
     O: Output + Send + 'static,
     R: AsyncBufRead + Unpin + Send + 'static,
 {
-    let (line_tx, line_rx) = mpsc::channel::<Option<String>>();
+    // Bounded: a client that floods waits for the episode instead of filling memory.
+    let (line_tx, mut line_rx) = tokio::sync::mpsc::channel::<Option<String>>(crate::ws::LINE_QUEUE);
     let (up_tx, up_rx) = mpsc::channel::<Up>();
     let (bcast, _) = broadcast::channel::<String>(256);
     let mut tasks = Vec::new();
@@ -109,27 +114,34 @@ where
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| LiveError::Bind { addr, source })?;
         let local = listener.local_addr().map_err(|source| LiveError::Bind { addr, source })?;
         show(&format!("websocket: ws://{local} (one chat line per text message; {QUIT} ends the session)"));
-        tasks.push(tokio::spawn(crate::ws::serve(listener, line_tx.clone(), bcast.clone())));
+        tasks.push(tokio::spawn(crate::ws::serve(listener, line_tx.clone(), bcast.clone(), WsLimits::from_env())));
         sources += 1;
     }
     if let Some(mut r) = input {
         let tx = line_tx.clone();
         sources += 1;
+        let max = limits::max_chat_bytes();
         tasks.push(tokio::spawn(async move {
-            let mut line = String::new();
             loop {
-                line.clear();
-                match r.read_line(&mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if tx.send(Some(line.trim_end().to_owned())).is_err() {
-                            break;
-                        }
+                let line = match read_line_capped(&mut r, max).await {
+                    Ok(Some(Line::Text(b) | Line::Unterminated(b))) => {
+                        String::from_utf8_lossy(&b).trim_end().to_owned()
                     }
+                    Ok(Some(Line::TooLong(n))) => {
+                        tracing::warn!(
+                            "a chat line of {n} bytes is over the limit of {max} ({}); ignored",
+                            limits::MAX_CHAT_BYTES_VAR
+                        );
+                        continue;
+                    }
+                    Ok(None) | Err(_) => break,
+                };
+                if tx.send(Some(line)).await.is_err() {
+                    break;
                 }
             }
             // End of input ends the session.
-            let _ = tx.send(None);
+            let _ = tx.send(None).await;
         }));
     }
     drop(line_tx);
@@ -142,7 +154,16 @@ where
         let mut open = sources > 0;
         loop {
             let mut lines = Vec::new();
-            while let Ok(msg) = line_rx.try_recv() {
+            loop {
+                let msg = match line_rx.try_recv() {
+                    Ok(m) => m,
+                    // Every source gone (the reader and the websocket stopped): closed.
+                    Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
+                        open = false;
+                        break;
+                    }
+                    Err(tokio::sync::mpsc::error::TryRecvError::Empty) => break,
+                };
                 match msg {
                     Some(l) if l.trim() == QUIT => open = false,
                     Some(l) if !l.trim().is_empty() => lines.push(l),
@@ -189,4 +210,21 @@ where
     let joined = episode.join().map_err(|p| LiveError::Panicked(gatecrew_crew::episode::stepper::panic_message(&p)))?;
     let (finished, partner, out) = joined?;
     Ok(LiveEnd { finished, partner, out })
+}
+
+/// One line of at most `max` bytes from an async reader (see
+/// [`gatecrew_protocol::limits::LineBuf`]).
+async fn read_line_capped<R: AsyncBufRead + Unpin>(r: &mut R, max: usize) -> std::io::Result<Option<Line>> {
+    let mut lb = limits::LineBuf::new(max);
+    loop {
+        let chunk = r.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(lb.finish());
+        }
+        let (used, line) = lb.feed(chunk);
+        r.consume(used);
+        if line.is_some() {
+            return Ok(line);
+        }
+    }
 }

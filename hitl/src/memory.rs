@@ -220,13 +220,36 @@ impl Store {
 
     /// Stores a fact, replacing an older one about the same thing.
     pub fn add_fact(&self, f: &Fact) -> Result<(), MemoryError> {
-        let (x, y, z) = f.pos.map_or((None, None, None), |(x, y, z)| (Some(x), Some(y), Some(z)));
-        self.conn.execute(
-            "INSERT INTO facts (world, kind, item, x, y, z, count, provenance, run, tick) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT (world, kind, item, x, y, z) DO UPDATE SET count = excluded.count,
-               provenance = excluded.provenance, run = excluded.run, tick = excluded.tick",
-            params![f.world, f.kind, f.item, x, y, z, f.count, f.provenance.as_str(), f.run, f.tick as i64],
-        )?;
+        let tick = i64::try_from(f.tick).unwrap_or(i64::MAX);
+        match f.pos {
+            Some((x, y, z)) => {
+                self.conn.execute(
+                    "INSERT INTO facts (world, kind, item, x, y, z, count, provenance, run, tick) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                     ON CONFLICT (world, kind, item, x, y, z) DO UPDATE SET count = excluded.count,
+                       provenance = excluded.provenance, run = excluded.run, tick = excluded.tick",
+                    params![f.world, f.kind, f.item, x, y, z, f.count, f.provenance.as_str(), f.run, tick],
+                )?;
+            }
+            None => {
+                // SQLite's UNIQUE counts NULLs as distinct, so a fact without a position
+                // (`no_source`) never conflicted and every run inserted another row:
+                // update it where it is, insert only when there is none.
+                let tx = self.conn.unchecked_transaction()?;
+                let updated = tx.execute(
+                    "UPDATE facts SET count = ?4, provenance = ?5, run = ?6, tick = ?7
+                     WHERE world = ?1 AND kind = ?2 AND item = ?3 AND x IS NULL AND y IS NULL AND z IS NULL",
+                    params![f.world, f.kind, f.item, f.count, f.provenance.as_str(), f.run, tick],
+                )?;
+                if updated == 0 {
+                    tx.execute(
+                        "INSERT INTO facts (world, kind, item, x, y, z, count, provenance, run, tick)
+                         VALUES (?1, ?2, ?3, NULL, NULL, NULL, ?4, ?5, ?6, ?7)",
+                        params![f.world, f.kind, f.item, f.count, f.provenance.as_str(), f.run, tick],
+                    )?;
+                }
+                tx.commit()?;
+            }
+        }
         metrics::counter!("gatecrew_hitl_memory_writes_total", "what" => "fact").increment(1);
         Ok(())
     }
@@ -237,31 +260,49 @@ impl Store {
             "SELECT id, world, run, tick, goal, outcome, items, feedback, lessons FROM records
              WHERE ?1 IS NULL OR world = ?1 ORDER BY id",
         )?;
+        type Raw = (i64, String, String, i64, String, String, String, String, String);
         let rows = st.query_map(params![world], |r| {
-            Ok(Record {
-                id: r.get(0)?,
-                world: r.get(1)?,
-                run: r.get(2)?,
-                tick: r.get::<_, i64>(3)? as u64,
-                goal: r.get(4)?,
-                outcome: r.get(5)?,
-                items: serde_json::from_str(&r.get::<_, String>(6)?).unwrap_or_default(),
-                feedback: serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or_default(),
-                lessons: serde_json::from_str(&r.get::<_, String>(8)?).unwrap_or_default(),
-            })
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
         })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        let raw: Vec<Raw> = rows.collect::<Result<Vec<_>, _>>()?;
+        // A damaged column is reported with its record, not read back as empty.
+        let damaged = |id: i64, col: &str, e: &dyn std::fmt::Display| MemoryError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("record {id}: column {col}: {e}"),
+        };
+        raw.into_iter()
+            .map(|(id, world, run, tick, goal, outcome, items, feedback, lessons)| {
+                Ok(Record {
+                    id,
+                    world,
+                    run,
+                    tick: u64::try_from(tick).map_err(|e| damaged(id, "tick", &e))?,
+                    goal,
+                    outcome,
+                    items: serde_json::from_str(&items).map_err(|e| damaged(id, "items", &e))?,
+                    feedback: serde_json::from_str(&feedback).map_err(|e| damaged(id, "feedback", &e))?,
+                    lessons: serde_json::from_str(&lessons).map_err(|e| damaged(id, "lessons", &e))?,
+                })
+            })
+            .collect()
     }
 
     /// Every fact, in a fixed order; only one world's when `world` is given.
     pub fn facts(&self, world: Option<&str>) -> Result<Vec<Fact>, MemoryError> {
         let mut st = self.conn.prepare(
             "SELECT world, kind, item, x, y, z, count, provenance, run, tick FROM facts
-             WHERE ?1 IS NULL OR world = ?1 ORDER BY world, kind, item, x, y, z",
+             WHERE (?1 IS NULL OR world = ?1)
+               -- Files written before the fix hold duplicates of facts without a
+               -- position: the newest counts (GROUP BY, unlike UNIQUE, takes NULLs alike).
+               AND id IN (SELECT MAX(id) FROM facts GROUP BY world, kind, item, x, y, z)
+             ORDER BY world, kind, item, x, y, z",
         )?;
         let rows = st.query_map(params![world], |r| {
             let (x, y, z): (Option<i32>, Option<i32>, Option<i32>) = (r.get(3)?, r.get(4)?, r.get(5)?);
             let prov: String = r.get(7)?;
+            let damaged = |col: usize, what: String| {
+                rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, what.into())
+            };
             Ok(Fact {
                 world: r.get(0)?,
                 kind: r.get(1)?,
@@ -271,9 +312,9 @@ impl Store {
                     _ => None,
                 },
                 count: r.get(6)?,
-                provenance: Provenance::parse(&prov).unwrap_or(Provenance::Inferred),
+                provenance: Provenance::parse(&prov).ok_or_else(|| damaged(7, format!("provenance {prov:?}")))?,
                 run: r.get(8)?,
-                tick: r.get::<_, i64>(9)? as u64,
+                tick: u64::try_from(r.get::<_, i64>(9)?).map_err(|e| damaged(9, format!("tick: {e}")))?,
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)

@@ -59,7 +59,8 @@ impl Merger {
             return out;
         }
         if let Some(&(last, _)) = self.buf.last() {
-            if at.0 >= last.0 + self.window {
+            // Saturating: `--merge-ticks` near u64::MAX overflowed here.
+            if at.0 >= last.0.saturating_add(self.window) {
                 out.extend(self.flush());
             }
         }
@@ -72,7 +73,7 @@ impl Merger {
 
     /// When the held batch is due (the window after its last line).
     pub fn due(&self) -> Option<Tick> {
-        self.buf.last().map(|(t, _)| Tick(t.0 + self.window))
+        self.buf.last().map(|(t, _)| Tick(t.0.saturating_add(self.window)))
     }
 
     /// The held batch, if it is due at `now`.
@@ -117,5 +118,16 @@ mod tests {
         assert_eq!(out[0].text(), "a");
         let mut off = Merger::new(0);
         assert_eq!(off.push(Tick(1), "x").len(), 1);
+    }
+
+    /// `--merge-ticks` near `u64::MAX` (or a line at a huge tick) holds lines until the
+    /// end instead of overflowing.
+    #[test]
+    fn a_huge_window_saturates() {
+        let mut m = Merger::new(u64::MAX);
+        assert!(m.push(Tick(10), "a").is_empty());
+        assert!(m.push(Tick(u64::MAX - 1), "b").is_empty());
+        assert_eq!(m.due(), Some(Tick(u64::MAX)));
+        assert_eq!(m.take_due(Tick(u64::MAX)).map(|b| b.text()), Some("a b".into()));
     }
 }

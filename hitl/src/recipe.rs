@@ -11,6 +11,11 @@
 //! the data file's order. At most `max_alternatives` are kept. One `obtain` node per
 //! item per goal is shared by every parent that needs it (a DAG), and an alternative
 //! needing an item already being expanded above it is dropped (no cycles).
+//!
+//! Counts come from chat ("get 1100000000 crafting tables"): every product and sum
+//! saturates, so an absurd count gives an absurd (refused or unpriced) plan, never an
+//! overflow; clippy's `arithmetic_side_effects` keeps it that way.
+#![deny(clippy::arithmetic_side_effects)]
 
 use std::collections::BTreeMap;
 
@@ -113,7 +118,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
     }
 
     fn node(&mut self, plan: &mut Plan, kind: Kind, label: String) -> StepId {
-        self.added += 1;
+        self.added = self.added.saturating_add(1);
         plan.add_step(kind, label, self.origin)
     }
 
@@ -177,7 +182,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             if priced.is_none() && !self.vocab.natural(b) {
                 continue;
             }
-            let unit = 40 + self.static_tool(b);
+            let unit = self.static_tool(b).saturating_add(40);
             let pref = self.vocab.preference(item);
             ranked.push((
                 priced.is_none(),
@@ -218,11 +223,11 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             }
             Alt::Craft(rid) => {
                 let r = self.data.recipe(rid).clone();
-                let times = count.div_ceil(r.count);
+                let times = count.div_ceil(r.count.max(1));
                 let ings: Vec<String> = r.ingredients.iter().map(|(i, _)| self.name(*i)).collect();
                 let and = self.node(plan, Kind::AllOf, format!("craft {name} from {}", ings.join(" and ")));
                 for (ing, per) in &r.ingredients {
-                    let o = self.obtain(plan, *ing, per * times);
+                    let o = self.obtain(plan, *ing, per.saturating_mul(times));
                     plan.link(and, o);
                 }
                 if r.grid == 3 {
@@ -234,7 +239,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 let leaf = self.node(
                     plan,
                     Kind::Leaf(Leaf::Craft { recipe: rid }),
-                    format!("craft {} {name}", r.count * times),
+                    format!("craft {} {name}", r.count.saturating_mul(times)),
                 );
                 plan.link(and, leaf);
                 and
@@ -268,7 +273,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 let fuel = fuel.or_else(|| self.default_fuel(s.input));
                 if let Some(fuel) = fuel {
                     let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
-                    let f = self.obtain(plan, fuel, (s.ticks * count).div_ceil(burn));
+                    let f = self.obtain(plan, fuel, s.ticks.saturating_mul(count).div_ceil(burn.max(1)));
                     plan.link(and, f);
                 }
                 if let Some(furnace) = self.k.furnace_item() {
@@ -295,7 +300,8 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             if f == input || self.stack.contains(&f) {
                 continue;
             }
-            let c = self.static_cost(f, 0) / u64::from(burn.max(1) / 200).max(1);
+            let per_item = u64::from(burn / 200).max(1);
+            let c = self.static_cost(f, 0).checked_div(per_item).unwrap_or(UNKNOWN);
             let key = (c, self.vocab.preference(f), f);
             if c < UNKNOWN && best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
                 best = Some(key);
@@ -350,12 +356,12 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             let r = self.data.recipe(rid).clone();
             let mut c: u64 = 10;
             for (ing, n) in &r.ingredients {
-                c = c.saturating_add(self.static_cost(*ing, depth + 1).saturating_mul(u64::from(*n)));
+                c = c.saturating_add(self.static_cost(*ing, depth.saturating_add(1)).saturating_mul(u64::from(*n)));
             }
-            best = best.min(c / u64::from(r.count.max(1)));
+            best = best.min(c.checked_div(u64::from(r.count)).unwrap_or(UNKNOWN));
         }
         for s in self.data.smelts_for(item).copied().collect::<Vec<_>>() {
-            best = best.min(self.static_cost(s.input, depth + 1).saturating_add(u64::from(s.ticks)));
+            best = best.min(self.static_cost(s.input, depth.saturating_add(1)).saturating_add(u64::from(s.ticks)));
         }
         let best = best.min(UNKNOWN);
         self.statics.insert(item, best);
@@ -372,7 +378,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             }
             c = c.saturating_add(unit.saturating_mul(u64::from(*n)));
         }
-        c / u64::from(r.count.max(1))
+        c.checked_div(u64::from(r.count)).unwrap_or(UNKNOWN)
     }
 
     fn static_tool(&mut self, b: BlockId) -> u64 {

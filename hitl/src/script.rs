@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use gatecrew_protocol::Tick;
+use gatecrew_protocol::limits;
 
 /// A script line that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,24 +46,39 @@ impl Script {
         Self::parse(&text, path)
     }
 
-    /// Parses script text (`path` names it in errors).
+    /// Parses script text (`path` names it in errors). A line longer than
+    /// [`limits::max_chat_bytes`] is an error: it is chat, and chat is capped.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ScriptError> {
+        Self::parse_with_limit(text, path, limits::max_chat_bytes())
+    }
+
+    /// Parses script text with lines of at most `max_line` bytes.
+    pub fn parse_with_limit(text: &str, path: &Path, max_line: usize) -> Result<Self, ScriptError> {
         let mut lines = Vec::new();
         let mut last = 0u64;
         for (i, raw) in text.lines().enumerate() {
-            let err = |what: String| ScriptError { path: path.to_owned(), line: i + 1, what };
+            let err = |what: String| ScriptError { path: path.to_owned(), line: i.saturating_add(1), what };
+            if raw.len() > max_line {
+                return Err(err(format!(
+                    "the line is {} bytes, more than the limit of {max_line} (set {} for more)",
+                    raw.len(),
+                    limits::MAX_CHAT_BYTES_VAR
+                )));
+            }
             let l = raw.trim();
             if l.is_empty() || l.starts_with('#') {
                 continue;
             }
             let (tick, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
             let text = rest.trim();
+            let not_a_tick = || err(format!("expected a tick (N or +N) before the text, found `{tick}`"));
             let t = if let Some(rel) = tick.strip_prefix('+') {
-                rel.parse::<u64>().map(|d| last + d)
+                let d = rel.parse::<u64>().map_err(|_| not_a_tick())?;
+                // `+N` after a huge tick: an error, not an overflow.
+                last.checked_add(d).ok_or_else(|| err(format!("tick {last} + {d} is past the largest tick")))?
             } else {
-                tick.parse::<u64>()
-            }
-            .map_err(|_| err(format!("expected a tick (N or +N) before the text, found `{tick}`")))?;
+                tick.parse::<u64>().map_err(|_| not_a_tick())?
+            };
             if text.is_empty() {
                 return Err(err("a tick with no text".into()));
             }
@@ -91,5 +107,24 @@ mod tests {
         assert_eq!(e.to_string(), "s.txt:2: tick 5 is before the previous line's 10");
         let e = Script::parse("soon hello\n", Path::new("s.txt")).unwrap_err();
         assert!(e.to_string().starts_with("s.txt:1: expected a tick"), "{e}");
+    }
+
+    /// `+N` after a huge tick is an error at its line, not an overflow (a panic in
+    /// debug builds, a wrapped tick in release).
+    #[test]
+    fn a_relative_tick_past_the_end_of_time_is_an_error() {
+        let text = format!("{} a\n+1 b\n", u64::MAX);
+        let e = Script::parse(&text, Path::new("s.txt")).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.to_string().contains("past the largest tick"), "{e}");
+    }
+
+    #[test]
+    fn an_overlong_line_is_an_error_naming_the_limit() {
+        let text = format!("0 hi\n1 {}\n", "x".repeat(50));
+        assert!(Script::parse_with_limit(&text, Path::new("s.txt"), 60).is_ok());
+        let e = Script::parse_with_limit(&text, Path::new("s.txt"), 40).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().contains("more than the limit of 40"), "{e}");
     }
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::{mpsc, oneshot};
 
@@ -97,7 +97,7 @@ impl Bridge {
         let child = Arc::new(tokio::sync::Mutex::new(child));
         let reader_child = child.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
+            let mut lines = node::CappedLines::new(stdout, "the bridge");
             loop {
                 match lines.next_line().await {
                     Ok(Some(line)) => route(&reader_shared, &tx, &line),

@@ -10,6 +10,9 @@ use gatecrew_protocol::Pos;
 
 use crate::error::McError;
 
+/// Minecraft's world border: no block lies farther from 0 on x or z (y is far smaller).
+pub const WORLD_BORDER: u32 = 30_000_000;
+
 /// The Minecraft block of world position (0, 0, 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Origin {
@@ -25,14 +28,17 @@ impl Origin {
     /// A vanilla 1.18+ superflat world: grass at y = -61.
     pub const VANILLA_SUPERFLAT: Origin = Origin { x: 0, y: -60, z: 0 };
 
-    /// The Minecraft block of a world position.
+    /// The Minecraft block of a world position. Saturates: a sum past `i32` is far
+    /// outside Minecraft's world border (±30,000,000), which the server refuses, rather
+    /// than a wrapped block on the other side of the world.
     pub fn to_mc(self, p: Pos) -> [i32; 3] {
-        [self.x + p.x, self.y + p.y, self.z + p.z]
+        [self.x.saturating_add(p.x), self.y.saturating_add(p.y), self.z.saturating_add(p.z)]
     }
 
-    /// The world position of a Minecraft block.
+    /// The world position of a Minecraft block (a server's report, so any `i32`):
+    /// saturates, as [`Origin::to_mc`]; the result is then outside the world's bounds.
     pub fn from_mc(self, b: [i32; 3]) -> Pos {
-        Pos::new(b[0] - self.x, b[1] - self.y, b[2] - self.z)
+        Pos::new(b[0].saturating_sub(self.x), b[1].saturating_sub(self.y), b[2].saturating_sub(self.z))
     }
 }
 
@@ -51,7 +57,10 @@ impl FromStr for Origin {
         let parts: Vec<i32> =
             s.split(',').map(|p| p.trim().parse::<i32>()).collect::<Result<_, _>>().map_err(|_| bad())?;
         match parts[..] {
-            [x, y, z] => Ok(Origin { x, y, z }),
+            [x, y, z] if [x, y, z].iter().all(|c| c.unsigned_abs() <= WORLD_BORDER) => Ok(Origin { x, y, z }),
+            [..] if parts.len() == 3 => Err(McError::BadOption(format!(
+                "origin {s:?}: every coordinate must be within ±{WORLD_BORDER} (Minecraft's world border)"
+            ))),
             _ => Err(bad()),
         }
     }
@@ -71,5 +80,16 @@ mod tests {
         assert_eq!(o.from_mc(o.to_mc(p)), p);
         assert!("1,2".parse::<Origin>().is_err());
         assert!("a,b,c".parse::<Origin>().is_err());
+    }
+
+    /// An origin past the world border is refused; coordinates a server reports, however
+    /// large, convert without overflow.
+    #[test]
+    fn huge_origins_and_server_coordinates_do_not_overflow() {
+        let e = "2147483647,0,0".parse::<Origin>().unwrap_err().to_string();
+        assert!(e.contains("world border"), "{e}");
+        let o: Origin = "30000000,-60,-30000000".parse().unwrap();
+        assert_eq!(o.to_mc(Pos::new(i32::MAX, 0, i32::MIN)), [i32::MAX, -60, i32::MIN]);
+        assert_eq!(o.from_mc([i32::MIN, i32::MAX, i32::MAX]), Pos::new(i32::MIN, i32::MAX, i32::MAX));
     }
 }

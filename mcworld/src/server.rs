@@ -7,7 +7,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 
 use crate::error::McError;
@@ -45,7 +44,7 @@ impl LocalServer {
         let mut child = node::spawn_node(dir, "harness.js", &args)?;
         let pid = child.id().unwrap_or(0);
         let stdout = child.stdout.take().ok_or_else(|| McError::ServerStart("no stdout".into()))?;
-        let mut lines = BufReader::new(stdout).lines();
+        let mut lines = crate::node::CappedLines::new(stdout, "the harness");
         let first = tokio::time::timeout(READY_TIMEOUT, lines.next_line()).await;
         let line = match first {
             Ok(Ok(Some(line))) => line,

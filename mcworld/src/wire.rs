@@ -293,6 +293,21 @@ struct RawLine {
     text: Option<String>,
 }
 
+/// Server chat, as long as a person's chat may be (`GATECREW_MAX_CHAT_BYTES`): a
+/// longer line is cut at a character boundary and marked.
+fn cap_chat(mut text: String) -> String {
+    let max = gatecrew_protocol::limits::max_chat_bytes();
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut = cut.saturating_sub(1);
+        }
+        text.truncate(cut);
+        text.push_str(" [cut]");
+    }
+    text
+}
+
 /// Parses one line from the bridge; `Err` names what is wrong with it.
 pub fn parse_line(line: &str) -> Result<Incoming, String> {
     let raw: RawLine = serde_json::from_str(line).map_err(|e| format!("not a protocol line ({e}): {line}"))?;
@@ -303,7 +318,7 @@ pub fn parse_line(line: &str) -> Result<Incoming, String> {
             "kicked" => Event::Kicked { bot, reason },
             "end" => Event::Ended { bot, reason },
             "died" => Event::Died { bot },
-            "chat" => Event::Chat { bot, text: raw.text.unwrap_or_default() },
+            "chat" => Event::Chat { bot, text: cap_chat(raw.text.unwrap_or_default()) },
             other => return Err(format!("unknown event {other:?}")),
         }));
     }

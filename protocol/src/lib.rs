@@ -22,6 +22,7 @@ mod board;
 mod count;
 mod ids;
 mod item;
+pub mod limits;
 mod message;
 pub mod metrics;
 mod pos;

@@ -23,8 +23,11 @@ impl Pos {
     }
 
     /// This position moved by the given deltas.
+    ///
+    /// Saturates at the ends of `i32` (a position a server reports may lie there): the
+    /// worlds and blueprints gatecrew builds lie within ±30,000,000, far inside.
     pub const fn offset(self, dx: i32, dy: i32, dz: i32) -> Self {
-        Pos::new(self.x + dx, self.y + dy, self.z + dz)
+        Pos::new(self.x.saturating_add(dx), self.y.saturating_add(dy), self.z.saturating_add(dz))
     }
 
     /// The block above.
@@ -52,8 +55,10 @@ impl Pos {
 
     /// Squared Euclidean distance between block corners.
     pub fn dist_sq(self, other: Pos) -> i64 {
-        let d = |a: i32, b: i32| i64::from(a - b) * i64::from(a - b);
-        d(self.x, other.x) + d(self.y, other.y) + d(self.z, other.z)
+        // In i64 and saturating: positions a server reports may lie anywhere in i32,
+        // and their differences overflowed.
+        let d = |a: i32, b: i32| (i64::from(a) - i64::from(b)).saturating_mul(i64::from(a) - i64::from(b));
+        d(self.x, other.x).saturating_add(d(self.y, other.y)).saturating_add(d(self.z, other.z))
     }
 
     /// Euclidean distance between block corners.
@@ -63,7 +68,7 @@ impl Pos {
 
     /// Horizontal (x, z) Manhattan distance.
     pub fn manhattan_xz(self, other: Pos) -> u32 {
-        self.x.abs_diff(other.x) + self.z.abs_diff(other.z)
+        self.x.abs_diff(other.x).saturating_add(self.z.abs_diff(other.z))
     }
 }
 

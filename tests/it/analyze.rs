@@ -114,20 +114,25 @@ fn metrics_match_hand_computed_values() {
     assert!(r.tables().contains("gated (n=2)"));
 }
 
+/// A truncated tail is skipped with a warning; the episode it cut short (no
+/// `episode_end`) is named and left out of the figures (issue 19: it used to count).
 #[test]
-fn a_truncated_tail_is_reported_and_skipped() {
+fn a_truncated_tail_is_reported_and_its_episode_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let cut = &EP2[..EP2.len() - 40];
     let f = write(dir.path(), "cut.jsonl", cut);
-    let read = read_traces(&[f]).unwrap();
-    assert_eq!(read.episodes.len(), 1);
+    let whole = write(dir.path(), "whole.jsonl", EP3);
+    let read = read_traces(&[f.clone(), whole]).unwrap();
+    assert_eq!(read.episodes.len(), 1, "only the whole episode counts");
+    assert_eq!(read.episodes[0].episode, "e3");
+    assert_eq!(read.left_out, 1);
     assert_eq!(read.warnings.len(), 2, "{:?}", read.warnings);
-    assert!(
-        read.warnings[0].contains("cut.jsonl:7: truncated") && read.warnings[0].contains("truncated"),
-        "{:?}",
-        read.warnings
-    );
-    assert!(read.warnings[1].contains("no episode_end"));
+    assert!(read.warnings[0].contains("cut.jsonl:7: truncated"), "{:?}", read.warnings);
+    assert!(read.warnings[1].contains("cut.jsonl: episode e2 has no episode_end"), "{:?}", read.warnings);
+    // Alone, it leaves nothing to measure: an error that says why.
+    let err = read_traces(&[f]).unwrap_err();
+    assert!(matches!(err, AnalyzeError::NoComplete { files: 1, .. }), "{err}");
+    assert!(err.to_string().contains("cut.jsonl: episode e2 has no episode_end"), "{err}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! faults the real one will not produce on demand.
 
 mod episode;
-mod fake;
+pub mod fake;
 mod faults;
 mod key;
 mod live;

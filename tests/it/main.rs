@@ -18,6 +18,7 @@ mod external;
 mod faults;
 mod fuzz_corpus;
 mod hitl;
+mod hostile;
 mod llm;
 mod metrics;
 mod minecraft;

@@ -17,6 +17,10 @@ fn a_short_soak_finds_nothing_and_injects_every_fault() {
         assert!(r[key].as_u64().unwrap() > 0, "no {key} happened: {r}");
     }
     assert!(r["peak_rss_kib_end"].as_u64().unwrap() > 0, "memory was sampled");
+    // The soak fails itself when memory grows past its limit (checked, not only shown);
+    // in-process, other tests share the heap, hence the default's 64 MiB of room.
+    assert_eq!(r["memory_growing"], false, "{r}");
+    assert!(r["rss_growth_kib"].is_i64(), "{r}");
 }
 
 #[test]

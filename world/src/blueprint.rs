@@ -27,7 +27,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
-use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
+use crate::error::{LineIndex, LoadError, LoadErrorKind, toml_error};
+use crate::limits;
 use crate::state::{BlockState, parse_block_spec};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
@@ -119,13 +120,39 @@ struct RawBlock {
 impl Blueprint {
     /// Loads a blueprint file.
     pub fn load(path: &Path, data: &GameData) -> Result<Self, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let io = |e: std::io::Error| LoadError::new(path, LoadErrorKind::Io(e.to_string()));
+        // Before reading: a file past the limit is refused without being held.
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        check_size(size, path)?;
+        let text = std::fs::read_to_string(path).map_err(io)?;
         Self::parse(&text, path, data)
     }
 
-    /// Parses blueprint text; `path` is only used in errors.
+    /// Parses blueprint text; `path` is only used in errors. The cells written in total
+    /// are limited by [`limits::max_blueprint_cells`].
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        check_size(u64::try_from(text.len()).unwrap_or(u64::MAX), path)?;
+        let max_cells = limits::max_blueprint_cells().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+        Self::parse_with_limit(text, path, data, max_cells)
+    }
+
+    /// Parses blueprint text, refusing one whose fills and blocks write more than
+    /// `max_cells` cells in total (an error at the entry that crosses the limit).
+    pub fn parse_with_limit(text: &str, path: &Path, data: &GameData, max_cells: u64) -> Result<Self, LoadError> {
         let raw: RawBlueprint = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let lines = LineIndex::new(text);
+        let line_of = |_: &str, offset: usize| lines.line(offset);
+        let too_many = |line: usize| {
+            LoadError::new(
+                path,
+                LoadErrorKind::Invalid(format!(
+                    "the blueprint writes more than {max_cells} cells in total (the limit; set {} for more)",
+                    limits::MAX_BLUEPRINT_CELLS_VAR
+                )),
+            )
+            .line(line)
+        };
+        let mut written: u64 = 0;
         let mut unknown = Vec::new();
         let mut resolve = |spec: &Spanned<String>| -> Option<(BlockId, BlockState)> {
             let line = line_of(text, spec.span().start);
@@ -162,6 +189,19 @@ impl Blueprint {
                     LoadError::new(path, LoadErrorKind::Invalid("fill larger than a million blocks".into())).line(line)
                 );
             }
+            // Counted before the cells are made, so that fifty large fills are refused
+            // before they take memory (a 3.5 KB file of them aborted on allocation).
+            let count = match f.shape {
+                FillShape::Solid => volume,
+                FillShape::Walls => {
+                    let inner = |a: i32, b: i32| (side(a, b) - 2).max(0);
+                    volume - inner(lo.x, hi.x) * side(lo.y, hi.y) * inner(lo.z, hi.z)
+                }
+            };
+            written = written.saturating_add(u64::try_from(count).unwrap_or(u64::MAX));
+            if written > max_cells {
+                return Err(too_many(line));
+            }
             for x in lo.x..=hi.x {
                 for y in lo.y..=hi.y {
                     for z in lo.z..=hi.z {
@@ -175,6 +215,10 @@ impl Blueprint {
         }
         for b in &raw.block {
             let line = line_of(text, b.at.span().start);
+            written = written.saturating_add(1);
+            if written > max_cells {
+                return Err(too_many(line));
+            }
             if !in_world(*b.at.get_ref()) {
                 return Err(LoadError::new(path, LoadErrorKind::Invalid(outside_world(*b.at.get_ref()))).line(line));
             }
@@ -375,6 +419,21 @@ impl Blueprint {
         let first = self.cells.first()?.pos;
         Some(self.cells.iter().fold((first, first), |(lo, hi), c| (min_corner(lo, c.pos), max_corner(hi, c.pos))))
     }
+}
+
+/// Refuses a blueprint text larger than [`limits::max_blueprint_bytes`].
+fn check_size(size: u64, path: &Path) -> Result<(), LoadError> {
+    let max = limits::max_blueprint_bytes().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+    if size > max {
+        return Err(LoadError::new(
+            path,
+            LoadErrorKind::Invalid(format!(
+                "the file is {size} bytes, more than the limit of {max} for a blueprint (set {} for more)",
+                limits::MAX_BLUEPRINT_BYTES_VAR
+            )),
+        ));
+    }
+    Ok(())
 }
 
 /// Cells being assembled: block, state and the line of the entry that set it (0: none).

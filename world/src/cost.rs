@@ -9,6 +9,11 @@
 //! recipes); mine a known resource block (plus a tool where the block needs one);
 //! smelt (input, fuel, furnace). The search is depth-limited, memoised per query and
 //! pruned at the budget, and it never counts teammates' inventories.
+//!
+//! Counts reach here from chat ("get 1100000000 crafting tables") and from task files:
+//! every sum and product saturates (a saturated cost is above any budget, so the route is
+//! refused), and clippy's `arithmetic_side_effects` keeps it that way.
+#![deny(clippy::arithmetic_side_effects)]
 
 use std::collections::HashMap;
 
@@ -98,7 +103,8 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         let d = (here.dist(to) - self.k.reach()).max(0.0);
         // Paths bend around obstacles; a fifth more than the straight line is a fair
         // average on building sites.
-        (d * 1.2).ceil() as u64 * self.k.ticks().move_per_block
+        // `as` saturates from f64; a NaN distance (never produced) would give 0.
+        ((d * 1.2).ceil() as u64).saturating_mul(self.k.ticks().move_per_block)
     }
 
     fn acquire(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
@@ -127,10 +133,11 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         let (mut got, mut ticks, mut last) = (0u32, 0u64, self.k.here());
         for (p, n) in stores {
             // Walk from store to store.
-            let leg = ((last.dist(p) * 1.2).ceil() as u64) * self.k.ticks().move_per_block;
-            ticks += if got == 0 { self.travel(p) } else { leg } + self.k.ticks().chest;
+            let leg = ((last.dist(p) * 1.2).ceil() as u64).saturating_mul(self.k.ticks().move_per_block);
+            let walk = if got == 0 { self.travel(p) } else { leg };
+            ticks = ticks.saturating_add(walk).saturating_add(self.k.ticks().chest);
             last = p;
-            got += n;
+            got = got.saturating_add(n);
             if got >= deficit {
                 return Some(Estimate { ticks, route: Route::Take });
             }
@@ -143,7 +150,7 @@ impl<'k, K: Knowledge> Planner<'k, K> {
             return Some(self.travel(p));
         }
         let item = item?;
-        Some(self.obtain(item, 1)?.ticks + self.k.ticks().place)
+        Some(self.obtain(item, 1)?.ticks.saturating_add(self.k.ticks().place))
     }
 
     fn craft(&mut self, item: ItemId, deficit: u32) -> Option<Estimate> {
@@ -154,16 +161,18 @@ impl<'k, K: Knowledge> Planner<'k, K> {
     /// Cost of making `deficit` items with one recipe, ingredients and table included.
     pub fn craft_with(&mut self, rid: RecipeId, deficit: u32) -> Option<Estimate> {
         let r = self.k.data().recipe(rid).clone();
-        let times = deficit.div_ceil(r.count);
+        // A recipe of count 0 (never in the data) makes nothing.
+        let times = deficit.checked_div_ceil_or_none(r.count)?;
         let mut ticks = self.k.ticks().craft;
         for (ing, n) in &r.ingredients {
-            ticks += self.obtain(*ing, n * times)?.ticks;
+            // More than a u32 of one ingredient is no plan at all.
+            ticks = ticks.saturating_add(self.obtain(*ing, n.checked_mul(times)?)?.ticks);
             if ticks > self.budget {
                 return None;
             }
         }
         if r.grid == 3 {
-            ticks += self.station(self.k.table(), self.k.table_item())?;
+            ticks = ticks.saturating_add(self.station(self.k.table(), self.k.table_item())?);
         }
         (ticks <= self.budget).then_some(Estimate { ticks, route: Route::Craft })
     }
@@ -192,8 +201,10 @@ impl<'k, K: Knowledge> Planner<'k, K> {
         // Estimated with the tool it would use: a wooden one when one is needed.
         let speed = if info.needs.is_some() { 2.0 } else { 1.0 };
         let t = self.k.ticks();
-        let per = ((hardness * 30.0 / speed).ceil() as u64).max(t.min_mine) + 2 * t.move_per_block;
-        let ticks = tool + self.travel(at) + per * u64::from(deficit);
+        let per = ((hardness * 30.0 / speed).ceil() as u64)
+            .max(t.min_mine)
+            .saturating_add(t.move_per_block.saturating_mul(2));
+        let ticks = tool.saturating_add(self.travel(at)).saturating_add(per.saturating_mul(u64::from(deficit)));
         (ticks <= self.budget).then_some(Estimate { ticks, route: Route::Mine })
     }
 
@@ -206,13 +217,27 @@ impl<'k, K: Knowledge> Planner<'k, K> {
     pub fn smelt_with(&mut self, s: Smelt, deficit: u32) -> Option<(Estimate, ItemId)> {
         let fuels: Vec<(ItemId, u32)> = self.k.data().fuels();
         let input = self.obtain(s.input, deficit)?;
-        let burn_needed = s.ticks * deficit;
+        let burn_needed = s.ticks.checked_mul(deficit)?;
         let (fuel_ticks, fuel) = fuels
             .iter()
-            .filter_map(|(f, burn)| self.obtain(*f, burn_needed.div_ceil(*burn)).map(|e| (e.ticks, *f)))
+            .filter_map(|(f, burn)| {
+                self.obtain(*f, burn_needed.checked_div_ceil_or_none(*burn)?).map(|e| (e.ticks, *f))
+            })
             .min()?;
         let furnace = self.station(self.k.furnace(), self.k.furnace_item())?;
-        let ticks = input.ticks + fuel_ticks + furnace + u64::from(burn_needed);
+        let ticks =
+            input.ticks.saturating_add(fuel_ticks).saturating_add(furnace).saturating_add(u64::from(burn_needed));
         (ticks <= self.budget).then_some((Estimate { ticks, route: Route::Smelt }, fuel))
+    }
+}
+
+/// `div_ceil` that answers `None` for a zero divisor instead of panicking.
+trait CheckedDivCeil: Sized {
+    fn checked_div_ceil_or_none(self, by: Self) -> Option<Self>;
+}
+
+impl CheckedDivCeil for u32 {
+    fn checked_div_ceil_or_none(self, by: u32) -> Option<u32> {
+        (by != 0).then(|| self.div_ceil(by))
     }
 }

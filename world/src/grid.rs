@@ -28,15 +28,24 @@ impl Bounds {
             && (self.min.z..=self.max.z).contains(&p.z)
     }
 
+    /// Side lengths, computed in `i64`: `max - min + 1` of the full `i32` range
+    /// overflowed `i32`.
     fn dims(&self) -> (usize, usize, usize) {
-        let d = |a: i32, b: i32| (b - a + 1).max(0) as usize;
+        let d = |a: i32, b: i32| usize::try_from((i64::from(b) - i64::from(a) + 1).max(0)).unwrap_or(usize::MAX);
         (d(self.min.x, self.max.x), d(self.min.y, self.max.y), d(self.min.z, self.max.z))
     }
 
-    /// Number of cells.
-    pub fn volume(&self) -> usize {
+    /// Number of cells, or `None` when it does not fit a `usize` (bounds of large
+    /// numbers: `w * h * d` wrapped past the volume check in release builds and the
+    /// grid then indexed out of bounds).
+    pub fn checked_volume(&self) -> Option<usize> {
         let (w, h, d) = self.dims();
-        w * h * d
+        w.checked_mul(h)?.checked_mul(d)
+    }
+
+    /// Number of cells, saturating at `usize::MAX`.
+    pub fn volume(&self) -> usize {
+        self.checked_volume().unwrap_or(usize::MAX)
     }
 }
 
@@ -50,7 +59,8 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// An all-air grid.
+    /// An all-air grid. The caller keeps the volume small (a world spec allows at most
+    /// 4,000,000 cells); bounds whose volume overflows panic here rather than wrap.
     pub fn new(bounds: Bounds) -> Self {
         let dims = bounds.dims();
         Grid { bounds, dims, cells: vec![BlockId::AIR; bounds.volume()], states: BTreeMap::new() }
@@ -66,9 +76,10 @@ impl Grid {
             return None;
         }
         let (w, h, _) = self.dims;
-        let x = (p.x - self.bounds.min.x) as usize;
-        let y = (p.y - self.bounds.min.y) as usize;
-        let z = (p.z - self.bounds.min.z) as usize;
+        // Inside the bounds, so each offset is in 0..side and the index below the volume,
+        // which `new` allocated.
+        let off = |c: i32, lo: i32| (i64::from(c) - i64::from(lo)) as usize;
+        let (x, y, z) = (off(p.x, self.bounds.min.x), off(p.y, self.bounds.min.y), off(p.z, self.bounds.min.z));
         Some((z * h + y) * w + x)
     }
 
@@ -185,6 +196,15 @@ mod tests {
         assert_eq!(reach_distance(feet, Pos::new(0, 1, 0)), 0.0, "the eyes are inside that block");
         let d = reach_distance(feet, Pos::new(3, 3, 0));
         assert!((d - (2.5f64.powi(2) + 1.38f64.powi(2)).sqrt()).abs() < 1e-9, "{d}");
+    }
+
+    #[test]
+    fn huge_bounds_do_not_wrap_their_volume() {
+        let b = Bounds { min: Pos::new(i32::MIN, 0, i32::MIN), max: Pos::new(i32::MAX, 3, i32::MAX) };
+        assert_eq!(b.checked_volume(), None);
+        assert_eq!(b.volume(), usize::MAX);
+        let b = Bounds { min: Pos::new(0, 0, 0), max: Pos::new(1 << 20, 1 << 20, 1 << 20) };
+        assert!(b.volume() > 4_000_000, "{}", b.volume());
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod data;
 pub mod error;
 pub mod grid;
 pub mod inventory;
+pub mod limits;
 pub mod observe;
 mod oracle;
 pub mod path;

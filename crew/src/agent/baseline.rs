@@ -73,11 +73,11 @@ impl AgentCore {
             Directive::Deliver { window, to, item, count } => {
                 self.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
             }
-            Directive::Incoming { window, from, item, count } => {
+            Directive::Incoming { window, from, item, count, deadline } => {
                 self.waiting_manager = None;
                 self.blocks.remove(&Blocker::Item(item));
                 let key = Issue::MissingMaterial { item, count }.key();
-                let deadline = self.now + self.board_cfg.handover_ticks;
+                // The manager's deadline: it decides when the delivery has failed.
                 self.awaiting.insert(
                     item,
                     Awaiting {

@@ -75,6 +75,12 @@ impl Faults {
         }
     }
 
+    /// Whether a chat line or a report to the manager is lost (one draw, only when the
+    /// drop rate is on, so that configs without it keep their traces).
+    pub fn drops(&mut self) -> bool {
+        self.drop > 0.0 && self.rng.random::<f64>() < self.drop
+    }
+
     /// Whether the agent stepping now crashes (the random crash fault).
     pub fn crashes(&mut self) -> bool {
         self.crash_rate > 0.0 && self.rng.random::<f64>() < self.crash_rate
@@ -131,6 +137,29 @@ impl super::Episode {
             self.push(EventKind::MessageFault { agent, fault, msg, until });
         }
         now_out
+    }
+
+    /// Whether a chat line (`flatcomm`) or a report to the central manager
+    /// (`central_dag`) is lost on the way. Only the drop fault applies to them: they
+    /// carry no window for a delay or a copy to be measured against.
+    pub(super) fn lost(&mut self, agent: AgentId, msg: &str) -> bool {
+        if !self.faults.drops() {
+            return false;
+        }
+        metrics::counter!("gatecrew_message_faults_total", "fault" => MessageFault::Dropped.as_str()).increment(1);
+        self.push(EventKind::MessageFault { agent, fault: MessageFault::Dropped, msg: msg.to_owned(), until: None });
+        true
+    }
+
+    /// A `central_dag` report was lost: the manager never re-plans for it, so the bot,
+    /// hearing nothing for a board window, recovers locally, as a bot of the gated
+    /// policies does when its request's window never opens.
+    pub(super) fn report_lost(&mut self, agent: AgentId, issue: IssueId) {
+        let due = self.tick + gatecrew_protocol::BoardConfig::default().window_ticks;
+        if let Some(s) = self.slots.get_mut(agent.index()) {
+            s.directives.push(super::manager::Directive::RecoverLocally { issue });
+            s.directive_due = Some(s.directive_due.map_or(due, |t| t.min(due)));
+        }
     }
 
     /// The messages the delay fault held back until now, with their senders, for the

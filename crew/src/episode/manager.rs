@@ -49,6 +49,11 @@ pub enum Directive {
         item: ItemId,
         /// How many.
         count: u32,
+        /// When the manager gives the delivery up (and tells the bot to recover): the
+        /// bot waits until then. Its own hand-over timeout was shorter whenever a
+        /// re-plan paused the crew or another directive came first, and the soak found
+        /// bots idle past it (issue 19).
+        deadline: Tick,
     },
     /// Bring items to a teammate.
     Deliver {
@@ -165,13 +170,11 @@ impl Manager {
                         let window = WindowId(self.next_window);
                         self.next_window += 1;
                         let count = s.min(count);
-                        self.open.insert(
-                            window,
-                            Delivery { requester: from, issue, deadline: now + r.pause + self.config.delivery_ticks },
-                        );
+                        let deadline = now + r.pause + self.config.delivery_ticks;
+                        self.open.insert(window, Delivery { requester: from, issue, deadline });
                         r.opened.push((window, issue));
                         r.directives.push((giver, Directive::Deliver { window, to: from, item, count }));
-                        r.directives.push((from, Directive::Incoming { window, from: giver, item, count }));
+                        r.directives.push((from, Directive::Incoming { window, from: giver, item, count, deadline }));
                     }
                     None => r.directives.push((from, Directive::RecoverLocally { issue })),
                 }

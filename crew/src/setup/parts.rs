@@ -78,14 +78,22 @@ impl Setup {
         check_blueprint_fits(&blueprint, &world, path)?;
         world.set_failure_rate(faults.action_failure_rate);
         if faults.path_block_rate > 0.0 {
-            let block =
-                data.block(&faults.path_block).filter(|b| *b != gatecrew_world::BlockId::AIR).ok_or_else(|| {
-                    LoadError::new(
-                        path,
-                        LoadErrorKind::Invalid(format!("{:?} is not a solid block", faults.path_block)),
-                    )
-                    .at("faults.path_block")
-                })?;
+            // A block that bars a path must be one a bot can mine away: solid, one
+            // cell tall and breakable (water, doors and bedrock were accepted).
+            let minable = |b: &gatecrew_world::BlockId| {
+                let info = data.block_info(*b);
+                info.solid && !info.passable && info.height == 1 && info.hardness.is_some_and(|h| h >= 0.0)
+            };
+            let block = data.block(&faults.path_block).filter(minable).ok_or_else(|| {
+                LoadError::new(
+                    path,
+                    LoadErrorKind::Invalid(format!(
+                        "{:?} is not a solid, one-cell block a bot can mine (the path block must be)",
+                        faults.path_block
+                    )),
+                )
+                .at("faults.path_block")
+            })?;
             world.set_path_blocks(faults.path_block_rate, block);
         }
         world.set_keep_clear(blueprint.cells().iter().map(|c| c.pos));

@@ -72,6 +72,8 @@ pub struct LlmClient {
     http: reqwest::Client,
     spec: LlmSpec,
     endpoint: String,
+    /// The endpoint as logs and errors show it (credentials hidden).
+    shown: String,
     model: String,
     key: Option<ApiKey>,
     det: Deterministic,
@@ -80,7 +82,7 @@ pub struct LlmClient {
 impl std::fmt::Debug for LlmClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LlmClient")
-            .field("endpoint", &self.endpoint)
+            .field("endpoint", &self.shown)
             .field("model", &self.model)
             .field("key", &self.key)
             .field("timeout_ms", &self.spec.timeout_ms)
@@ -103,13 +105,20 @@ impl LlmClient {
     pub fn with_key(spec: LlmSpec, det: Deterministic, key: Option<ApiKey>) -> Result<Self, LlmClientError> {
         let base = spec.url.clone().ok_or(LlmClientError::NoUrl)?;
         let model = spec.model.clone().ok_or(LlmClientError::NoModel)?;
+        // A redirect to another host would carry the request (and a key in the URL) there.
+        let redirects = reqwest::redirect::Policy::custom(|attempt| {
+            let same = attempt.previous().first().is_some_and(|first| super::same_origin(first, attempt.url()));
+            if same && attempt.previous().len() < 3 { attempt.follow() } else { attempt.stop() }
+        });
         let http = reqwest::Client::builder()
             .connect_timeout(spec.timeout())
             .timeout(spec.timeout())
+            .redirect(redirects)
             .build()
             .map_err(|e| LlmClientError::Build(e.to_string()))?;
         let endpoint = format!("{}/chat/completions", base.trim_end_matches('/'));
-        Ok(LlmClient { http, spec, endpoint, model, key, det })
+        let shown = super::redact_url(&endpoint);
+        Ok(LlmClient { http, spec, endpoint, shown, model, key, det })
     }
 
     /// The spec.
@@ -136,7 +145,10 @@ impl LlmClient {
         let latency_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let fallback = |reason: FallbackReason, reply: String, usage: Option<Usage>, stated: Option<f64>| {
             let mut verdict = self.spec.fallback.verdict(self.det, card.f.r, score);
-            if let Some(c) = stated {
+            // The model's stated confidence is kept only when it is one: an
+            // out-of-range number (7, -3, NaN) stays in the reply text, not in the
+            // verdict, whose confidence must lie in [0, 1].
+            if let Some(c) = stated.filter(|c| (0.0..=1.0).contains(c)) {
                 verdict.confidence = c;
             }
             let u = usage.unwrap_or_default();
@@ -235,7 +247,7 @@ impl LlmClient {
             Some(reason) => {
                 metrics::counter!("gatecrew_adjudications_total", "outcome" => "fallback").increment(1);
                 metrics::counter!("gatecrew_adjudication_fallbacks_total", "reason" => reason.class()).increment(1);
-                tracing::warn!(endpoint = %self.endpoint, reason = %reason, latency_ms = adj.latency_ms, "adjudication fell back");
+                tracing::warn!(endpoint = %self.shown, reason = %reason, latency_ms = adj.latency_ms, "adjudication fell back");
             }
         }
         if tokens > self.spec.token_budget {

@@ -99,7 +99,7 @@ impl Default for LlmSpec {
 impl std::fmt::Debug for LlmSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LlmSpec")
-            .field("url", &self.url)
+            .field("url", &self.url.as_deref().map(super::endpoint::redact_url))
             .field("model", &self.model)
             .field("api_key_env", &self.api_key_env)
             .field("timeout_ms", &self.timeout_ms)
@@ -151,8 +151,8 @@ impl LlmSpec {
     pub fn check(&self) -> Result<(), LlmConfigError> {
         let bad = |key, message: String| Err(LlmConfigError { key, message });
         if let Some(url) = &self.url {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return bad("llm.url", format!("must start with http:// or https://, got \"{url}\""));
+            if let Err(e) = super::endpoint::check_url(url) {
+                return bad("llm.url", e);
             }
         }
         if self.model.as_deref().is_some_and(str::is_empty) {

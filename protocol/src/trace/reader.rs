@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::TRACE_VERSION;
 use super::event::Event;
+use crate::limits::Line;
 
 /// Writes one event per line.
 #[derive(Debug)]
@@ -99,15 +100,21 @@ impl TraceError {
 #[derive(Debug)]
 pub struct TraceReader<R: BufRead> {
     input: R,
-    buf: String,
     line: u64,
     done: bool,
+    max_line: usize,
 }
 
 impl<R: BufRead> TraceReader<R> {
     /// Wraps a buffered reader.
     pub fn new(input: R) -> Self {
-        TraceReader { input, buf: String::with_capacity(512), line: 0, done: false }
+        Self::with_max_line(input, crate::limits::max_line_bytes())
+    }
+
+    /// Wraps a buffered reader; a line longer than `max_line` bytes is an error (it is
+    /// read past, never held: one endless line took unbounded memory).
+    pub fn with_max_line(input: R, max_line: usize) -> Self {
+        TraceReader { input, line: 0, done: false, max_line }
     }
 
     /// Lines read so far.
@@ -152,21 +159,38 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             if self.done {
                 return None;
             }
-            self.buf.clear();
-            match self.input.read_line(&mut self.buf) {
-                Ok(0) => {
+            let (bytes, complete) = match crate::limits::read_line_capped(&mut self.input, self.max_line) {
+                Ok(None) => {
                     self.done = true;
                     return None;
                 }
-                Ok(_) => {}
+                Ok(Some(Line::Text(b))) => (b, true),
+                Ok(Some(Line::Unterminated(b))) => (b, false),
+                Ok(Some(Line::TooLong(n))) => {
+                    self.line = self.line.saturating_add(1);
+                    let reason = format!(
+                        "the line is {n} bytes, more than the limit of {} (set {} for more)",
+                        self.max_line,
+                        crate::limits::MAX_LINE_BYTES_VAR
+                    );
+                    return Some(Err(TraceError::Malformed { line: self.line, reason }));
+                }
                 Err(source) => {
                     self.done = true;
-                    return Some(Err(TraceError::Io { line: self.line + 1, source }));
+                    return Some(Err(TraceError::Io { line: self.line.saturating_add(1), source }));
                 }
-            }
-            self.line += 1;
-            let complete = self.buf.ends_with('\n');
-            let text = self.buf.trim_end_matches(['\n', '\r']);
+            };
+            self.line = self.line.saturating_add(1);
+            let text = match std::str::from_utf8(&bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    if !complete {
+                        self.done = true;
+                    }
+                    let reason = format!("not UTF-8 at byte {} of the line", e.valid_up_to().saturating_add(1));
+                    return Some(Err(TraceError::Malformed { line: self.line, reason }));
+                }
+            };
             if text.trim().is_empty() {
                 continue;
             }

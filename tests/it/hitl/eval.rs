@@ -29,9 +29,11 @@ fn the_set_has_over_a_hundred_utterances_over_plans_of_12_120_215_nodes() {
             assert!(p.ids().iter().any(|n| p.label(*n) == l), "{}: no node {l:?} in {}", u.text, u.plan);
         }
     }
-    // The parser is scored (its accuracy is reported in docs/hitl.md, not pinned here
-    // beyond a floor that catches a broken parser).
+    // The parser's accuracy is held to what docs/hitl.md reports for it (88.5% of the
+    // 122, the "all" row): the floor was 50%, so the documented figure could rot.
     let rows = eval::run(&set, &plans, &mut ParserClassifier, &v, &d);
     let right = rows.iter().filter(|r| r.score == eval::Score::Right).count();
-    assert!(right * 2 > rows.len(), "parser right on {right} of {}", rows.len());
+    const DOCUMENTED: f64 = 0.885;
+    let share = right as f64 / rows.len() as f64;
+    assert!(share >= DOCUMENTED - 0.0005, "parser right on {right} of {} ({:.1}%)", rows.len(), share * 100.0);
 }

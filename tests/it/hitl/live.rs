@@ -65,10 +65,13 @@ fn a_websocket_client_talks_to_the_bot_and_quits() {
         let session =
             run_live::<_, tokio::io::BufReader<tokio::io::Empty>>(driver(), cfg, None, Collect::default(), &mut show);
         let client = async {
+            // With a deadline: a session that never listens fails the test, not hangs it.
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
             let url = loop {
                 if let Ok(u) = addr_rx.try_recv() {
                     break u;
                 }
+                assert!(tokio::time::Instant::now() < deadline, "the session never said where it listens");
                 tokio::time::sleep(Duration::from_millis(5)).await;
             };
             assert!(url.starts_with("ws://127.0.0.1:"), "{url}");

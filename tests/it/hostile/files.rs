@@ -1,0 +1,76 @@
+//! Small files that asked for unbounded memory or time.
+
+use std::path::Path;
+use std::time::Instant;
+
+use gatecrew_world::Blueprint;
+
+use crate::cli::gatecrew;
+use crate::common::data;
+
+fn blocks(n: usize) -> String {
+    let mut s = String::from("name = \"many blocks\"\n");
+    for i in 0..n {
+        s.push_str(&format!("[[block]]\nat = [{}, 0, {}]\nblock = \"dirt\"\n", i % 300, i / 300));
+    }
+    s
+}
+
+/// Loading `[[block]]`s is linear: the line of each block came from scanning the file
+/// from its start, so 40k blocks took 43 s. Measured as a ratio, not a wall-clock
+/// bound, each size the fastest of three runs (other tests share the cores): four
+/// times the blocks must take far less than the sixteen times a quadratic loader
+/// needs (linear is about 4; BTreeMap inserts add a little).
+#[test]
+fn block_loading_is_linear() {
+    let time = |n: usize| {
+        let text = blocks(n);
+        (0..3)
+            .map(|_| {
+                let started = Instant::now();
+                let bp = Blueprint::parse(&text, Path::new("many.toml"), &data()).unwrap();
+                assert_eq!(bp.len(), n);
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (small, large) = (time(10_000), time(40_000));
+    assert!(large / small < 10.0, "10k blocks {small:.3} s, 40k blocks {large:.3} s: not linear");
+}
+
+/// The total-cell limit is configurable: a lower one refuses a blueprint the default
+/// accepts, naming the entry that crossed it.
+#[test]
+fn the_blueprint_cell_limit_is_configurable() {
+    let text = blocks(10);
+    assert!(Blueprint::parse_with_limit(&text, Path::new("b.toml"), &data(), 10).is_ok());
+    let e = Blueprint::parse_with_limit(&text, Path::new("b.toml"), &data(), 9).unwrap_err();
+    assert_eq!(e.line_number(), Some(30), "{e}");
+    assert!(e.to_string().contains("GATECREW_MAX_BLUEPRINT_CELLS"), "{e}");
+}
+
+/// A blueprint file past the size limit is refused before it is read: a 44 MB file of
+/// a million `[[block]]`s took 2.5 GB and 37 s to parse before its cells were counted.
+#[test]
+fn an_oversized_blueprint_file_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.toml");
+    let f = std::fs::File::create(&p).unwrap();
+    // Sparse: 5 MiB of nothing, read by nobody.
+    f.set_len(5 << 20).unwrap();
+    let e = Blueprint::load(&p, &data()).unwrap_err().to_string();
+    assert!(e.contains("more than the limit of 4194304") && e.contains("GATECREW_MAX_BLUEPRINT_BYTES"), "{e}");
+}
+
+/// `--jobs` is capped at a small multiple of the cores, with a clear error (exit 2)
+/// before anything starts.
+#[test]
+fn jobs_beyond_a_few_per_core_are_refused() {
+    for cmd in [&["soak", "--episodes", "1"][..], &["suite", "run"][..], &["calibrate"][..]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--jobs", "100000"]);
+        let (code, _, err) = gatecrew(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("more than 4 per core"), "{args:?}: {err}");
+    }
+}
