@@ -19,6 +19,7 @@ mod consult;
 mod gate;
 mod memory;
 mod recover;
+mod scaffold;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -246,6 +247,7 @@ pub struct StepOutput {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Purpose {
     Build(NodeId),
+    Scaffold(NodeId),
     Recover,
     Handover,
 }
@@ -391,6 +393,11 @@ pub struct AgentCore {
     // central_dag: the issue the agent waits on the manager for, and the issues sent.
     waiting_manager: Option<IssueId>,
     sent_to_manager: BTreeMap<IssueId, Issue>,
+    // The pillar this agent is building or standing on, nodes a walk could not reach,
+    // and pillar bases it could not get to.
+    scaffold: Option<scaffold::OwnPillar>,
+    lift: BTreeSet<NodeId>,
+    bad_bases: BTreeSet<Pos>,
 }
 
 impl AgentCore {
@@ -430,6 +437,9 @@ impl AgentCore {
             refused: BTreeMap::new(),
             waiting_manager: None,
             sent_to_manager: BTreeMap::new(),
+            scaffold: None,
+            lift: BTreeSet::new(),
+            bad_bases: BTreeSet::new(),
         }
     }
 
@@ -609,6 +619,7 @@ impl AgentCore {
         }
         match self.purpose.take() {
             Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
+            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o, out),
             Some(Purpose::Recover) => self.recover_outcome(&o, out),
             Some(Purpose::Handover) => self.handover_outcome(&o),
             None => {}
@@ -619,6 +630,14 @@ impl AgentCore {
         // A few rounds: an issue decision or a finished recovery can free the way for an
         // action in the same step.
         for _ in 0..8 {
+            // A hand-over or a recovery walks: off the pillar first, taking it down.
+            let walks = !self.handovers.is_empty() || self.recovery.as_ref().is_some_and(|r| !r.paused());
+            if walks && self.on_pillar() {
+                if let Some(build::Next::Scaffold(node, a)) = self.leave_pillar() {
+                    self.purpose = Some(Purpose::Scaffold(node));
+                    return Intent::Act(a);
+                }
+            }
             if let Some(a) = self.next_handover_action() {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
@@ -639,6 +658,10 @@ impl AgentCore {
             match self.next_build(out) {
                 build::Next::Act(node, a) => {
                     self.purpose = Some(Purpose::Build(node));
+                    return Intent::Act(a);
+                }
+                build::Next::Scaffold(node, a) => {
+                    self.purpose = Some(Purpose::Scaffold(node));
                     return Intent::Act(a);
                 }
                 build::Next::Again => continue,

@@ -302,7 +302,11 @@ impl Episode {
             return false;
         }
         let all_done = self.slots.iter().all(|s| s.done && idle(s));
-        all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)
+        // A finished blueprint ends the episode only once the scaffolds are down too.
+        all_done
+            || self.progress().correct == self.blueprint.len() as u32
+                && self.slots.iter().all(idle)
+                && self.world.scaffold_left(&self.blueprint).is_empty()
     }
 
     /// The next tick at which something happens, if any.

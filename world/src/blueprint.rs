@@ -15,9 +15,13 @@
 //! Two-block-tall blocks (doors) fill the cell above too, with `half=upper` there when
 //! the lower cell says `half=lower`.
 //!
-//! `air` carves a cell out. Every cell must be supported: resting on the ground
-//! (`y = 0`), on the blueprint cell below it, or reachable from the ground through
-//! neighbouring blueprint cells, so that some placement order exists.
+//! `air` carves a cell out. Cells are ordered by Minecraft's placement rule (see
+//! [`crate::placement`]): from the ground outward, each cell after a neighbour it can be
+//! placed against. A part that touches nothing built (a floating platform) starts from
+//! one cell placed against a temporary scaffold block ([`Blueprint::floats`]). Loading
+//! refuses only what can never be built: a cell outside the world or below the ground,
+//! and a falling or attached block whose only possible support is a cell the blueprint
+//! leaves empty (sand over air, a torch on nothing).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -27,6 +31,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
+use crate::placement;
 use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
 use crate::state::{BlockState, parse_block_spec};
 
@@ -66,9 +71,12 @@ pub struct Cell {
     pub state: BlockState,
     /// Which part.
     pub part: Part,
-    /// The cell that must be placed before this one (`None`: rests on the ground).
+    /// The cell that must be placed before this one, and that it is placed against
+    /// (`None`: it rests on the ground, or it starts a floating part and is placed
+    /// against a temporary scaffold block, see [`Blueprint::floats`]).
     pub support: Option<usize>,
-    /// Steps from the ground through supports.
+    /// Steps from the ground (or from the start of a floating part) through supports;
+    /// floating parts come after every part connected to the ground.
     pub level: u32,
 }
 
@@ -297,39 +305,15 @@ impl Blueprint {
                 Cell { pos: *p, block, state, part, support: None, level: u32::MAX }
             })
             .collect();
-        // Breadth-first from the ground: a cell with a blueprint cell below waits for
-        // that one; any other cell takes the first neighbour reached.
-        let mut queue = VecDeque::new();
-        for (i, c) in out.iter_mut().enumerate() {
-            if c.pos.y == 0 {
-                c.level = 0;
-                queue.push_back(i);
-            }
-        }
-        while let Some(i) = queue.pop_front() {
-            let (p, level) = (out[i].pos, out[i].level);
-            for q in p.neighbours() {
-                let Some(&j) = index.get(&q) else { continue };
-                if out[j].level != u32::MAX {
-                    continue;
-                }
-                let below = index.get(&q.down()).copied();
-                if below.is_some() && below != Some(i) {
-                    continue;
-                }
-                out[j].support = Some(i);
-                out[j].level = level + 1;
-                queue.push_back(j);
-            }
-        }
-        if let Some(c) = out.iter().find(|c| c.level == u32::MAX) {
-            let line = cells[&c.pos].2;
-            return Err(invalid(
-                line,
-                format!("block at {} has no support: nothing below it connects to the ground", c.pos),
-            ));
-        }
+        order_cells(&mut out, &index, data).map_err(|(p, msg)| invalid(cells[&p].2, msg))?;
         Ok(Blueprint { name, cells: out, index })
+    }
+
+    /// Whether cell `i` starts a floating part: no support in the blueprint and no
+    /// ground to rest on, so it is placed against a temporary scaffold block.
+    pub fn floats(&self, i: usize, data: &GameData) -> bool {
+        let c = &self.cells[i];
+        c.support.is_none() && c.part != Part::Upper && !on_ground(c, data)
     }
 
     /// All cells, sorted by position.
@@ -374,6 +358,96 @@ impl Blueprint {
     pub fn extent(&self) -> Option<(Pos, Pos)> {
         let first = self.cells.first()?.pos;
         Some(self.cells.iter().fold((first, first), |(lo, hi), c| (min_corner(lo, c.pos), max_corner(hi, c.pos))))
+    }
+}
+
+fn on_ground(c: &Cell, data: &GameData) -> bool {
+    placement::anchors(data.block_info(c.block), &c.state, c.pos).iter().any(|a| a.y < 0)
+}
+
+/// Orders the cells by the placement rule: breadth-first from the cells that rest on
+/// the ground, each cell reached from a neighbour it may be placed against; then each
+/// floating part from its lowest cell that can lean on a temporary block outside the
+/// blueprint. Upper halves go with their lower half. Errors name the cell that can
+/// never be built.
+fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) -> Result<(), (Pos, String)> {
+    let anchors = |c: &Cell| placement::anchors(data.block_info(c.block), &c.state, c.pos);
+    // Never buildable: every cell it could rest on is empty in the blueprint, and a
+    // temporary block there would leave it falling or hanging on nothing when removed.
+    for c in out.iter().filter(|c| c.part != Part::Upper) {
+        let info = data.block_info(c.block);
+        if info.attach == crate::data::Attach::Any && !info.gravity {
+            continue;
+        }
+        let a = anchors(c);
+        if a.iter().all(|p| p.y >= 0 && !index.contains_key(p)) {
+            let what = if info.gravity { "falls" } else { "needs a block to hold it" };
+            let list: Vec<String> = a.iter().map(|p| p.to_string()).collect();
+            return Err((
+                c.pos,
+                format!(
+                    "block \"{}\" at {} {what} at {}, which the blueprint leaves empty: it can never stay there",
+                    info.name,
+                    c.pos,
+                    list.join(" or ")
+                ),
+            ));
+        }
+    }
+    let mut queue = VecDeque::new();
+    let reach = |out: &mut [Cell], i: usize, support: Option<usize>, level: u32, queue: &mut VecDeque<usize>| {
+        out[i].support = support;
+        out[i].level = level;
+        queue.push_back(i);
+        // The top half of a two-cell block appears with it.
+        if out[i].part == Part::Lower {
+            if let Some(&u) = index.get(&out[i].pos.up()) {
+                out[u].support = Some(i);
+                out[u].level = level;
+                queue.push_back(u);
+            }
+        }
+    };
+    for i in 0..out.len() {
+        if out[i].part != Part::Upper && on_ground(&out[i], data) {
+            reach(out, i, None, 0, &mut queue);
+        }
+    }
+    loop {
+        while let Some(i) = queue.pop_front() {
+            let (p, level) = (out[i].pos, out[i].level);
+            for q in p.neighbours() {
+                let Some(&j) = index.get(&q) else { continue };
+                if out[j].level != u32::MAX || out[j].part == Part::Upper || !anchors(&out[j]).contains(&p) {
+                    continue;
+                }
+                reach(out, j, Some(i), level + 1, &mut queue);
+            }
+        }
+        let left: Vec<usize> = (0..out.len()).filter(|&i| out[i].level == u32::MAX).collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        // A floating part: start from its lowest cell that can lean sideways on a
+        // temporary block outside the blueprint (a bot's pillar beside it).
+        let next = out.iter().filter(|c| c.level != u32::MAX).map(|c| c.level + 1).max().unwrap_or(0);
+        let seed = left
+            .iter()
+            .copied()
+            .filter(|&i| out[i].part != Part::Upper)
+            .filter(|&i| {
+                let c = &out[i];
+                let a = anchors(c);
+                c.pos.neighbours()[2..].iter().any(|n| a.contains(n) && !index.contains_key(n))
+            })
+            .min_by_key(|&i| (out[i].pos.y, out[i].pos));
+        match seed {
+            Some(i) => reach(out, i, None, next, &mut queue),
+            None => {
+                let p = out[left[0]].pos;
+                return Err((p, format!("block at {p} has no support: nothing connects it to the ground, and no side of its part is free to lean on a temporary block")));
+            }
+        }
     }
 }
 

@@ -102,6 +102,39 @@ pub struct BlockInfo {
     pub passable: bool,
     /// 2 for doors and other two-block placeables.
     pub height: u8,
+    /// Whether it falls when the cell below is empty (sand, gravel, concrete powder).
+    pub gravity: bool,
+    /// Which neighbour must hold it.
+    pub attach: Attach,
+}
+
+/// Which neighbouring block a placed block needs (vanilla's `canSurvive`, exported by
+/// `scripts/gen-data` per block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Attach {
+    /// Any neighbouring face holding a solid block (the ordinary placement rule).
+    Any,
+    /// The block below (torches, carpets, doors, plants).
+    Below,
+    /// The block its `facing` points away from (wall torches, ladders, wall signs).
+    Behind,
+    /// By its `face` state: floor below, ceiling above, wall behind (buttons, levers).
+    Face,
+    /// Below, or above (lanterns, hanging signs).
+    Hang,
+}
+
+impl Attach {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "any" => Attach::Any,
+            "below" => Attach::Below,
+            "behind" => Attach::Behind,
+            "face" => Attach::Face,
+            "hang" => Attach::Hang,
+            _ => return None,
+        })
+    }
 }
 
 /// Index of a crafting recipe in the data file.
@@ -335,6 +368,15 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             None => None,
             Some(n) => Some(item(n, key("item"))?),
         };
+        let attach = match b.attach.as_deref() {
+            None => Attach::Any,
+            Some(a) => Attach::parse(a).ok_or_else(|| {
+                err(
+                    key("attach"),
+                    DataErrorKind::Invalid(format!("unknown attach rule \"{a}\" (any, below, behind, face, hang)")),
+                )
+            })?,
+        };
         if !(1..=2).contains(&b.height) {
             return Err(err(key("height"), DataErrorKind::Invalid(format!("height {} is not 1 or 2", b.height))));
         }
@@ -354,6 +396,8 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             solid: b.solid,
             passable: b.passable,
             height: b.height,
+            gravity: b.gravity,
+            attach,
         });
     }
     if blocks.first().map(|b| b.name.as_str()) != Some("air") {

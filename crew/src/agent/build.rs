@@ -13,6 +13,8 @@ use crate::plan::{NodeId, NodeKind, NodeState, Task};
 pub(super) enum Next {
     /// An action for a node.
     Act(NodeId, Action),
+    /// An action on a pillar for a node.
+    Scaffold(NodeId, Action),
     /// Something changed (an issue was decided): look again.
     Again,
     /// Nothing to do until then (`None`: until news).
@@ -103,6 +105,9 @@ impl AgentCore {
         let earliest = |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
         let mut remaining = false;
         let mut idle_ready = false;
+        // On a pillar, everything in reach goes first; the first node out of reach
+        // decides whether the pillar is raised, lowered or taken down.
+        let mut deferred = None;
         for n in self.own_places() {
             let node = self.plan.node(n).clone();
             let Some((pos, block, item)) = place_of(&node.kind) else {
@@ -159,8 +164,12 @@ impl AgentCore {
                     // Own supports come earlier in build order; this one waits for it.
                     continue;
                 }
-                // A teammate's block: look before deciding it is missing.
+                // A teammate's block: look before deciding it is missing (not from a pillar:
+                // a walk would leave it standing).
                 let near = self.mem_near(spos);
+                if !near && self.on_pillar() {
+                    continue;
+                }
                 if !near {
                     return Next::Act(n, Action::MoveTo { target: spos, range: self.physics.reach - 0.5 });
                 }
@@ -193,12 +202,17 @@ impl AgentCore {
                 self.run_gate(id, issue, Some(n), out);
                 return Next::Again;
             }
-            if reach_distance(self.pos, pos) <= self.physics.reach {
-                // The blueprint's state (facing, door half...) is placed with the block.
-                let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
-                return Next::Act(n, Action::Place { pos, item, state });
+            if self.on_pillar() && !(reach_distance(self.pos, pos) <= self.physics.reach && self.anchored(pos, block)) {
+                deferred.get_or_insert((n, pos, block, item));
+                continue;
             }
-            return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
+            return self.approach(n, pos, block, item, out);
+        }
+        if let Some((n, pos, block, item)) = deferred {
+            return self.approach(n, pos, block, item, out);
+        }
+        if let Some(next) = self.leave_pillar() {
+            return next;
         }
         if !remaining && self.awaiting.is_empty() && self.parked.is_empty() {
             return Next::Done;
@@ -244,6 +258,10 @@ impl AgentCore {
                 self.plan.set_state(n, NodeState::Done);
             }
             (action, Err(f)) => {
+                if matches!(f, Failure::NoPath { .. }) {
+                    // No walk gets there: next time, a pillar.
+                    self.lift.insert(n);
+                }
                 let issue = match (action.name(), f) {
                     (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {
                         Issue::Unreachable { pos: *target }

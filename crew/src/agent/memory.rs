@@ -18,6 +18,8 @@ pub struct Physics {
     pub table: (BlockId, Option<ItemId>),
     /// The furnace block and item.
     pub furnace: (BlockId, Option<ItemId>),
+    /// The items of the rules' scaffold blocks, in order of preference.
+    pub scaffold: Vec<ItemId>,
 }
 
 impl Physics {
@@ -32,6 +34,7 @@ impl Physics {
             ticks: rules.ticks,
             table: station(&rules.table_block),
             furnace: station(&rules.furnace_block),
+            scaffold: rules.scaffold_blocks.iter().filter_map(|b| data.block_info(data.block(b)?).item).collect(),
         }
     }
 }
