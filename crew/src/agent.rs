@@ -396,6 +396,7 @@ pub struct AgentCore {
     // The pillar this agent is building or standing on, nodes a walk could not reach,
     // and pillar bases it could not get to.
     scaffold: Option<scaffold::OwnPillar>,
+    temps: Vec<(NodeId, Pos)>,
     lift: BTreeSet<NodeId>,
     bad_bases: BTreeSet<Pos>,
 }
@@ -438,6 +439,7 @@ impl AgentCore {
             waiting_manager: None,
             sent_to_manager: BTreeMap::new(),
             scaffold: None,
+            temps: Vec::new(),
             lift: BTreeSet::new(),
             bad_bases: BTreeSet::new(),
         }

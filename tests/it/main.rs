@@ -5,6 +5,7 @@
 
 mod actions;
 mod analyze;
+mod building;
 mod bad_input;
 mod calibrate;
 mod cli;

@@ -106,6 +106,9 @@ pub struct BlockInfo {
     pub gravity: bool,
     /// Which neighbour must hold it.
     pub attach: Attach,
+    /// Whether its item also mounts it on a wall (a `torch` item placed against a side
+    /// becomes a `wall_torch`): a blueprint's floor variant may then hang on a side.
+    pub wall_mount: bool,
 }
 
 /// Which neighbouring block a placed block needs (vanilla's `canSurvive`, exported by
@@ -398,7 +401,14 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             height: b.height,
             gravity: b.gravity,
             attach,
+            wall_mount: false,
         });
+    }
+    // A floor block whose item also places a wall-mounted block may go on a side.
+    let wall_items: std::collections::HashSet<ItemId> =
+        blocks.iter().filter(|b| b.attach == Attach::Behind).filter_map(|b| b.item).collect();
+    for b in &mut blocks {
+        b.wall_mount = b.attach == Attach::Below && b.item.is_some_and(|i| wall_items.contains(&i));
     }
     if blocks.first().map(|b| b.name.as_str()) != Some("air") {
         return Err(err("blocks[0]".into(), DataErrorKind::Invalid("the first block must be air".into())));

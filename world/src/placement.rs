@@ -28,6 +28,8 @@ pub fn anchors(info: &BlockInfo, state: &BlockState, pos: Pos) -> Vec<Pos> {
     };
     match info.attach {
         Attach::Any | Attach::Face => pos.neighbours().to_vec(),
+        // A torch item placed against a wall becomes a wall torch.
+        Attach::Below if info.wall_mount => [pos.down()].into_iter().chain(pos.neighbours()[2..].iter().copied()).collect(),
         Attach::Below => vec![pos.down()],
         Attach::Behind => behind(state.facing),
         Attach::Hang => vec![pos.down(), pos.up()],
@@ -78,6 +80,7 @@ mod tests {
             height: 1,
             gravity,
             attach,
+            wall_mount: false,
         }
     }
 

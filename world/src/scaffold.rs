@@ -72,22 +72,73 @@ pub fn plan(target: Pos, reach: f64, anchor: bool, site: &Site<'_>) -> Option<Pi
     columns
         .into_iter()
         .filter_map(|(dx, dz)| {
-            let col = target.offset(dx, 0, dz);
-            let base = floor(col, target.y + 1, site)?;
-            let top = if anchor {
-                col.up()
-            } else {
-                (base.y..=target.y + 1).map(|y| Pos::new(col.x, y, col.z)).find(|p| reach_distance(*p, target) <= reach)?
-            };
-            // The body at the top, and the jump room of every step up, must be free.
-            if top.y < base.y || !(base.y..=top.y + 1).all(|y| (site.free)(Pos::new(col.x, y, col.z))) {
-                return None;
-            }
-            let p = Pillar { base, top };
+            let p = in_column(target, reach, anchor, (dx, dz), site)?;
             Some(((p.height(), dx * dx + dz * dz), p))
         })
         .min()
         .map(|(_, p)| p)
+}
+
+/// The pillar in the column at `(x, z)` (a bot already standing there raises or lowers
+/// its own pillar rather than starting another), if that column can serve.
+pub fn plan_column(target: Pos, reach: f64, anchor: bool, col: (i32, i32), site: &Site<'_>) -> Option<Pillar> {
+    let d = (col.0 - target.x, col.1 - target.z);
+    if d == (0, 0) || (anchor && d.0.abs() + d.1.abs() != 1) {
+        return None;
+    }
+    in_column(target, reach, anchor, d, site)
+}
+
+fn in_column(target: Pos, reach: f64, anchor: bool, (dx, dz): (i32, i32), site: &Site<'_>) -> Option<Pillar> {
+    let col = target.offset(dx, 0, dz);
+    let base = floor(col, target.y + 1, site)?;
+    let top = if anchor {
+        col.up()
+    } else {
+        (base.y..=target.y + 1).map(|y| Pos::new(col.x, y, col.z)).find(|p| reach_distance(*p, target) <= reach)?
+    };
+    // The body at the top, and the jump room of every step up, must be free.
+    if top.y < base.y || !(base.y..=top.y + 1).all(|y| (site.free)(Pos::new(col.x, y, col.z))) {
+        return None;
+    }
+    Some(Pillar { base, top })
+}
+
+/// The fewest temporary blocks that give a face to a cell with nothing to lean on: a
+/// chain of free cells from one touching a block (or the ground) to one of `anchors`
+/// (free cells the target may be placed against), each placed against the one before.
+/// At most `max` blocks; `None` if no such chain is that short.
+pub fn support_chain(anchors: &[Pos], site: &Site<'_>, max: usize) -> Option<Vec<Pos>> {
+    use std::collections::{BTreeMap, VecDeque};
+    let mut came: BTreeMap<Pos, Option<Pos>> = BTreeMap::new();
+    let mut queue = VecDeque::new();
+    for &a in anchors.iter().filter(|a| (site.free)(**a)) {
+        if came.insert(a, None).is_none() {
+            queue.push_back((a, 1usize));
+        }
+    }
+    while let Some((c, len)) = queue.pop_front() {
+        if c.neighbours().iter().any(|n| (site.solid)(*n)) {
+            // `came` leads from here back to the anchor: that is the placing order.
+            let mut chain = vec![c];
+            let mut cur = c;
+            while let Some(Some(next)) = came.get(&cur) {
+                chain.push(*next);
+                cur = *next;
+            }
+            return Some(chain);
+        }
+        if len >= max {
+            continue;
+        }
+        for n in c.neighbours() {
+            if (site.free)(n) && !came.contains_key(&n) {
+                came.insert(n, Some(c));
+                queue.push_back((n, len + 1));
+            }
+        }
+    }
+    None
 }
 
 /// The standing cell of a column at or below `from`: the first cell going down whose

@@ -108,6 +108,11 @@ impl AgentCore {
         // On a pillar, everything in reach goes first; the first node out of reach
         // decides whether the pillar is raised, lowered or taken down.
         let mut deferred = None;
+        if !self.on_pillar() {
+            if let Some(next) = self.clear_temporary() {
+                return next;
+            }
+        }
         for n in self.own_places() {
             let node = self.plan.node(n).clone();
             let Some((pos, block, item)) = place_of(&node.kind) else {

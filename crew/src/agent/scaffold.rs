@@ -136,6 +136,11 @@ impl AgentCore {
         if let Some(s) = self.scaffold.clone() {
             return self.work_pillar(s, n, pos, anchored, item, out);
         }
+        if !anchored {
+            if let Some(next) = self.lean_on_temporary(n, pos, block, item) {
+                return next;
+            }
+        }
         if anchored && !self.lift.contains(&n) && self.standing_known(pos) {
             return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }
@@ -205,8 +210,48 @@ impl AgentCore {
         let own: Vec<Pos> = self.scaffold.iter().flat_map(|s| s.blocks.iter().map(|(p, _)| *p)).collect();
         let solid = |p: Pos| !own.contains(&p) && self.known_solid(p);
         let free = |p: Pos| own.contains(&p) || self.known_free(p);
-        let plan = scaffold::plan(pos, self.physics.reach, anchor, &Site { solid: &solid, free: &free })?;
-        ((plan.base.x, plan.base.z) == (base.x, base.z)).then_some(plan)
+        scaffold::plan_column(pos, self.physics.reach, anchor, (base.x, base.z), &Site { solid: &solid, free: &free })
+    }
+
+    /// A short chain of temporary blocks from something built (or the ground) to a
+    /// face of the cell, placed from where the agent can stand; `None` when there is no
+    /// such chain or no block to make it of (a pillar is the other way).
+    fn lean_on_temporary(&mut self, n: NodeId, pos: Pos, block: BlockId, item: ItemId) -> Option<Next> {
+        let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+        let anchors: Vec<Pos> = placement::anchors(self.data.block_info(block), &state, pos)
+            .into_iter()
+            .filter(|a| self.blueprint.index_of(*a).is_none())
+            .collect();
+        let solid = |p: Pos| self.known_solid(p);
+        let free = |p: Pos| self.known_free(p) && !self.body_near(p);
+        // A few blocks at most: longer, a pillar beside the cell costs less to dig back.
+        let chain = scaffold::support_chain(&anchors, &Site { solid: &solid, free: &free }, 4)?;
+        let next = chain.into_iter().find(|c| !self.known_solid(*c))?;
+        let scaffold_item = self.scaffold_item(item)?;
+        if reach_distance(self.pos, next) <= self.physics.reach {
+            return Some(Next::Scaffold(n, Action::Place { pos: next, item: scaffold_item, state: Default::default() }));
+        }
+        self.standing_known(next)
+            .then_some(Next::Scaffold(n, Action::MoveTo { target: next, range: self.physics.reach - 0.5 }))
+    }
+
+    fn body_near(&self, p: Pos) -> bool {
+        p == self.pos || p == self.pos.up()
+    }
+
+    /// Temporary blocks whose cell is placed now: the next one to dig back.
+    pub(super) fn clear_temporary(&mut self) -> Option<Next> {
+        let &(n, p) = self.temps.iter().find(|(n, _)| {
+            matches!(self.plan.node(*n).state, NodeState::Done | NodeState::Failed)
+        })?;
+        if self.mem.block(p).is_none() {
+            self.temps.retain(|(_, q)| *q != p);
+            return Some(Next::Again);
+        }
+        if reach_distance(self.pos, p) <= self.physics.reach {
+            return Some(Next::Scaffold(n, Action::Mine { pos: p }));
+        }
+        Some(Next::Scaffold(n, Action::MoveTo { target: p, range: self.physics.reach - 0.5 }))
     }
 
     fn dig_down(&mut self, n: NodeId, s: OwnPillar) -> Next {
@@ -246,6 +291,22 @@ impl AgentCore {
     }
 
     pub(super) fn scaffold_outcome(&mut self, n: NodeId, o: &Outcome, _out: &mut StepOutput) {
+        // Temporary supports (placed away from the feet) and their removal.
+        match (&o.action, &o.result) {
+            (Action::Place { pos, .. }, Ok(d)) if d.moved_to.is_none() => {
+                self.temps.push((n, *pos));
+                return;
+            }
+            (Action::Mine { pos }, Ok(_)) if self.temps.iter().any(|(_, q)| q == pos) => {
+                self.temps.retain(|(_, q)| q != pos);
+                return;
+            }
+            (Action::MoveTo { .. } | Action::Place { .. } | Action::Mine { .. }, Err(f)) if self.scaffold.is_none() => {
+                self.hold(Blocker::Node(n), Retry::Poll, format!("temporary support: {}", f.tag()));
+                return;
+            }
+            _ => {}
+        }
         let Some(mut s) = self.scaffold.take() else { return };
         match (&o.action, &o.result) {
             (Action::Place { pos, item, .. }, Ok(_)) => s.blocks.push((*pos, *item)),
