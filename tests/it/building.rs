@@ -122,13 +122,13 @@ fn a_staircase_whose_steps_hang_from_above_is_built_top_down() {
 }
 
 #[test]
-fn a_pillar_borrows_blueprint_blocks_and_gives_them_back_when_no_scaffold_block_is_held() {
+fn a_floating_platform_with_exactly_its_materials_borrows_them_for_its_support_and_gets_them_back() {
     let dir = tempfile::tempdir().unwrap();
-    let bp = "name = \"tower\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [0, 9, 0]\nblock = \"oak_planks\"\n";
-    let s = setup(dir.path(), bp, &[(Pos::new(-3, 0, 0), "oak_planks = 10")], 16);
+    let bp = "name = \"deck\"\n[[fill]]\nfrom = [0, 3, 0]\nto = [2, 3, 2]\nblock = \"oak_planks\"\n";
+    let s = setup(dir.path(), bp, &[(Pos::new(-3, 0, 0), "oak_planks = 9")], 8);
     let (events, ep) = run(&s);
     finished_clean(&s, &events, &ep);
-    assert!(scaffold_places(&s, &events) > 0);
+    assert!(scaffold_places(&s, &events) > 0, "a temporary support was placed");
 }
 
 #[test]
@@ -141,7 +141,8 @@ fn a_cottage_with_exactly_its_materials_completes() {
     // Everything in one bot's hands but a few of each for the other, so that the first
     // bot's share runs short of what the other holds.
     let first: Vec<String> = names.iter().map(|(k, n)| format!("{k} = {}", n - n / 3)).collect();
-    let second: Vec<String> = names.iter().filter(|(_, n)| n / 3 > 0).map(|(k, n)| format!("{k} = {}", n / 3)).collect();
+    let second: Vec<String> =
+        names.iter().filter(|(_, n)| n / 3 > 0).map(|(k, n)| format!("{k} = {}", n / 3)).collect();
     let s = setup(
         dir.path(),
         &bp,

@@ -5,8 +5,8 @@
 
 mod actions;
 mod analyze;
-mod building;
 mod bad_input;
+mod building;
 mod calibrate;
 mod cli;
 mod common;

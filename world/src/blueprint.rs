@@ -31,8 +31,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
-use crate::placement;
 use crate::error::{LoadError, LoadErrorKind, line_of, toml_error};
+use crate::placement;
 use crate::state::{BlockState, parse_block_spec};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
@@ -445,7 +445,12 @@ fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) 
             Some(i) => reach(out, i, None, next, &mut queue),
             None => {
                 let p = out[left[0]].pos;
-                return Err((p, format!("block at {p} has no support: nothing connects it to the ground, and no side of its part is free to lean on a temporary block")));
+                return Err((
+                    p,
+                    format!(
+                        "block at {p} has no support: nothing connects it to the ground, and no side of its part is free to lean on a temporary block"
+                    ),
+                ));
             }
         }
     }

@@ -29,7 +29,9 @@ pub fn anchors(info: &BlockInfo, state: &BlockState, pos: Pos) -> Vec<Pos> {
     match info.attach {
         Attach::Any | Attach::Face => pos.neighbours().to_vec(),
         // A torch item placed against a wall becomes a wall torch.
-        Attach::Below if info.wall_mount => [pos.down()].into_iter().chain(pos.neighbours()[2..].iter().copied()).collect(),
+        Attach::Below if info.wall_mount => {
+            [pos.down()].into_iter().chain(pos.neighbours()[2..].iter().copied()).collect()
+        }
         Attach::Below => vec![pos.down()],
         Attach::Behind => behind(state.facing),
         Attach::Hang => vec![pos.down(), pos.up()],
@@ -59,7 +61,12 @@ pub fn can_place(info: &BlockInfo, state: &BlockState, pos: Pos, holds: &dyn Fn(
 /// that stays where it is put against any face, breaks without a tool requirement the
 /// bot lacks (checked by the caller) and is no station or container.
 pub fn scaffold_capable(info: &BlockInfo) -> bool {
-    info.item.is_some() && info.solid && !info.passable && !info.gravity && info.attach == Attach::Any && info.height == 1
+    info.item.is_some()
+        && info.solid
+        && !info.passable
+        && !info.gravity
+        && info.attach == Attach::Any
+        && info.height == 1
 }
 
 #[cfg(test)]
@@ -99,8 +106,7 @@ mod tests {
     #[test]
     fn wall_blocks_hang_on_the_face_behind_them() {
         let p = Pos::new(0, 2, 0);
-        let mut s = BlockState::default();
-        s.facing = Some(Facing::North);
+        let s = BlockState { facing: Some(Facing::North), ..Default::default() };
         // Facing north, it is fixed to the block on its south side.
         assert_eq!(anchors(&info(false, Attach::Behind), &s, p), vec![Pos::new(0, 2, 1)]);
         assert_eq!(anchors(&info(false, Attach::Behind), &BlockState::default(), p).len(), 4);

@@ -81,9 +81,9 @@ impl AgentCore {
         let usable = |i: ItemId| {
             let Some(b) = self.data.block_for_item(i) else { return false };
             let info = self.data.block_info(b);
-            let tool_ok = info.needs.is_none_or(|need| {
-                self.data.tools_satisfying(need).into_iter().any(|t| self.inv.count(t) > 0)
-            });
+            let tool_ok = info
+                .needs
+                .is_none_or(|need| self.data.tools_satisfying(need).into_iter().any(|t| self.inv.count(t) > 0));
             placement::scaffold_capable(info)
                 && info.hardness.is_some()
                 && tool_ok
@@ -229,7 +229,10 @@ impl AgentCore {
         let next = chain.into_iter().find(|c| !self.known_solid(*c))?;
         let scaffold_item = self.scaffold_item(item)?;
         if reach_distance(self.pos, next) <= self.physics.reach {
-            return Some(Next::Scaffold(n, Action::Place { pos: next, item: scaffold_item, state: Default::default() }));
+            return Some(Next::Scaffold(
+                n,
+                Action::Place { pos: next, item: scaffold_item, state: Default::default() },
+            ));
         }
         self.standing_known(next)
             .then_some(Next::Scaffold(n, Action::MoveTo { target: next, range: self.physics.reach - 0.5 }))
@@ -241,9 +244,8 @@ impl AgentCore {
 
     /// Temporary blocks whose cell is placed now: the next one to dig back.
     pub(super) fn clear_temporary(&mut self) -> Option<Next> {
-        let &(n, p) = self.temps.iter().find(|(n, _)| {
-            matches!(self.plan.node(*n).state, NodeState::Done | NodeState::Failed)
-        })?;
+        let &(n, p) =
+            self.temps.iter().find(|(n, _)| matches!(self.plan.node(*n).state, NodeState::Done | NodeState::Failed))?;
         if self.mem.block(p).is_none() {
             self.temps.retain(|(_, q)| *q != p);
             return Some(Next::Again);
@@ -281,7 +283,11 @@ impl AgentCore {
         };
         let blocker = Blocker::Item(want);
         if self.awaiting.contains_key(&want) || self.recovery.is_some() || self.blocks.contains_key(&blocker) {
-            self.hold(Blocker::Node(n), Retry::Poll, format!("waiting for {} to build a pillar", self.data.item_name(want)));
+            self.hold(
+                Blocker::Node(n),
+                Retry::Poll,
+                format!("waiting for {} to build a pillar", self.data.item_name(want)),
+            );
             return Next::Again;
         }
         let issue = Issue::MissingMaterial { item: want, count: count.max(1) as u32 };
