@@ -13,12 +13,17 @@ use crate::common::{data, item, root, write};
 
 /// A crew config over a blueprint, both written into `dir`.
 fn setup(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32) -> Setup {
+    setup_with(dir, blueprint, agents, top, "")
+}
+
+/// As [`setup`], with more lines for the `[world]` table (terrain).
+fn setup_with(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32, world: &str) -> Setup {
     write(dir, "configs/blueprints/bp.toml", blueprint);
     let data_file = dir.join("configs/data/minecraft-1.20.4.json");
     std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
     std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
     let mut cfg = format!(
-        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n[episode]\nname = \"t\"\nseed = 3\ntick_limit = 40000\npolicy = \"gated\"\n[world]\nbounds = {{ min = [-12, 0, -12], max = [16, {top}, 16] }}\n"
+        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n[episode]\nname = \"t\"\nseed = 3\ntick_limit = 40000\npolicy = \"gated\"\n[world]\nbounds = {{ min = [-12, 0, -12], max = [16, {top}, 16] }}\n{world}"
     );
     for (start, inv) in agents {
         cfg.push_str(&format!(
@@ -168,4 +173,18 @@ fn an_item_only_a_teammate_holds_is_requested_through_the_gate() {
     let gated = events.iter().any(|e| matches!(e.kind, EventKind::Gate { .. }));
     assert!(gated);
     finished_clean(&s, &events, &ep);
+}
+
+#[test]
+fn a_missing_scaffold_block_is_an_ordinary_issue_through_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let bp = "name = \"tower\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [0, 11, 0]\nblock = \"oak_planks\"\n";
+    let terrain = "fill = [{ from = [-6, 0, 3], to = [-4, 1, 5], block = \"dirt\" }]\n";
+    let s = setup_with(dir.path(), bp, &[(Pos::new(-3, 0, 0), "oak_planks = 12")], 18, terrain);
+    let (events, _) = run(&s);
+    let asked = events.iter().any(|e| matches!(&e.kind, EventKind::Issue { item: Some(i), .. } if i == "dirt"));
+    assert!(asked, "a missing scaffold block is an ordinary issue");
+    assert!(events.iter().any(|e| matches!(e.kind, EventKind::Gate { .. })), "and the gate decides it");
+    // Known gap (closing note): completing this tower on gathered dirt alone does not
+    // work yet; the pillar is put up and taken down again while the dirt runs short.
 }

@@ -74,10 +74,12 @@ impl AgentCore {
     }
 
     /// A held item to put into the pillar: first the rules' scaffold blocks, then any
-    /// full block held beyond what the agent's own share still places, then (borrowed,
-    /// back when the pillar comes down) any full block but the last of `keep`. Only
+    /// full block held beyond what the agent's own share still places, then, with
+    /// `borrow` (a support dug back as soon as its cell is placed), any full block but
+    /// the last of `keep`. A pillar never borrows: it stands while the blocks above it
+    /// are placed, and would hold the very items they need. Only
     /// blocks the agent can dig without a tool it lacks.
-    fn scaffold_item(&self, keep: ItemId) -> Option<ItemId> {
+    fn scaffold_item(&self, keep: ItemId, borrow: bool) -> Option<ItemId> {
         let usable = |i: ItemId| {
             let Some(b) = self.data.block_for_item(i) else { return false };
             let info = self.data.block_info(b);
@@ -98,7 +100,7 @@ impl AgentCore {
         let held: Vec<ItemId> = self.inv.iter().map(|(i, _)| i).filter(|i| usable(*i)).collect();
         configured
             .or_else(|| held.iter().copied().find(|i| spare(*i)))
-            .or_else(|| held.iter().copied().find(|i| *i != keep || self.inv.count(*i) > 1))
+            .or_else(|| held.iter().copied().filter(|_| borrow).find(|i| *i != keep || self.inv.count(*i) > 1))
     }
 
     /// Plans a pillar for node `n` at `pos`.
@@ -190,7 +192,7 @@ impl AgentCore {
             }
         }
         if self.pos.y < s.plan.top.y {
-            let Some(i) = self.scaffold_item(item) else {
+            let Some(i) = self.scaffold_item(item, false) else {
                 return self.ask_scaffold(n, s.plan.top.y - self.pos.y, out);
             };
             self.scaffold = Some(s);
@@ -227,7 +229,7 @@ impl AgentCore {
         // A few blocks at most: longer, a pillar beside the cell costs less to dig back.
         let chain = scaffold::support_chain(&anchors, &Site { solid: &solid, free: &free }, 4)?;
         let next = chain.into_iter().find(|c| !self.known_solid(*c))?;
-        let scaffold_item = self.scaffold_item(item)?;
+        let scaffold_item = self.scaffold_item(item, true)?;
         if reach_distance(self.pos, next) <= self.physics.reach {
             return Some(Next::Scaffold(
                 n,
