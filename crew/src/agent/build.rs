@@ -167,6 +167,25 @@ impl AgentCore {
             if let Some((s, spos)) = self.support_missing(n) {
                 if self.plan.node(s).owner == self.id {
                     // Own supports come earlier in build order; this one waits for it.
+                    // Still, every blocked node is an issue the gate sees: one behind a
+                    // support given up, and one whose item is not held at all (else a
+                    // node behind a stuck support never asks for an item only a
+                    // teammate holds).
+                    if self.plan.node(s).state == NodeState::Failed {
+                        if self.first_issue(Blocker::Node(n)).is_none() {
+                            let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
+                            let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
+                            self.run_gate(id, issue, Some(n), out);
+                        }
+                        self.hold(Blocker::Node(n), Retry::WhenIdle, format!("its support at {spos} was given up"));
+                        return Next::Again;
+                    }
+                    let quiet = self.first_issue(Blocker::Item(item)).is_none()
+                        && !self.blocks.contains_key(&Blocker::Item(item))
+                        && self.recovery.is_none();
+                    if self.inv.count(item) == 0 && quiet && !self.on_pillar() {
+                        return self.raise_missing(n, item, out);
+                    }
                     continue;
                 }
                 // A teammate's block: look before deciding it is missing (not from a pillar:
@@ -188,24 +207,7 @@ impl AgentCore {
                 return Next::Again;
             }
             if self.inv.count(item) == 0 {
-                let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
-                let issue = Issue::MissingMaterial { item, count: deficit };
-                // A revisit re-detects the issue only if something changed: the gate is
-                // deterministic, so the same features would give the same decision.
-                let features = self.evaluate(issue, Some(n)).features;
-                let blocker = Blocker::Item(item);
-                if self.suppress_repeats()
-                    && self.first_issue(blocker).is_some()
-                    && self.last_features.get(&blocker) == Some(&features)
-                {
-                    let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
-                    self.hold(blocker, Retry::WhenIdle, why);
-                    return Next::Again;
-                }
-                self.last_features.insert(blocker, features);
-                let id = self.new_issue(issue, blocker, Some(n), out);
-                self.run_gate(id, issue, Some(n), out);
-                return Next::Again;
+                return self.raise_missing(n, item, out);
             }
             if self.on_pillar() && !(reach_distance(self.pos, pos) <= self.physics.reach && self.anchored(pos, block)) {
                 deferred.get_or_insert((n, pos, block, item));
@@ -235,6 +237,29 @@ impl AgentCore {
             earliest(aw.deadline, &mut wake);
         }
         Next::Wait(wake)
+    }
+
+    /// The node's item is not held: a missing-material issue through the gate (a
+    /// revisit with unchanged features only sets it aside again).
+    fn raise_missing(&mut self, n: NodeId, item: ItemId, out: &mut StepOutput) -> Next {
+        let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
+        let issue = Issue::MissingMaterial { item, count: deficit };
+        // A revisit re-detects the issue only if something changed: the gate is
+        // deterministic, so the same features would give the same decision.
+        let features = self.evaluate(issue, Some(n)).features;
+        let blocker = Blocker::Item(item);
+        if self.suppress_repeats()
+            && self.first_issue(blocker).is_some()
+            && self.last_features.get(&blocker) == Some(&features)
+        {
+            let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
+            self.hold(blocker, Retry::WhenIdle, why);
+            return Next::Again;
+        }
+        self.last_features.insert(blocker, features);
+        let id = self.new_issue(issue, blocker, Some(n), out);
+        self.run_gate(id, issue, Some(n), out);
+        Next::Again
     }
 
     fn mem_near(&self, p: Pos) -> bool {

@@ -193,7 +193,7 @@ impl AgentCore {
         }
         if self.pos.y < s.plan.top.y {
             let Some(i) = self.scaffold_item(item, false) else {
-                return self.ask_scaffold(n, s.plan.top.y - self.pos.y, out);
+                return self.ask_scaffold(n, s.plan.top.y - s.plan.base.y, out);
             };
             self.scaffold = Some(s);
             return Next::Scaffold(n, Action::Place { pos: self.pos, item: i, state: Default::default() });
