@@ -65,10 +65,8 @@ fn check(bp: &Blueprint) {
             Some(j) => {
                 let s = &cells[j];
                 assert_eq!(s.pos.dist_sq(c.pos), 1, "{} is supported by {}, not a neighbour", c.pos, s.pos);
-                if c.part == Part::Upper {
-                    assert_eq!(c.level, s.level, "a top half comes with its lower half");
-                } else {
-                    assert_eq!(c.level, s.level + 1, "levels do not count steps from the ground");
+                assert_eq!(c.level, s.level + 1, "levels do not count steps from the ground");
+                if c.part != Part::Upper {
                     let info = data.block_info(c.block);
                     assert!(
                         gatecrew_world::placement::anchors(info, &c.state, c.pos).contains(&s.pos),

@@ -399,12 +399,26 @@ fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) 
         out[i].support = support;
         out[i].level = level;
         queue.push_back(i);
-        // The top half of a two-cell block appears with it.
-        if out[i].part == Part::Lower {
-            if let Some(&u) = index.get(&out[i].pos.up()) {
-                out[u].support = Some(i);
-                out[u].level = level;
-                queue.push_back(u);
+    };
+    // `strict`: a cell with a blueprint cell below waits for that one (bottom-up where
+    // the blueprint allows it, the order builds had before the rule above); otherwise
+    // any neighbour the rule allows.
+    let spread = |out: &mut [Cell], queue: &mut VecDeque<usize>, strict: bool| {
+        while let Some(i) = queue.pop_front() {
+            let (p, level) = (out[i].pos, out[i].level);
+            for q in p.neighbours() {
+                let Some(&j) = index.get(&q) else { continue };
+                let below = index.get(&q.down()).copied();
+                // The top half of a two-cell block comes with its lower half only.
+                let upper = out[j].part == Part::Upper;
+                if out[j].level != u32::MAX || (upper && below != Some(i)) || (!upper && !anchors(&out[j]).contains(&p))
+                {
+                    continue;
+                }
+                if strict && below.is_some() && below != Some(i) {
+                    continue;
+                }
+                reach(out, j, Some(i), level + 1, queue);
             }
         }
     };
@@ -414,16 +428,15 @@ fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) 
         }
     }
     loop {
-        while let Some(i) = queue.pop_front() {
-            let (p, level) = (out[i].pos, out[i].level);
-            for q in p.neighbours() {
-                let Some(&j) = index.get(&q) else { continue };
-                if out[j].level != u32::MAX || out[j].part == Part::Upper || !anchors(&out[j]).contains(&p) {
-                    continue;
-                }
-                reach(out, j, Some(i), level + 1, &mut queue);
-            }
+        spread(out, &mut queue, true);
+        if out.iter().all(|c| c.level != u32::MAX) {
+            return Ok(());
         }
+        // What hangs: reached sideways or from above, from every cell placed so far.
+        let mut placed: Vec<usize> = (0..out.len()).filter(|&i| out[i].level != u32::MAX).collect();
+        placed.sort_by_key(|&i| (out[i].level, i));
+        queue.extend(placed);
+        spread(out, &mut queue, false);
         let left: Vec<usize> = (0..out.len()).filter(|&i| out[i].level == u32::MAX).collect();
         if left.is_empty() {
             return Ok(());

@@ -164,21 +164,30 @@ impl AgentCore {
             if self.plan.node(n).state == NodeState::SetAside {
                 self.plan.set_state(n, NodeState::Pending);
             }
-            if let Some((s, spos)) = self.support_missing(n) {
+            // A support given up does not hold back a node something else holds now.
+            let waits = |me: &Self, s: NodeId| {
+                let sn = me.plan.node(s);
+                !(sn.owner == me.id && sn.state == NodeState::Failed && me.anchored(pos, block))
+            };
+            if let Some((s, spos)) = self.support_missing(n).filter(|(s, _)| waits(self, *s)) {
                 if self.plan.node(s).owner == self.id {
                     // Own supports come earlier in build order; this one waits for it.
                     // Still, every blocked node is an issue the gate sees: one behind a
                     // support given up, and one whose item is not held at all (else a
                     // node behind a stuck support never asks for an item only a
                     // teammate holds).
-                    if self.plan.node(s).state == NodeState::Failed {
+                    let failed = self.plan.node(s).state == NodeState::Failed;
+                    if failed && !self.anchored(pos, block) {
+                        // Its support was given up and nothing else holds it: it cannot
+                        // be placed either.
                         if self.first_issue(Blocker::Node(n)).is_none() {
                             let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
                             let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
                             self.run_gate(id, issue, Some(n), out);
                         }
                         self.hold(Blocker::Node(n), Retry::WhenIdle, format!("its support at {spos} was given up"));
-                        return Next::Again;
+                        self.plan.set_state(n, NodeState::Failed);
+                        continue;
                     }
                     let quiet = self.first_issue(Blocker::Item(item)).is_none()
                         && !self.blocks.contains_key(&Blocker::Item(item))
