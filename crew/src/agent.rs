@@ -404,6 +404,14 @@ pub struct AgentCore {
 impl AgentCore {
     /// A fresh agent.
     pub fn new(s: AgentSetup) -> Self {
+        let mut mem = Memory::default();
+        // Under the blueprint and one block around it, the ground stays.
+        mem.keep_ground(
+            s.blueprint
+                .cells()
+                .iter()
+                .flat_map(|c| (-1..=1).flat_map(move |dx| (-1..=1).map(move |dz| (c.pos.x + dx, c.pos.z + dz)))),
+        );
         AgentCore {
             id: s.id,
             crew: s.crew,
@@ -418,7 +426,7 @@ impl AgentCore {
             now: Tick(0),
             inv: s.inventory,
             pos: s.start,
-            mem: Memory::default(),
+            mem,
             plan: s.plan,
             targets: BTreeMap::new(),
             issues: BTreeMap::new(),
@@ -601,6 +609,12 @@ impl AgentCore {
 
     fn absorb(&mut self, o: Outcome, out: &mut StepOutput) {
         self.remember(o.action.name(), o.ok());
+        // Ground someone else dug, or that cannot be dug here: not a source any more.
+        if let (Action::Mine { pos }, Err(_)) = (&o.action, &o.result) {
+            if pos.y < 0 {
+                self.mem.saw_dug(*pos);
+            }
+        }
         if let Ok(delta) = &o.result {
             for &(item, d) in &delta.items {
                 if d > 0 {
@@ -616,6 +630,9 @@ impl AgentCore {
                 self.mem.saw_block(p, b);
             }
             for &(p, _) in &delta.removed {
+                if p.y < 0 {
+                    self.mem.saw_dug(p);
+                }
                 self.mem.saw_block(p, gatecrew_world::BlockId::AIR);
             }
         }

@@ -61,7 +61,7 @@ fn check(bp: &Blueprint) {
             None if c.part == Part::Upper => panic!("a top half without its lower half at {}", c.pos),
             // On the ground, or the first cell of a floating part (placed against a
             // temporary scaffold), which comes after every part on the ground.
-            None => assert!(c.pos.y == 0 || bp.floats(i, &data), "unsupported cell off the ground at {}", c.pos),
+            None => assert!(c.pos.y == 0 || bp.floats(i, data), "unsupported cell off the ground at {}", c.pos),
             Some(j) => {
                 let s = &cells[j];
                 assert_eq!(s.pos.dist_sq(c.pos), 1, "{} is supported by {}, not a neighbour", c.pos, s.pos);

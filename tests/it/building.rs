@@ -189,3 +189,18 @@ fn a_bot_without_scaffold_blocks_asks_the_gate_and_gathers_them_from_the_terrain
     assert!(events.iter().any(|e| matches!(e.kind, EventKind::Gate { .. })), "and the gate decides it");
     finished_clean(&s, &events, &ep);
 }
+
+#[test]
+fn with_no_scaffold_block_anywhere_a_bot_digs_the_ground_for_its_pillar() {
+    let dir = tempfile::tempdir().unwrap();
+    // A column and a bar hanging off its top diagonally (nothing to lean on), exactly the
+    // materials, no terrain: the scaffold comes out of the ground, as a player digs dirt.
+    let bp = "name = \"bar\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [0, 7, 0]\nblock = \"stone_bricks\"\n[[fill]]\nfrom = [1, 8, 1]\nto = [3, 8, 1]\nblock = \"stone_bricks\"\n";
+    let s = setup(dir.path(), bp, &[(Pos::new(-3, 0, 0), "stone_bricks = 11")], 14);
+    let (events, ep) = run(&s);
+    finished_clean(&s, &events, &ep);
+    let dug = events.iter().any(
+        |e| matches!(&e.kind, EventKind::Action { action: ActionName::Mine, ok: true, pos: Some(p), .. } if p.y == -1),
+    );
+    assert!(dug, "the ground gave the scaffold blocks");
+}

@@ -86,6 +86,16 @@ pub struct Rules {
     /// a config's serialisation when it is the default, so configs hash as before.
     #[serde(skip_serializing_if = "is_default_scaffold")]
     pub scaffold_blocks: Vec<String>,
+    /// What the ground below `y = 0` is made of: a bot may dig its top layer (`y = -1`)
+    /// for the block's drops, as a player digs dirt for a scaffold, beside anything
+    /// built and under no one. Left out of a config's serialisation when it is the
+    /// default (dirt), so configs hash as before.
+    #[serde(skip_serializing_if = "is_default_ground")]
+    pub ground_block: String,
+}
+
+fn is_default_ground(s: &str) -> bool {
+    s == "dirt"
 }
 
 fn default_scaffold() -> Vec<String> {
@@ -108,6 +118,7 @@ impl Default for Rules {
             chest_block: "chest".into(),
             furnace_block: "furnace".into(),
             scaffold_blocks: default_scaffold(),
+            ground_block: "dirt".into(),
         }
     }
 }
@@ -144,6 +155,7 @@ pub(crate) struct Special {
     pub table: BlockId,
     pub chest: BlockId,
     pub furnace: BlockId,
+    pub ground: BlockId,
 }
 
 /// The world. See the module docs.
@@ -189,6 +201,7 @@ impl World {
             table: find(&rules.table_block)?,
             chest: find(&rules.chest_block)?,
             furnace: find(&rules.furnace_block)?,
+            ground: find(&rules.ground_block)?,
         };
         for b in &rules.scaffold_blocks {
             find(b)?;
@@ -427,6 +440,7 @@ impl World {
                 Some(p) => (p.ticks, Some(p)),
                 None => (1, None),
             },
+            Action::Mine { pos } if pos.y == -1 => (self.mine_ticks(self.special.ground, &body.inventory).0, None),
             Action::Mine { pos } => (self.mine_ticks(self.grid.get(pos), &body.inventory).0, None),
             Action::Craft { .. } => (t.craft, None),
             Action::Smelt { input, count, .. } => {

@@ -34,7 +34,7 @@ impl AgentCore {
     /// Whether a cell holds a block, as far as the agent knows: the ground, a block it
     /// saw, or a blueprint cell it believes built.
     fn known_solid(&self, p: Pos) -> bool {
-        p.y < 0
+        (p.y < 0 && !self.mem.is_dug(p))
             || self.mem.block(p).is_some()
             || self
                 .blueprint
@@ -138,7 +138,7 @@ impl AgentCore {
         if let Some(s) = self.scaffold.clone() {
             return self.work_pillar(s, n, pos, anchored, item, out);
         }
-        if !anchored {
+        if !anchored && !self.lift.contains(&n) {
             if let Some(next) = self.lean_on_temporary(n, pos, block, item) {
                 return next;
             }
@@ -310,6 +310,10 @@ impl AgentCore {
                 return;
             }
             (Action::MoveTo { .. } | Action::Place { .. } | Action::Mine { .. }, Err(f)) if self.scaffold.is_none() => {
+                if matches!(o.action, Action::MoveTo { .. }) {
+                    // No walk to where the support could be placed from: a pillar then.
+                    self.lift.insert(n);
+                }
                 self.hold(Blocker::Node(n), Retry::Poll, format!("temporary support: {}", f.tag()));
                 return;
             }

@@ -121,6 +121,9 @@ fn move_to(w: &mut World, a: AgentId, target: Pos, path: Option<crate::path::Pat
 }
 
 fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
+    if pos.y == -1 && w.grid.bounds().contains(pos.up()) {
+        return dig_ground(w, a, pos);
+    }
     if !w.grid.bounds().contains(pos) {
         return Err(Failure::OutOfBounds { pos });
     }
@@ -166,6 +169,32 @@ fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
     w.book(&changes);
     let moved_to = settle_bodies(w, a);
     Ok((Delta { items: items_delta(&changes), removed, moved_to, ..Delta::default() }, None))
+}
+
+/// Digs the top ground block of a column: only where nothing stands or rests on it and
+/// no blueprint cell still to build is above it, so that nothing built loses its footing.
+fn dig_ground(w: &mut World, a: AgentId, pos: Pos) -> Applied {
+    if w.grid.ground_dug(pos) {
+        return Err(Failure::NothingThere { pos });
+    }
+    let above = pos.up();
+    let body = w.bodies.iter().any(|b| b.pos == above);
+    if w.grid.get(above) != BlockId::AIR || body || w.keep_clear.contains(&above) {
+        return Err(Failure::Occupied { pos: above });
+    }
+    in_reach(w, a, pos)?;
+    let b = w.special.ground;
+    let info = w.data.block_info(b).clone();
+    if let (_, Some(need)) = w.mine_ticks(b, &w.bodies[a.index()].inventory) {
+        return Err(Failure::MissingTool { need });
+    }
+    let drops: Vec<(ItemId, u32)> = info.drops.iter().map(|d| (*d, 1)).collect();
+    let reg = w.data.items().clone();
+    w.bodies[a.index()].inventory.exchange(&reg, &[], &drops).map_err(exchange_failure)?;
+    w.grid.dig_ground(pos.x, pos.z);
+    let changes: Vec<(ItemId, i64)> = drops.iter().map(|(i, n)| (*i, i64::from(*n))).collect();
+    w.book(&changes);
+    Ok((Delta { items: items_delta(&changes), removed: vec![(pos, b)], ..Delta::default() }, None))
 }
 
 fn spill(w: &mut World, pos: Pos, contents: Inventory) {
