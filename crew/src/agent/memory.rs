@@ -130,7 +130,7 @@ impl Memory {
     }
 
     /// The nearest top ground cell (`y = -1`) that may be dug for its drops: not under
-    /// the blueprint, not dug, nothing seen on it, not under the bot itself.
+    /// the blueprint, not dug, nothing seen on it, not under or beside the bot.
     pub fn ground_spot(&self, near: Pos) -> Option<Pos> {
         const RADIUS: i32 = 6;
         let mut best: Option<(i64, Pos)> = None;
@@ -140,7 +140,9 @@ impl Memory {
                 // Only on a lattice of even columns: no two holes touch, so every cell
                 // beside one keeps two ways out and nobody gets walled in.
                 let lattice = x.rem_euclid(2) == 0 && z.rem_euclid(2) == 0;
-                if !lattice || (dx, dz) == (0, 0) || self.keep_ground.contains(&(x, z)) || self.dug.contains(&(x, z)) {
+                // Not under or beside the bot: it digs from where it stands.
+                let beside = dx.abs() <= 1 && dz.abs() <= 1;
+                if !lattice || beside || self.keep_ground.contains(&(x, z)) || self.dug.contains(&(x, z)) {
                     continue;
                 }
                 if self.blocks.contains_key(&Pos::new(x, 0, z)) {
