@@ -292,6 +292,12 @@ impl AgentCore {
             );
             return Next::Again;
         }
+        // The place node needs the scaffold block as it needs its own item: the gate
+        // weighs the issue by what waits on it.
+        let o = self.plan.obtain_node_or_add(self.id, want);
+        if !self.plan.dependents(o).contains(&n) {
+            self.plan.add_requires(o, n);
+        }
         let issue = Issue::MissingMaterial { item: want, count: count.max(1) as u32 };
         let id = self.new_issue(issue, blocker, Some(n), out);
         self.run_gate(id, issue, Some(n), out);
