@@ -204,3 +204,13 @@ fn with_no_scaffold_block_anywhere_a_bot_digs_the_ground_for_its_pillar() {
     );
     assert!(dug, "the ground gave the scaffold blocks");
 }
+
+#[test]
+fn the_oracle_knows_the_ground_is_a_source_of_dirt() {
+    let mut w = crate::common::world();
+    let a = w.add_agent(Pos::new(0, 0, 0), crate::common::inv(&[]));
+    let e = w.oracle(a, item("dirt"), 3, 1_000).expect("dug out of the ground");
+    assert_eq!(e.route, gatecrew_world::cost::Route::Mine);
+    // Nothing else in this world gives stone.
+    assert!(w.oracle(a, item("cobblestone"), 1, 1_000).is_none());
+}
