@@ -33,6 +33,8 @@ pub struct Report {
     pub blueprint_blocks: u32,
     /// Why it ended.
     pub end_reason: String,
+    /// Scaffold blocks left standing outside the blueprint at the end.
+    pub scaffold_left: u32,
     /// Ticks simulated.
     pub ticks: u64,
     /// Environment actions.
@@ -102,6 +104,7 @@ impl Report {
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
             end_reason: f.reason.as_str().to_owned(),
+            scaffold_left: p.scaffold_left,
             ticks: p.tick,
             cs: m.cs,
             msg: m.msg,
@@ -176,6 +179,9 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ("RSR", rate(r.rsr)),
         ("ticks", format!("{} (ended: {})", r.ticks, r.end_reason)),
     ];
+    if r.scaffold_left > 0 {
+        rows.push(("scaffold left", format!("{} blocks outside the blueprint", r.scaffold_left)));
+    }
     let s = &r.scores;
     if let (Some(a), Some(m), Some(x)) = (s.mindcraft_accuracy, s.mindcraft_matches, s.mindcraft_mismatches) {
         rows.insert(1, ("MindCraft acc.", format!("{a:.3} ({m} matches, {x} mismatches)")));

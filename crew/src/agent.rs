@@ -19,6 +19,7 @@ mod consult;
 mod gate;
 mod memory;
 mod recover;
+mod scaffold;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -246,6 +247,7 @@ pub struct StepOutput {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Purpose {
     Build(NodeId),
+    Scaffold(NodeId),
     Recover,
     Handover,
 }
@@ -391,11 +393,25 @@ pub struct AgentCore {
     // central_dag: the issue the agent waits on the manager for, and the issues sent.
     waiting_manager: Option<IssueId>,
     sent_to_manager: BTreeMap<IssueId, Issue>,
+    // The pillar this agent is building or standing on, nodes a walk could not reach,
+    // and pillar bases it could not get to.
+    scaffold: Option<scaffold::OwnPillar>,
+    temps: Vec<(NodeId, Pos)>,
+    lift: BTreeSet<NodeId>,
+    bad_bases: BTreeSet<Pos>,
 }
 
 impl AgentCore {
     /// A fresh agent.
     pub fn new(s: AgentSetup) -> Self {
+        let mut mem = Memory::default();
+        // Under the blueprint and one block around it, the ground stays.
+        mem.keep_ground(
+            s.blueprint
+                .cells()
+                .iter()
+                .flat_map(|c| (-1..=1).flat_map(move |dx| (-1..=1).map(move |dz| (c.pos.x + dx, c.pos.z + dz)))),
+        );
         AgentCore {
             id: s.id,
             crew: s.crew,
@@ -410,7 +426,7 @@ impl AgentCore {
             now: Tick(0),
             inv: s.inventory,
             pos: s.start,
-            mem: Memory::default(),
+            mem,
             plan: s.plan,
             targets: BTreeMap::new(),
             issues: BTreeMap::new(),
@@ -430,6 +446,10 @@ impl AgentCore {
             refused: BTreeMap::new(),
             waiting_manager: None,
             sent_to_manager: BTreeMap::new(),
+            scaffold: None,
+            temps: Vec::new(),
+            lift: BTreeSet::new(),
+            bad_bases: BTreeSet::new(),
         }
     }
 
@@ -589,6 +609,12 @@ impl AgentCore {
 
     fn absorb(&mut self, o: Outcome, out: &mut StepOutput) {
         self.remember(o.action.name(), o.ok());
+        // Ground someone else dug, or that cannot be dug here: not a source any more.
+        if let (Action::Mine { pos }, Err(_)) = (&o.action, &o.result) {
+            if pos.y < 0 {
+                self.mem.saw_dug(*pos);
+            }
+        }
         if let Ok(delta) = &o.result {
             for &(item, d) in &delta.items {
                 if d > 0 {
@@ -604,11 +630,15 @@ impl AgentCore {
                 self.mem.saw_block(p, b);
             }
             for &(p, _) in &delta.removed {
+                if p.y < 0 {
+                    self.mem.saw_dug(p);
+                }
                 self.mem.saw_block(p, gatecrew_world::BlockId::AIR);
             }
         }
         match self.purpose.take() {
             Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
+            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o, out),
             Some(Purpose::Recover) => self.recover_outcome(&o, out),
             Some(Purpose::Handover) => self.handover_outcome(&o),
             None => {}
@@ -619,6 +649,14 @@ impl AgentCore {
         // A few rounds: an issue decision or a finished recovery can free the way for an
         // action in the same step.
         for _ in 0..8 {
+            // A hand-over or a recovery walks: off the pillar first, taking it down.
+            let walks = !self.handovers.is_empty() || self.recovery.as_ref().is_some_and(|r| !r.paused());
+            if walks && self.on_pillar() {
+                if let Some(build::Next::Scaffold(node, a)) = self.leave_pillar() {
+                    self.purpose = Some(Purpose::Scaffold(node));
+                    return Intent::Act(a);
+                }
+            }
             if let Some(a) = self.next_handover_action() {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
@@ -639,6 +677,10 @@ impl AgentCore {
             match self.next_build(out) {
                 build::Next::Act(node, a) => {
                     self.purpose = Some(Purpose::Build(node));
+                    return Intent::Act(a);
+                }
+                build::Next::Scaffold(node, a) => {
+                    self.purpose = Some(Purpose::Scaffold(node));
                     return Intent::Act(a);
                 }
                 build::Next::Again => continue,

@@ -75,6 +75,9 @@ pub struct Progress {
     pub total: u32,
     /// Now.
     pub tick: u64,
+    /// Blocks bots placed outside the blueprint that are still standing (scaffolds not
+    /// taken down); one left in a blueprint cell counts as a wrong block there instead.
+    pub scaffold_left: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -227,7 +230,8 @@ impl Episode {
     /// Blocks in place.
     pub fn progress(&self) -> Progress {
         let correct = self.blueprint.cells().iter().filter(|c| self.world.has_cell(c)).count() as u32;
-        Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0 }
+        let scaffold_left = self.world.scaffold_left(&self.blueprint).len() as u32;
+        Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0, scaffold_left }
     }
 
     /// Advances to the next tick at which something happens and applies the actions
@@ -302,7 +306,9 @@ impl Episode {
             return false;
         }
         let all_done = self.slots.iter().all(|s| s.done && idle(s));
-        all_done || self.progress().correct == self.blueprint.len() as u32 && self.slots.iter().all(idle)
+        // A finished blueprint ends the episode only once the scaffolds are down too.
+        let p = self.progress();
+        all_done || p.correct == p.total && p.scaffold_left == 0 && self.slots.iter().all(idle)
     }
 
     /// The next tick at which something happens, if any.

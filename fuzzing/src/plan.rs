@@ -58,13 +58,21 @@ fn check(bp: &Blueprint) {
         assert_eq!(bp.index_of(c.pos), Some(i));
         assert!(c.pos.y >= 0, "a cell below the ground: {}", c.pos);
         match c.support {
-            None => assert!(c.pos.y == 0 && c.level == 0, "unsupported cell off the ground at {}", c.pos),
+            None if c.part == Part::Upper => panic!("a top half without its lower half at {}", c.pos),
+            // On the ground, or the first cell of a floating part (placed against a
+            // temporary scaffold), which comes after every part on the ground.
+            None => assert!(c.pos.y == 0 || bp.floats(i, data), "unsupported cell off the ground at {}", c.pos),
             Some(j) => {
                 let s = &cells[j];
                 assert_eq!(s.pos.dist_sq(c.pos), 1, "{} is supported by {}, not a neighbour", c.pos, s.pos);
                 assert_eq!(c.level, s.level + 1, "levels do not count steps from the ground");
-                if let Some(below) = bp.index_of(c.pos.down()) {
-                    assert_eq!(j, below, "a cell with one below it must wait for that one");
+                if c.part != Part::Upper {
+                    let info = data.block_info(c.block);
+                    assert!(
+                        gatecrew_world::placement::anchors(info, &c.state, c.pos).contains(&s.pos),
+                        "{} is not placed against a face its rule allows",
+                        c.pos
+                    );
                 }
             }
         }

@@ -319,6 +319,42 @@ function blockHeight(block) {
   return 1;
 }
 
+// Blocks that fall when nothing is below them: vanilla's FallingBlock subclasses in
+// 1.20.4 (SandBlock, GravelBlock, ConcretePowderBlock, AnvilBlock, DragonEggBlock,
+// BrushableBlock). minecraft-data carries no gravity flag, so the family is named here.
+const FALLING = /^(sand|red_sand|gravel|suspicious_sand|suspicious_gravel|anvil|chipped_anvil|damaged_anvil|dragon_egg|[a-z_]+_concrete_powder)$/;
+
+// Where a block must be held to stay (vanilla's canSurvive, by family), derived from
+// the block's states where the game data says it (a `face` state: buttons, levers,
+// grindstones; a `hanging` state: lanterns) and from the name families otherwise:
+//   "any"    — some neighbouring face (the ordinary placement rule)
+//   "below"  — the block below (torches, carpets, doors, rails, plants, ...)
+//   "behind" — the block its `facing` points away from (wall torches, ladders, wall signs)
+//   "face"   — by its `face` state: floor below, ceiling above, wall behind
+//   "hang"   — below, or above when hanging (lanterns); ceiling hanging signs above
+const BELOW = /^(torch|soul_torch|redstone_torch|redstone_wire|repeater|comparator|snow|candle|[a-z_]+_candle|rail|powered_rail|detector_rail|activator_rail|lily_pad|[a-z_]+_carpet|moss_carpet|[a-z_]+_door|[a-z_]+_pressure_plate|[a-z_]+_sign|[a-z_]+_banner|[a-z_]+_coral|[a-z_]+_coral_fan|flower_pot|cactus|bamboo)$/;
+const BEHIND = /^(ladder|tripwire_hook|wall_torch|soul_wall_torch|redstone_wall_torch|[a-z_]+_wall_sign|[a-z_]+_wall_banner|[a-z_]+_wall_hanging_sign|[a-z_]+_coral_wall_fan)$/;
+
+function attachRule(b) {
+  const states = new Set((b.states ?? []).map((s) => s.name));
+  if (states.has('face')) return 'face';
+  if (BEHIND.test(b.name)) {
+    if (!states.has('facing')) die(`block ${b.name}: wall-mounted without a facing state`);
+    return 'behind';
+  }
+  if (/_hanging_sign$/.test(b.name)) return 'hang';
+  if (states.has('hanging')) return 'hang';
+  if (/_wall_/.test(b.name)) return 'any';
+  if (BELOW.test(b.name)) return 'below';
+  // Plants without a collision box grow on the block below (vines and lichen cling to
+  // any side and are left to the ordinary rule).
+  const material = String(b.material ?? '');
+  if (b.boundingBox === 'empty' && material.split(';').includes('plant') && !/vine|lichen|hanging_roots|spore_blossom/.test(b.name)) {
+    return 'below';
+  }
+  return 'any';
+}
+
 const blocks = blocksArray.map((b) => ({
   name: b.name,
   item: placingItem(b),
@@ -331,6 +367,8 @@ const blocks = blocksArray.map((b) => ({
   // open, which is how a building crew leaves them.
   passable: b.boundingBox !== 'block' || /_door$|_fence_gate$/.test(b.name),
   height: blockHeight(b),
+  gravity: FALLING.test(b.name),
+  attach: attachRule(b),
 }));
 
 // ---------------------------------------------------------------------------

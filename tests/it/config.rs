@@ -78,10 +78,19 @@ fn every_unknown_block_of_a_blueprint_is_listed_with_its_line() {
 }
 
 #[test]
-fn a_floating_block_is_refused() {
+fn falling_or_hanging_blocks_over_air_that_stays_air_are_refused() {
+    for block in ["sand", "torch"] {
+        let text = format!("name = \"x\"\n[[block]]\nat = [0, 3, 0]\nblock = \"{block}\"\n");
+        let err = Blueprint::parse(&text, Path::new("bp.toml"), &data()).unwrap_err();
+        assert!(err.to_string().contains("bp.toml:3") && err.to_string().contains("can never stay"), "{err}");
+    }
+}
+
+#[test]
+fn a_floating_block_loads_and_is_marked_for_a_scaffold() {
     let text = "name = \"x\"\n[[block]]\nat = [0, 3, 0]\nblock = \"cobblestone\"\n";
-    let err = Blueprint::parse(text, Path::new("bp.toml"), &data()).unwrap_err();
-    assert!(err.to_string().contains("bp.toml:3") && err.to_string().contains("no support"), "{err}");
+    let bp = Blueprint::parse(text, Path::new("bp.toml"), &data()).unwrap();
+    assert!(bp.floats(0, &data()));
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod actions;
 mod analyze;
 mod bad_input;
 mod browser;
+mod building;
 mod calibrate;
 mod cli;
 mod common;

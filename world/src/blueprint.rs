@@ -15,9 +15,13 @@
 //! Two-block-tall blocks (doors) fill the cell above too, with `half=upper` there when
 //! the lower cell says `half=lower`.
 //!
-//! `air` carves a cell out. Every cell must be supported: resting on the ground
-//! (`y = 0`), on the blueprint cell below it, or reachable from the ground through
-//! neighbouring blueprint cells, so that some placement order exists.
+//! `air` carves a cell out. Cells are ordered by Minecraft's placement rule (see
+//! [`crate::placement`]): from the ground outward, each cell after a neighbour it can be
+//! placed against. A part that touches nothing built (a floating platform) starts from
+//! one cell placed against a temporary scaffold block ([`Blueprint::floats`]). Loading
+//! refuses only what can never be built: a cell outside the world or below the ground,
+//! and a falling or attached block whose only possible support is a cell the blueprint
+//! leaves empty (sand over air, a torch on nothing).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -29,6 +33,7 @@ use toml::Spanned;
 use crate::data::{BlockId, GameData};
 use crate::error::{LineIndex, LoadError, LoadErrorKind, toml_error};
 use crate::limits;
+use crate::placement;
 use crate::state::{BlockState, parse_block_spec};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
@@ -67,9 +72,12 @@ pub struct Cell {
     pub state: BlockState,
     /// Which part.
     pub part: Part,
-    /// The cell that must be placed before this one (`None`: rests on the ground).
+    /// The cell that must be placed before this one, and that it is placed against
+    /// (`None`: it rests on the ground, or it starts a floating part and is placed
+    /// against a temporary scaffold block, see [`Blueprint::floats`]).
     pub support: Option<usize>,
-    /// Steps from the ground through supports.
+    /// Steps from the ground (or from the start of a floating part) through supports;
+    /// floating parts come after every part connected to the ground.
     pub level: u32,
 }
 
@@ -341,39 +349,15 @@ impl Blueprint {
                 Cell { pos: *p, block, state, part, support: None, level: u32::MAX }
             })
             .collect();
-        // Breadth-first from the ground: a cell with a blueprint cell below waits for
-        // that one; any other cell takes the first neighbour reached.
-        let mut queue = VecDeque::new();
-        for (i, c) in out.iter_mut().enumerate() {
-            if c.pos.y == 0 {
-                c.level = 0;
-                queue.push_back(i);
-            }
-        }
-        while let Some(i) = queue.pop_front() {
-            let (p, level) = (out[i].pos, out[i].level);
-            for q in p.neighbours() {
-                let Some(&j) = index.get(&q) else { continue };
-                if out[j].level != u32::MAX {
-                    continue;
-                }
-                let below = index.get(&q.down()).copied();
-                if below.is_some() && below != Some(i) {
-                    continue;
-                }
-                out[j].support = Some(i);
-                out[j].level = level + 1;
-                queue.push_back(j);
-            }
-        }
-        if let Some(c) = out.iter().find(|c| c.level == u32::MAX) {
-            let line = cells[&c.pos].2;
-            return Err(invalid(
-                line,
-                format!("block at {} has no support: nothing below it connects to the ground", c.pos),
-            ));
-        }
+        order_cells(&mut out, &index, data).map_err(|(p, msg)| invalid(cells[&p].2, msg))?;
         Ok(Blueprint { name, cells: out, index })
+    }
+
+    /// Whether cell `i` starts a floating part: no support in the blueprint and no
+    /// ground to rest on, so it is placed against a temporary scaffold block.
+    pub fn floats(&self, i: usize, data: &GameData) -> bool {
+        let c = &self.cells[i];
+        c.support.is_none() && c.part != Part::Upper && !on_ground(c, data)
     }
 
     /// All cells, sorted by position.
@@ -434,6 +418,114 @@ fn check_size(size: u64, path: &Path) -> Result<(), LoadError> {
         ));
     }
     Ok(())
+}
+
+fn on_ground(c: &Cell, data: &GameData) -> bool {
+    placement::anchors(data.block_info(c.block), &c.state, c.pos).iter().any(|a| a.y < 0)
+}
+
+/// Orders the cells by the placement rule: breadth-first from the cells that rest on
+/// the ground, each cell reached from a neighbour it may be placed against; then each
+/// floating part from its lowest cell that can lean on a temporary block outside the
+/// blueprint. Upper halves go with their lower half. Errors name the cell that can
+/// never be built.
+fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) -> Result<(), (Pos, String)> {
+    let anchors = |c: &Cell| placement::anchors(data.block_info(c.block), &c.state, c.pos);
+    // Never buildable: every cell it could rest on is empty in the blueprint, and a
+    // temporary block there would leave it falling or hanging on nothing when removed.
+    for c in out.iter().filter(|c| c.part != Part::Upper) {
+        let info = data.block_info(c.block);
+        if info.attach == crate::data::Attach::Any && !info.gravity {
+            continue;
+        }
+        let a = anchors(c);
+        if a.iter().all(|p| p.y >= 0 && !index.contains_key(p)) {
+            let what = if info.gravity { "falls" } else { "needs a block to hold it" };
+            let list: Vec<String> = a.iter().map(|p| p.to_string()).collect();
+            return Err((
+                c.pos,
+                format!(
+                    "block \"{}\" at {} {what} at {}, which the blueprint leaves empty: it can never stay there",
+                    info.name,
+                    c.pos,
+                    list.join(" or ")
+                ),
+            ));
+        }
+    }
+    let mut queue = VecDeque::new();
+    let reach = |out: &mut [Cell], i: usize, support: Option<usize>, level: u32, queue: &mut VecDeque<usize>| {
+        out[i].support = support;
+        out[i].level = level;
+        queue.push_back(i);
+    };
+    // `strict`: a cell with a blueprint cell below waits for that one (bottom-up where
+    // the blueprint allows it, the order builds had before the rule above); otherwise
+    // any neighbour the rule allows.
+    let spread = |out: &mut [Cell], queue: &mut VecDeque<usize>, strict: bool| {
+        while let Some(i) = queue.pop_front() {
+            let (p, level) = (out[i].pos, out[i].level);
+            for q in p.neighbours() {
+                let Some(&j) = index.get(&q) else { continue };
+                let below = index.get(&q.down()).copied();
+                // The top half of a two-cell block comes with its lower half only.
+                let upper = out[j].part == Part::Upper;
+                if out[j].level != u32::MAX || (upper && below != Some(i)) || (!upper && !anchors(&out[j]).contains(&p))
+                {
+                    continue;
+                }
+                if strict && below.is_some() && below != Some(i) {
+                    continue;
+                }
+                reach(out, j, Some(i), level + 1, queue);
+            }
+        }
+    };
+    for i in 0..out.len() {
+        if out[i].part != Part::Upper && on_ground(&out[i], data) {
+            reach(out, i, None, 0, &mut queue);
+        }
+    }
+    loop {
+        spread(out, &mut queue, true);
+        if out.iter().all(|c| c.level != u32::MAX) {
+            return Ok(());
+        }
+        // What hangs: reached sideways or from above, from every cell placed so far.
+        let mut placed: Vec<usize> = (0..out.len()).filter(|&i| out[i].level != u32::MAX).collect();
+        placed.sort_by_key(|&i| (out[i].level, i));
+        queue.extend(placed);
+        spread(out, &mut queue, false);
+        let left: Vec<usize> = (0..out.len()).filter(|&i| out[i].level == u32::MAX).collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        // A floating part: start from its lowest cell that can lean sideways on a
+        // temporary block outside the blueprint (a bot's pillar beside it).
+        let next = out.iter().filter(|c| c.level != u32::MAX).map(|c| c.level + 1).max().unwrap_or(0);
+        let seed = left
+            .iter()
+            .copied()
+            .filter(|&i| out[i].part != Part::Upper)
+            .filter(|&i| {
+                let c = &out[i];
+                let a = anchors(c);
+                c.pos.neighbours()[2..].iter().any(|n| a.contains(n) && !index.contains_key(n))
+            })
+            .min_by_key(|&i| (out[i].pos.y, out[i].pos));
+        match seed {
+            Some(i) => reach(out, i, None, next, &mut queue),
+            None => {
+                let p = out[left[0]].pos;
+                return Err((
+                    p,
+                    format!(
+                        "block at {p} has no support: nothing connects it to the ground, and no side of its part is free to lean on a temporary block"
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// Cells being assembled: block, state and the line of the entry that set it (0: none).

@@ -102,6 +102,42 @@ pub struct BlockInfo {
     pub passable: bool,
     /// 2 for doors and other two-block placeables.
     pub height: u8,
+    /// Whether it falls when the cell below is empty (sand, gravel, concrete powder).
+    pub gravity: bool,
+    /// Which neighbour must hold it.
+    pub attach: Attach,
+    /// Whether its item also mounts it on a wall (a `torch` item placed against a side
+    /// becomes a `wall_torch`): a blueprint's floor variant may then hang on a side.
+    pub wall_mount: bool,
+}
+
+/// Which neighbouring block a placed block needs (vanilla's `canSurvive`, exported by
+/// `scripts/gen-data` per block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Attach {
+    /// Any neighbouring face holding a solid block (the ordinary placement rule).
+    Any,
+    /// The block below (torches, carpets, doors, plants).
+    Below,
+    /// The block its `facing` points away from (wall torches, ladders, wall signs).
+    Behind,
+    /// By its `face` state: floor below, ceiling above, wall behind (buttons, levers).
+    Face,
+    /// Below, or above (lanterns, hanging signs).
+    Hang,
+}
+
+impl Attach {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "any" => Attach::Any,
+            "below" => Attach::Below,
+            "behind" => Attach::Behind,
+            "face" => Attach::Face,
+            "hang" => Attach::Hang,
+            _ => return None,
+        })
+    }
 }
 
 /// Index of a crafting recipe in the data file.
@@ -335,6 +371,15 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             None => None,
             Some(n) => Some(item(n, key("item"))?),
         };
+        let attach = match b.attach.as_deref() {
+            None => Attach::Any,
+            Some(a) => Attach::parse(a).ok_or_else(|| {
+                err(
+                    key("attach"),
+                    DataErrorKind::Invalid(format!("unknown attach rule \"{a}\" (any, below, behind, face, hang)")),
+                )
+            })?,
+        };
         if !(1..=2).contains(&b.height) {
             return Err(err(key("height"), DataErrorKind::Invalid(format!("height {} is not 1 or 2", b.height))));
         }
@@ -354,7 +399,16 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             solid: b.solid,
             passable: b.passable,
             height: b.height,
+            gravity: b.gravity,
+            attach,
+            wall_mount: false,
         });
+    }
+    // A floor block whose item also places a wall-mounted block may go on a side.
+    let wall_items: std::collections::HashSet<ItemId> =
+        blocks.iter().filter(|b| b.attach == Attach::Behind).filter_map(|b| b.item).collect();
+    for b in &mut blocks {
+        b.wall_mount = b.attach == Attach::Below && b.item.is_some_and(|i| wall_items.contains(&i));
     }
     if blocks.first().map(|b| b.name.as_str()) != Some("air") {
         return Err(err("blocks[0]".into(), DataErrorKind::Invalid("the first block must be air".into())));

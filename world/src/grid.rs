@@ -56,6 +56,8 @@ pub struct Grid {
     dims: (usize, usize, usize),
     cells: Vec<BlockId>,
     states: BTreeMap<Pos, BlockState>,
+    /// Columns whose top ground block (at `y = -1`) was dug out (see `World` mining).
+    dug: std::collections::BTreeSet<(i32, i32)>,
 }
 
 impl Grid {
@@ -63,7 +65,13 @@ impl Grid {
     /// 4,000,000 cells); bounds whose volume overflows panic here rather than wrap.
     pub fn new(bounds: Bounds) -> Self {
         let dims = bounds.dims();
-        Grid { bounds, dims, cells: vec![BlockId::AIR; bounds.volume()], states: BTreeMap::new() }
+        Grid {
+            bounds,
+            dims,
+            cells: vec![BlockId::AIR; bounds.volume()],
+            states: BTreeMap::new(),
+            dug: Default::default(),
+        }
     }
 
     /// The extent.
@@ -119,7 +127,7 @@ impl Grid {
     /// not passable.
     pub fn blocks_movement(&self, data: &GameData, p: Pos) -> bool {
         if p.y < 0 {
-            return true;
+            return !self.ground_dug(p);
         }
         let b = self.get(p);
         b != BlockId::AIR && !data.block_info(b).passable
@@ -136,7 +144,20 @@ impl Grid {
 
     /// Whether `p` can support a block placed next to it (the ground, or any block).
     pub fn supports(&self, p: Pos) -> bool {
-        p.y < 0 || self.get(p) != BlockId::AIR
+        if p.y < 0 {
+            return !self.ground_dug(p);
+        }
+        self.get(p) != BlockId::AIR
+    }
+
+    /// Whether `p` is a top ground cell (`y = -1`) that was dug out.
+    pub fn ground_dug(&self, p: Pos) -> bool {
+        p.y == -1 && self.dug.contains(&(p.x, p.z))
+    }
+
+    /// Digs the top ground cell of a column out.
+    pub fn dig_ground(&mut self, x: i32, z: i32) {
+        self.dug.insert((x, z));
     }
 
     /// Non-air blocks in the box `[lo, hi]`, in (z, y, x) order.

@@ -27,13 +27,15 @@ pub mod limits;
 pub mod observe;
 mod oracle;
 pub mod path;
+pub mod placement;
+pub mod scaffold;
 pub mod scenario;
 pub mod state;
 mod world;
 
 pub use action::{Action, Delta, Failure, Outcome, Receipt};
 pub use blueprint::{Blueprint, Cell, Part};
-pub use data::{BlockId, GameData, RecipeId};
+pub use data::{Attach, BlockId, GameData, RecipeId};
 pub use error::{LoadError, LoadErrorKind};
 pub use grid::{Bounds, reach_distance};
 pub use inventory::Inventory;

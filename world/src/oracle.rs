@@ -30,7 +30,10 @@ impl Knowledge for Omniscient<'_> {
     }
     fn nearest_resource(&self, block: BlockId) -> Option<Pos> {
         let here = self.here();
-        self.world.resources.get(&block)?.iter().min_by_key(|p| (p.dist_sq(here), **p)).copied()
+        let seen =
+            self.world.resources.get(&block).and_then(|s| s.iter().min_by_key(|p| (p.dist_sq(here), **p)).copied());
+        // The ground is made of a block too: its top layer may be dug.
+        seen.or_else(|| (block == self.world.special.ground).then(|| self.world.ground_spot(here)).flatten())
     }
     fn table(&self) -> Option<Pos> {
         let here = self.here();
@@ -55,6 +58,31 @@ impl Knowledge for Omniscient<'_> {
 }
 
 impl World {
+    /// The nearest top ground cell (`y = -1`) that may be dug, within 6 columns of
+    /// `near`, not under `near` itself.
+    pub(crate) fn ground_spot(&self, near: Pos) -> Option<Pos> {
+        const RADIUS: i32 = 6;
+        let mut best: Option<(i64, Pos)> = None;
+        for dx in -RADIUS..=RADIUS {
+            for dz in -RADIUS..=RADIUS {
+                let above = Pos::new(near.x + dx, 0, near.z + dz);
+                let free = self.grid.bounds().contains(above)
+                    && self.grid.get(above) == BlockId::AIR
+                    && !self.keep_clear.contains(&above)
+                    && !self.bodies.iter().any(|b| b.pos == above);
+                let p = above.down();
+                if (dx, dz) == (0, 0) || !free || self.grid.ground_dug(p) {
+                    continue;
+                }
+                let key = (p.dist_sq(near), p);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
     /// The cheapest local way for `agent` to hold `count` of `item`, if one costs at
     /// most `budget` ticks.
     pub fn oracle(&self, agent: AgentId, item: ItemId, count: u32, budget: u64) -> Option<Estimate> {

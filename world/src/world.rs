@@ -81,6 +81,29 @@ pub struct Rules {
     pub chest_block: String,
     /// The block that smelts.
     pub furnace_block: String,
+    /// Blocks bots use first for temporary scaffolds (pillars to stand on, supports for
+    /// floating parts), in order of preference: the list the issue names. Left out of
+    /// a config's serialisation when it is the default, so configs hash as before.
+    #[serde(skip_serializing_if = "is_default_scaffold")]
+    pub scaffold_blocks: Vec<String>,
+    /// What the ground below `y = 0` is made of: a bot may dig its top layer (`y = -1`)
+    /// for the block's drops, as a player digs dirt for a scaffold, beside anything
+    /// built and under no one. Left out of a config's serialisation when it is the
+    /// default (dirt), so configs hash as before.
+    #[serde(skip_serializing_if = "is_default_ground")]
+    pub ground_block: String,
+}
+
+fn is_default_ground(s: &str) -> bool {
+    s == "dirt"
+}
+
+fn default_scaffold() -> Vec<String> {
+    ["dirt", "cobblestone", "netherrack", "scaffolding"].map(String::from).to_vec()
+}
+
+fn is_default_scaffold(v: &[String]) -> bool {
+    v == default_scaffold().as_slice()
 }
 
 impl Default for Rules {
@@ -94,6 +117,8 @@ impl Default for Rules {
             table_block: "crafting_table".into(),
             chest_block: "chest".into(),
             furnace_block: "furnace".into(),
+            scaffold_blocks: default_scaffold(),
+            ground_block: "dirt".into(),
         }
     }
 }
@@ -130,6 +155,7 @@ pub(crate) struct Special {
     pub table: BlockId,
     pub chest: BlockId,
     pub furnace: BlockId,
+    pub ground: BlockId,
 }
 
 /// The world. See the module docs.
@@ -151,6 +177,8 @@ pub struct World {
     pub(crate) path_blocks: Option<PathBlocks>,
     pub(crate) ledger: BTreeMap<ItemId, i64>,
     pub(crate) handed_over: BTreeSet<WindowId>,
+    /// Cells holding a block a bot placed (blueprint blocks and scaffolds alike).
+    pub(crate) built: BTreeSet<Pos>,
 }
 
 /// The path-block fault: how often a walk finds its way barred, and by what.
@@ -173,7 +201,11 @@ impl World {
             table: find(&rules.table_block)?,
             chest: find(&rules.chest_block)?,
             furnace: find(&rules.furnace_block)?,
+            ground: find(&rules.ground_block)?,
         };
+        for b in &rules.scaffold_blocks {
+            find(b)?;
+        }
         Ok(World {
             grid: Grid::new(bounds),
             data,
@@ -191,6 +223,7 @@ impl World {
             path_blocks: None,
             ledger: BTreeMap::new(),
             handed_over: BTreeSet::new(),
+            built: BTreeSet::new(),
         })
     }
 
@@ -232,6 +265,7 @@ impl World {
         if !self.grid.set(p, b) {
             return false;
         }
+        self.built.remove(&p);
         for set in self.resources.values_mut() {
             set.remove(&p);
         }
@@ -247,7 +281,23 @@ impl World {
         for set in self.resources.values_mut() {
             set.remove(&p);
         }
+        if b == BlockId::AIR {
+            self.built.remove(&p);
+        } else {
+            self.built.insert(p);
+        }
         self.grid.set_with_state(p, b, state)
+    }
+
+    /// Cells holding a block a bot placed and nobody removed: the blueprint's blocks
+    /// and any scaffold left standing.
+    pub fn built(&self) -> &BTreeSet<Pos> {
+        &self.built
+    }
+
+    /// Placed blocks outside the blueprint: scaffolds nobody took down.
+    pub fn scaffold_left(&self, bp: &crate::blueprint::Blueprint) -> Vec<Pos> {
+        self.built.iter().copied().filter(|p| bp.cell_at(*p).is_none()).collect()
     }
 
     /// Places a chest with contents.
@@ -390,12 +440,15 @@ impl World {
                 Some(p) => (p.ticks, Some(p)),
                 None => (1, None),
             },
+            Action::Mine { pos } if pos.y == -1 => (self.mine_ticks(self.special.ground, &body.inventory).0, None),
             Action::Mine { pos } => (self.mine_ticks(self.grid.get(pos), &body.inventory).0, None),
             Action::Craft { .. } => (t.craft, None),
             Action::Smelt { input, count, .. } => {
                 let per = self.data.smelt_of(input).map_or(1, |s| u64::from(s.ticks));
                 (per * u64::from(count), None)
             }
+            // Placing into its own feet cell is a jump: pillaring up costs a climb too.
+            Action::Place { pos, .. } if pos == body.pos => (t.place + t.climb, None),
             Action::Place { .. } => (t.place, None),
             Action::Give { .. } => (t.give, None),
             Action::Drop { .. } => (t.drop, None),

@@ -13,6 +13,8 @@ use crate::plan::{NodeId, NodeKind, NodeState, Task};
 pub(super) enum Next {
     /// An action for a node.
     Act(NodeId, Action),
+    /// An action on a pillar for a node.
+    Scaffold(NodeId, Action),
     /// Something changed (an issue was decided): look again.
     Again,
     /// Nothing to do until then (`None`: until news).
@@ -103,6 +105,14 @@ impl AgentCore {
         let earliest = |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
         let mut remaining = false;
         let mut idle_ready = false;
+        // On a pillar, everything in reach goes first; the first node out of reach
+        // decides whether the pillar is raised, lowered or taken down.
+        let mut deferred = None;
+        if !self.on_pillar() {
+            if let Some(next) = self.clear_temporary() {
+                return next;
+            }
+        }
         for n in self.own_places() {
             let node = self.plan.node(n).clone();
             let Some((pos, block, item)) = place_of(&node.kind) else {
@@ -154,13 +164,45 @@ impl AgentCore {
             if self.plan.node(n).state == NodeState::SetAside {
                 self.plan.set_state(n, NodeState::Pending);
             }
-            if let Some((s, spos)) = self.support_missing(n) {
+            // A support given up does not hold back a node something else holds now.
+            let waits = |me: &Self, s: NodeId| {
+                let sn = me.plan.node(s);
+                !(sn.owner == me.id && sn.state == NodeState::Failed && me.anchored(pos, block))
+            };
+            if let Some((s, spos)) = self.support_missing(n).filter(|(s, _)| waits(self, *s)) {
                 if self.plan.node(s).owner == self.id {
                     // Own supports come earlier in build order; this one waits for it.
+                    // Still, every blocked node is an issue the gate sees: one behind a
+                    // support given up, and one whose item is not held at all (else a
+                    // node behind a stuck support never asks for an item only a
+                    // teammate holds).
+                    let failed = self.plan.node(s).state == NodeState::Failed;
+                    if failed && !self.anchored(pos, block) {
+                        // Its support was given up and nothing else holds it: it cannot
+                        // be placed either.
+                        if self.first_issue(Blocker::Node(n)).is_none() {
+                            let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
+                            let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
+                            self.run_gate(id, issue, Some(n), out);
+                        }
+                        self.hold(Blocker::Node(n), Retry::WhenIdle, format!("its support at {spos} was given up"));
+                        self.plan.set_state(n, NodeState::Failed);
+                        continue;
+                    }
+                    let quiet = self.first_issue(Blocker::Item(item)).is_none()
+                        && !self.blocks.contains_key(&Blocker::Item(item))
+                        && self.recovery.is_none();
+                    if self.inv.count(item) == 0 && quiet && !self.on_pillar() {
+                        return self.raise_missing(n, item, out);
+                    }
                     continue;
                 }
-                // A teammate's block: look before deciding it is missing.
+                // A teammate's block: look before deciding it is missing (not from a pillar:
+                // a walk would leave it standing).
                 let near = self.mem_near(spos);
+                if !near && self.on_pillar() {
+                    continue;
+                }
                 if !near {
                     return Next::Act(n, Action::MoveTo { target: spos, range: self.physics.reach - 0.5 });
                 }
@@ -174,31 +216,19 @@ impl AgentCore {
                 return Next::Again;
             }
             if self.inv.count(item) == 0 {
-                let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
-                let issue = Issue::MissingMaterial { item, count: deficit };
-                // A revisit re-detects the issue only if something changed: the gate is
-                // deterministic, so the same features would give the same decision.
-                let features = self.evaluate(issue, Some(n)).features;
-                let blocker = Blocker::Item(item);
-                if self.suppress_repeats()
-                    && self.first_issue(blocker).is_some()
-                    && self.last_features.get(&blocker) == Some(&features)
-                {
-                    let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
-                    self.hold(blocker, Retry::WhenIdle, why);
-                    return Next::Again;
-                }
-                self.last_features.insert(blocker, features);
-                let id = self.new_issue(issue, blocker, Some(n), out);
-                self.run_gate(id, issue, Some(n), out);
-                return Next::Again;
+                return self.raise_missing(n, item, out);
             }
-            if reach_distance(self.pos, pos) <= self.physics.reach {
-                // The blueprint's state (facing, door half...) is placed with the block.
-                let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
-                return Next::Act(n, Action::Place { pos, item, state });
+            if self.on_pillar() && !(reach_distance(self.pos, pos) <= self.physics.reach && self.anchored(pos, block)) {
+                deferred.get_or_insert((n, pos, block, item));
+                continue;
             }
-            return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
+            return self.approach(n, pos, block, item, out);
+        }
+        if let Some((n, pos, block, item)) = deferred {
+            return self.approach(n, pos, block, item, out);
+        }
+        if let Some(next) = self.leave_pillar() {
+            return next;
         }
         if !remaining && self.awaiting.is_empty() && self.parked.is_empty() {
             return Next::Done;
@@ -216,6 +246,29 @@ impl AgentCore {
             earliest(aw.deadline, &mut wake);
         }
         Next::Wait(wake)
+    }
+
+    /// The node's item is not held: a missing-material issue through the gate (a
+    /// revisit with unchanged features only sets it aside again).
+    fn raise_missing(&mut self, n: NodeId, item: ItemId, out: &mut StepOutput) -> Next {
+        let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
+        let issue = Issue::MissingMaterial { item, count: deficit };
+        // A revisit re-detects the issue only if something changed: the gate is
+        // deterministic, so the same features would give the same decision.
+        let features = self.evaluate(issue, Some(n)).features;
+        let blocker = Blocker::Item(item);
+        if self.suppress_repeats()
+            && self.first_issue(blocker).is_some()
+            && self.last_features.get(&blocker) == Some(&features)
+        {
+            let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
+            self.hold(blocker, Retry::WhenIdle, why);
+            return Next::Again;
+        }
+        self.last_features.insert(blocker, features);
+        let id = self.new_issue(issue, blocker, Some(n), out);
+        self.run_gate(id, issue, Some(n), out);
+        Next::Again
     }
 
     fn mem_near(&self, p: Pos) -> bool {
@@ -244,6 +297,10 @@ impl AgentCore {
                 self.plan.set_state(n, NodeState::Done);
             }
             (action, Err(f)) => {
+                if matches!(f, Failure::NoPath { .. }) {
+                    // No walk gets there: next time, a pillar.
+                    self.lift.insert(n);
+                }
                 let issue = match (action.name(), f) {
                     (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {
                         Issue::Unreachable { pos: *target }

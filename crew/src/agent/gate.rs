@@ -224,6 +224,12 @@ impl AgentCore {
                 let facts = self.recoverability_facts(item, want);
                 (facts, facts.chain_ticks, OracleQuery::Items(item, want))
             }
+            // Out of reach: the local recovery is a pillar, priced by what it takes to
+            // put up and take down.
+            (Issue::Unreachable { pos }, None) => {
+                let ticks = self.pillar_ticks(pos);
+                (RecoverabilityFacts { chain_ticks: ticks, ..Default::default() }, ticks, OracleQuery::Retry)
+            }
             (Issue::ActionFailed { .. }, None) => (
                 RecoverabilityFacts { chain_ticks: Some(self.tuning.poll_ticks), ..Default::default() },
                 Some(self.tuning.poll_ticks),

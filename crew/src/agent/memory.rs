@@ -18,6 +18,10 @@ pub struct Physics {
     pub table: (BlockId, Option<ItemId>),
     /// The furnace block and item.
     pub furnace: (BlockId, Option<ItemId>),
+    /// The items of the rules' scaffold blocks, in order of preference.
+    pub scaffold: Vec<ItemId>,
+    /// What the ground is made of (its top layer may be dug).
+    pub ground: BlockId,
 }
 
 impl Physics {
@@ -32,6 +36,8 @@ impl Physics {
             ticks: rules.ticks,
             table: station(&rules.table_block),
             furnace: station(&rules.furnace_block),
+            scaffold: rules.scaffold_blocks.iter().filter_map(|b| data.block_info(data.block(b)?).item).collect(),
+            ground: data.block(&rules.ground_block).unwrap_or(BlockId::AIR),
         }
     }
 }
@@ -54,6 +60,9 @@ pub struct Memory {
     dropped: BTreeMap<Pos, Vec<(ItemId, u32)>>,
     teammates: BTreeMap<AgentId, (Pos, Tick)>,
     visible: Vec<(AgentId, Pos)>,
+    /// Columns where the ground must stay (under the blueprint), and where it is gone.
+    keep_ground: std::collections::BTreeSet<(i32, i32)>,
+    dug: std::collections::BTreeSet<(i32, i32)>,
 }
 
 impl Memory {
@@ -103,6 +112,50 @@ impl Memory {
         } else {
             self.blocks.insert(p, b);
         }
+    }
+
+    /// Columns whose ground is never dug (the blueprint's footprint and its border).
+    pub fn keep_ground(&mut self, columns: impl IntoIterator<Item = (i32, i32)>) {
+        self.keep_ground.extend(columns);
+    }
+
+    /// Whether a top ground cell is known to be dug out.
+    pub fn is_dug(&self, p: Pos) -> bool {
+        p.y == -1 && self.dug.contains(&(p.x, p.z))
+    }
+
+    /// A top ground cell found dug (by this bot or another).
+    pub fn saw_dug(&mut self, p: Pos) {
+        self.dug.insert((p.x, p.z));
+    }
+
+    /// The nearest top ground cell (`y = -1`) that may be dug for its drops: not under
+    /// the blueprint, not dug, nothing seen on it, not under or beside the bot.
+    pub fn ground_spot(&self, near: Pos) -> Option<Pos> {
+        const RADIUS: i32 = 6;
+        let mut best: Option<(i64, Pos)> = None;
+        for dx in -RADIUS..=RADIUS {
+            for dz in -RADIUS..=RADIUS {
+                let (x, z) = (near.x + dx, near.z + dz);
+                // Only on a lattice of even columns: no two holes touch, so every cell
+                // beside one keeps two ways out and nobody gets walled in.
+                let lattice = x.rem_euclid(2) == 0 && z.rem_euclid(2) == 0;
+                // Not under or beside the bot: it digs from where it stands.
+                let beside = dx.abs() <= 1 && dz.abs() <= 1;
+                if !lattice || beside || self.keep_ground.contains(&(x, z)) || self.dug.contains(&(x, z)) {
+                    continue;
+                }
+                if self.blocks.contains_key(&Pos::new(x, 0, z)) {
+                    continue;
+                }
+                let p = Pos::new(x, -1, z);
+                let key = (p.dist_sq(near), p);
+                if best.is_none_or(|(d, q)| key < (d, q)) {
+                    best = Some(key);
+                }
+            }
+        }
+        best.map(|(_, p)| p)
     }
 
     /// The block last seen at `p` (`None`: never seen, or seen as air).
@@ -207,12 +260,17 @@ impl Knowledge for Known<'_> {
         chests.chain(dropped).filter(|(_, n)| *n > 0).collect()
     }
     fn nearest_resource(&self, block: BlockId) -> Option<Pos> {
-        self.mem
+        let seen = self
+            .mem
             .resources
             .iter()
             .filter(|(_, b)| **b == block)
             .map(|(p, _)| *p)
-            .min_by_key(|p| (p.dist_sq(self.pos), *p))
+            .min_by_key(|p| (p.dist_sq(self.pos), *p));
+        // The ground itself, where nothing else of the kind is known.
+        seen.or_else(|| {
+            (block == self.physics.ground && block != BlockId::AIR).then(|| self.mem.ground_spot(self.pos)).flatten()
+        })
     }
     fn table(&self) -> Option<Pos> {
         self.nearest_station(ContainerKind::Table)

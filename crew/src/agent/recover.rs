@@ -124,6 +124,11 @@ impl AgentCore {
         }
         alts.sort_by_key(|(t, c, i, _)| (*t, *c, *i));
         alts.truncate(MAX_ALTERNATIVES);
+        // What the blueprint still places stays for it: an ingredient or a fuel is
+        // obtained on top of the reserved count, so a craft or a smelt never eats the
+        // planks a floor needs (the planner priced the route that way too).
+        let reserved = self.known_for(self.recovery.as_ref().map(|r| r.item)).reserved;
+        let keep = |i: ItemId| reserved.get(&i).copied().unwrap_or(0);
         for (_, _, _, alt) in alts {
             match alt {
                 Alt::Fetch => {
@@ -136,7 +141,7 @@ impl AgentCore {
                     let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
                     for (ing, per) in &r.ingredients {
                         let o = self.plan.add_child(and, NodeKind::Obtain { item: *ing });
-                        self.targets.insert(o, per * times);
+                        self.targets.insert(o, per * times + keep(*ing));
                     }
                     if r.grid == 3 {
                         if let Some(table) = self.physics.table.1 {
@@ -166,10 +171,10 @@ impl AgentCore {
                 Alt::Smelt(s, fuel) => {
                     let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
                     let o = self.plan.add_child(and, NodeKind::Obtain { item: s.input });
-                    self.targets.insert(o, deficit);
+                    self.targets.insert(o, deficit + keep(s.input));
                     let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
                     let f = self.plan.add_child(and, NodeKind::Obtain { item: fuel });
-                    self.targets.insert(f, (s.ticks * deficit).div_ceil(burn));
+                    self.targets.insert(f, (s.ticks * deficit).div_ceil(burn) + keep(fuel));
                     if let Some(furnace) = self.physics.furnace.1 {
                         self.plan.add_child(and, NodeKind::Task(Task::Station { item: furnace }));
                     }
@@ -402,7 +407,9 @@ impl AgentCore {
                     return TaskStep::Done;
                 }
                 let times = (target - have).div_ceil(r.count);
-                if r.ingredients.iter().any(|(i, n)| self.inv.count(*i) < n * times) {
+                // Only ingredients beyond what the blueprint still places.
+                let k = self.known_for(Some(r.result));
+                if r.ingredients.iter().any(|(i, n)| k.held(*i) < n * times) {
                     return TaskStep::Fail;
                 }
                 TaskStep::Act(Action::Craft { recipe, times })
@@ -429,8 +436,10 @@ impl AgentCore {
                 if !in_reach(self.pos, f) {
                     return approach(f);
                 }
-                let count = self.inv.count(input).min(target - have);
-                let fuel = self.data.fuels().into_iter().find(|(i, _)| self.inv.count(*i) > 0).map(|(i, _)| i);
+                // Never an input or a fuel the blueprint still places (planks burn too).
+                let k = self.known_for(Some(output));
+                let count = k.held(input).min(target - have);
+                let fuel = self.data.fuels().into_iter().find(|(i, _)| k.held(*i) > 0).map(|(i, _)| i);
                 match (count, fuel) {
                     (0, _) | (_, None) => TaskStep::Fail,
                     (count, Some(fuel)) => TaskStep::Act(Action::Smelt { furnace: f, input, count, fuel }),

@@ -35,6 +35,12 @@ pub(super) struct RawBlock {
     pub solid: bool,
     pub passable: bool,
     pub height: u8,
+    // Both absent in data files written before placement rules were exported: such a
+    // block then places by the ordinary rule and does not fall.
+    #[serde(default)]
+    pub gravity: bool,
+    #[serde(default)]
+    pub attach: Option<String>,
 }
 
 #[derive(Deserialize)]

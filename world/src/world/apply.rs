@@ -121,6 +121,9 @@ fn move_to(w: &mut World, a: AgentId, target: Pos, path: Option<crate::path::Pat
 }
 
 fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
+    if pos.y == -1 && w.grid.bounds().contains(pos.up()) {
+        return dig_ground(w, a, pos);
+    }
     if !w.grid.bounds().contains(pos) {
         return Err(Failure::OutOfBounds { pos });
     }
@@ -151,6 +154,9 @@ fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
         }
     }
     w.grid.set(pos, BlockId::AIR);
+    for (r, _) in &removed {
+        w.built.remove(r);
+    }
     if let Some(set) = w.resources.get_mut(&b) {
         set.remove(&pos);
     }
@@ -161,7 +167,34 @@ fn mine(w: &mut World, a: AgentId, pos: Pos) -> Applied {
     }
     let changes: Vec<(ItemId, i64)> = drops.iter().map(|(i, n)| (*i, i64::from(*n))).collect();
     w.book(&changes);
-    Ok((Delta { items: items_delta(&changes), removed, ..Delta::default() }, None))
+    let moved_to = settle_bodies(w, a);
+    Ok((Delta { items: items_delta(&changes), removed, moved_to, ..Delta::default() }, None))
+}
+
+/// Digs the top ground block of a column: only where nothing stands or rests on it and
+/// no blueprint cell still to build is above it, so that nothing built loses its footing.
+fn dig_ground(w: &mut World, a: AgentId, pos: Pos) -> Applied {
+    if w.grid.ground_dug(pos) {
+        return Err(Failure::NothingThere { pos });
+    }
+    let above = pos.up();
+    let body = w.bodies.iter().any(|b| b.pos == above);
+    if w.grid.get(above) != BlockId::AIR || body || w.keep_clear.contains(&above) {
+        return Err(Failure::Occupied { pos: above });
+    }
+    in_reach(w, a, pos)?;
+    let b = w.special.ground;
+    let info = w.data.block_info(b).clone();
+    if let (_, Some(need)) = w.mine_ticks(b, &w.bodies[a.index()].inventory) {
+        return Err(Failure::MissingTool { need });
+    }
+    let drops: Vec<(ItemId, u32)> = info.drops.iter().map(|d| (*d, 1)).collect();
+    let reg = w.data.items().clone();
+    w.bodies[a.index()].inventory.exchange(&reg, &[], &drops).map_err(exchange_failure)?;
+    w.grid.dig_ground(pos.x, pos.z);
+    let changes: Vec<(ItemId, i64)> = drops.iter().map(|(i, n)| (*i, i64::from(*n))).collect();
+    w.book(&changes);
+    Ok((Delta { items: items_delta(&changes), removed: vec![(pos, b)], ..Delta::default() }, None))
 }
 
 fn spill(w: &mut World, pos: Pos, contents: Inventory) {
@@ -211,28 +244,41 @@ fn smelt(w: &mut World, a: AgentId, furnace: Pos, input: ItemId, count: u32, fue
     Ok((Delta { items: items_delta(&changes), ..Delta::default() }, None))
 }
 
-fn body_in(w: &World, cell: Pos) -> bool {
-    w.bodies.iter().any(|b| b.pos == cell || b.pos.up() == cell)
-}
-
 fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId, state: BlockState) -> Applied {
     let block = w.data.block_for_item(item).ok_or(Failure::NotPlaceable { item })?;
     let have = w.bodies[a.index()].inventory.count(item);
     if have == 0 {
         return Err(Failure::MissingItems { item, have: 0, need: 1 });
     }
-    let tall = w.data.block_info(block).height == 2;
+    let info = w.data.block_info(block).clone();
+    let tall = info.height == 2;
     let cells: &[Pos] = if tall { &[pos, pos.up()] } else { &[pos] };
+    let feet = w.bodies[a.index()].pos;
+    // Pillaring: a bot jumps and places a block into its own feet cell, landing on it.
+    let pillar = pos == feet && !tall;
     for &c in cells {
         if !w.grid.bounds().contains(c) {
             return Err(Failure::OutOfBounds { pos: c });
         }
-        if w.grid.get(c) != BlockId::AIR || body_in(w, c) {
+        let others = w.bodies.iter().enumerate().any(|(i, b)| i != a.index() && (b.pos == c || b.pos.up() == c));
+        let own = c == feet || c == feet.up();
+        if w.grid.get(c) != BlockId::AIR || others || (own && !pillar) {
             return Err(Failure::Occupied { pos: c });
         }
     }
+    if pillar {
+        // The jump needs the cell above the head free, and something to jump from.
+        let head = feet.up().up();
+        let bodies_above = w.bodies.iter().any(|b| b.pos == head || b.pos.up() == head);
+        if !w.grid.bounds().contains(head) || w.grid.blocks_movement(&w.data, head) || bodies_above {
+            return Err(Failure::Occupied { pos: head });
+        }
+        if !w.grid.blocks_movement(&w.data, feet.down()) {
+            return Err(Failure::NoSupport { pos });
+        }
+    }
     in_reach(w, a, pos)?;
-    if !pos.neighbours().iter().any(|n| w.grid.supports(*n)) {
+    if !crate::placement::can_place(&info, &state, pos, &|n| w.grid.supports(n)) {
         return Err(Failure::NoSupport { pos });
     }
     // Checked above: the item is held.
@@ -243,6 +289,7 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId, state: BlockState) -
         // The upper cell of a door placed with `half=lower` says `half=upper`.
         let s = if c == pos { state } else { state.upper_half() };
         w.grid.set_with_state(c, block, s);
+        w.built.insert(c);
         placed.push((c, block));
     }
     if block == w.special.chest {
@@ -252,7 +299,30 @@ fn place(w: &mut World, a: AgentId, pos: Pos, item: ItemId, state: BlockState) -
     } else if block == w.special.table {
         w.tables.insert(pos);
     }
-    Ok((Delta { items: vec![(item, -1)], placed, ..Delta::default() }, None))
+    let moved_to = pillar.then(|| feet.up());
+    if let Some(up) = moved_to {
+        w.bodies[a.index()].pos = up;
+    }
+    Ok((Delta { items: vec![(item, -1)], placed, moved_to, ..Delta::default() }, None))
+}
+
+/// Bots whose footing is gone fall to the first block below (no fall damage: scaffolds
+/// are dug one block at a time). Returns where the actor landed, if it fell.
+fn settle_bodies(w: &mut World, actor: AgentId) -> Option<Pos> {
+    let mut landed = None;
+    for (i, b) in w.bodies.iter_mut().enumerate() {
+        let mut p = b.pos;
+        while p.y > 0 && !w.grid.blocks_movement(&w.data, p.down()) {
+            p = p.down();
+        }
+        if p != b.pos {
+            b.pos = p;
+            if i == actor.index() {
+                landed = Some(p);
+            }
+        }
+    }
+    landed
 }
 
 fn give(w: &mut World, a: AgentId, to: AgentId, item: ItemId, count: u32, window: Option<WindowId>) -> Applied {

@@ -1,0 +1,351 @@
+//! Getting within reach of a cell, and giving a floating cell a face to lean on:
+//! walk where a standing spot is known, otherwise pillar up on temporary blocks
+//! ([`gatecrew_world::scaffold`]). A bot on its pillar places everything it reaches
+//! from there, raises or lowers the pillar for the next cell in the same column, and
+//! otherwise digs it down block by block (the items come back) before walking on: no
+//! scaffold block outlives its use.
+
+use gatecrew_gating::Issue;
+use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_world::scaffold::{self, Pillar, Site};
+use gatecrew_world::{Action, BlockId, Failure, Outcome, placement, reach_distance};
+
+use super::build::Next;
+use super::{AgentCore, Blocker, Retry, StepOutput};
+use crate::plan::{NodeId, NodeState};
+
+/// A pillar of this agent: planned, being raised, or stood on.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct OwnPillar {
+    /// The node it is for now.
+    node: NodeId,
+    /// Where it stands and how high it goes.
+    plan: Pillar,
+    /// The blocks placed so far, bottom up, with the item each took.
+    blocks: Vec<(Pos, ItemId)>,
+}
+
+impl AgentCore {
+    /// Whether the agent stands on its own pillar.
+    pub(super) fn on_pillar(&self) -> bool {
+        self.scaffold.as_ref().is_some_and(|s| !s.blocks.is_empty())
+    }
+
+    /// Whether a cell holds a block, as far as the agent knows: the ground, a block it
+    /// saw, or a blueprint cell it believes built.
+    fn known_solid(&self, p: Pos) -> bool {
+        (p.y < 0 && !self.mem.is_dug(p))
+            || self.mem.block(p).is_some()
+            || self
+                .blueprint
+                .index_of(p)
+                .and_then(|i| self.plan.cell_node(i))
+                .is_some_and(|n| self.plan.node(n).state == NodeState::Done)
+    }
+
+    /// Whether a cell may take a scaffold block or a body: air as far as known and no
+    /// blueprint cell.
+    fn known_free(&self, p: Pos) -> bool {
+        p.y >= 0 && !self.known_solid(p) && self.blueprint.index_of(p).is_none()
+    }
+
+    /// Whether the block of node `n` could be placed now, by the placement rule.
+    pub(super) fn anchored(&self, pos: Pos, block: BlockId) -> bool {
+        let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+        placement::can_place(self.data.block_info(block), &state, pos, &|q| self.known_solid(q))
+    }
+
+    /// Whether some spot the agent knows it can stand on is within reach of `pos`.
+    fn standing_known(&self, pos: Pos) -> bool {
+        let range = self.physics.reach - 0.5;
+        (-4..=4).any(|dx| {
+            (-4..=4).any(|dz| {
+                (-6..=1).any(|dy| {
+                    let p = pos.offset(dx, dy, dz);
+                    let clear = |q: Pos| q.y >= 0 && !self.known_solid(q) && !self.unbuilt(q);
+                    reach_distance(p, pos) <= range && self.known_solid(p.down()) && clear(p) && clear(p.up())
+                })
+            })
+        })
+    }
+
+    fn unbuilt(&self, p: Pos) -> bool {
+        self.blueprint.index_of(p).is_some() && !self.known_solid(p)
+    }
+
+    /// A held item to put into the pillar: first the rules' scaffold blocks, then any
+    /// full block held beyond what the agent's own share still places, then, with
+    /// `borrow` (a support dug back as soon as its cell is placed), any full block but
+    /// the last of `keep`. A pillar never borrows: it stands while the blocks above it
+    /// are placed, and would hold the very items they need. Only
+    /// blocks the agent can dig without a tool it lacks.
+    fn scaffold_item(&self, keep: ItemId, borrow: bool) -> Option<ItemId> {
+        let usable = |i: ItemId| {
+            let Some(b) = self.data.block_for_item(i) else { return false };
+            let info = self.data.block_info(b);
+            let tool_ok = info
+                .needs
+                .is_none_or(|need| self.data.tools_satisfying(need).into_iter().any(|t| self.inv.count(t) > 0));
+            placement::scaffold_capable(info)
+                && info.hardness.is_some()
+                && tool_ok
+                && b != self.physics.table.0
+                && b != self.physics.furnace.0
+                && self.inv.count(i) > 0
+                // Dug, it must give the same item back (stone would come back as cobblestone).
+                && info.drops == [i]
+        };
+        let spare = |i: ItemId| self.inv.count(i) > self.own_need(i);
+        let configured = self.physics.scaffold.iter().copied().find(|i| usable(*i) && spare(*i));
+        let held: Vec<ItemId> = self.inv.iter().map(|(i, _)| i).filter(|i| usable(*i)).collect();
+        configured
+            .or_else(|| held.iter().copied().find(|i| spare(*i)))
+            .or_else(|| held.iter().copied().filter(|_| borrow).find(|i| *i != keep || self.inv.count(*i) > 1))
+    }
+
+    /// Plans a pillar for node `n` at `pos`.
+    fn plan_pillar(&self, pos: Pos, anchor: bool) -> Option<Pillar> {
+        let solid = |p: Pos| self.known_solid(p);
+        let free = |p: Pos| self.known_free(p) && !self.bad_bases.contains(&p);
+        scaffold::plan(pos, self.physics.reach, anchor, &Site { solid: &solid, free: &free })
+    }
+
+    /// Ticks a pillar for `pos` would cost (the gate's and the solver's estimate).
+    pub(super) fn pillar_ticks(&self, pos: Pos) -> Option<u64> {
+        let p = self.plan_pillar(pos, false).or_else(|| self.plan_pillar(pos, true))?;
+        // Priced with the first scaffold block of the rules, dug by hand.
+        let mine = self
+            .physics
+            .scaffold
+            .first()
+            .and_then(|i| self.data.block_for_item(*i))
+            .map_or(self.physics.ticks.min_mine, |b| {
+                (f64::from(self.data.block_info(b).hardness.unwrap_or(0.0)) * 30.0).ceil() as u64
+            });
+        let walk = (self.pos.dist(p.base) * 1.2).ceil() as u64 * self.physics.ticks.move_per_block;
+        Some(walk + scaffold::pillar_ticks(p.height(), self.physics.ticks, mine))
+    }
+
+    /// The next step towards placing node `n`: place it, walk, or work on a pillar.
+    pub(super) fn approach(&mut self, n: NodeId, pos: Pos, block: BlockId, item: ItemId, out: &mut StepOutput) -> Next {
+        let in_reach = reach_distance(self.pos, pos) <= self.physics.reach;
+        let anchored = self.anchored(pos, block);
+        if in_reach && anchored {
+            // The blueprint's state (facing, door half...) is placed with the block.
+            let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+            return Next::Act(n, Action::Place { pos, item, state });
+        }
+        if let Some(s) = self.scaffold.clone() {
+            return self.work_pillar(s, n, pos, anchored, item, out);
+        }
+        if !anchored && !self.lift.contains(&n) {
+            if let Some(next) = self.lean_on_temporary(n, pos, block, item) {
+                return next;
+            }
+        }
+        if anchored && !self.lift.contains(&n) && self.standing_known(pos) {
+            return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
+        }
+        let plan = if anchored { self.plan_pillar(pos, false) } else { self.plan_pillar(pos, true) };
+        if self.first_issue(Blocker::Node(n)).is_none() {
+            // Out of reach of any known standing spot, or nothing to lean on: an issue
+            // whose local recovery is a scaffold.
+            let issue = Issue::Unreachable { pos };
+            let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
+            self.run_gate(id, issue, Some(n), out);
+        }
+        let Some(plan) = plan else {
+            self.hold(Blocker::Node(n), Retry::Poll, format!("no room for a pillar to reach {pos}"));
+            return Next::Again;
+        };
+        self.scaffold = Some(OwnPillar { node: n, plan, blocks: Vec::new() });
+        self.work_pillar(OwnPillar { node: n, plan, blocks: Vec::new() }, n, pos, anchored, item, out)
+    }
+
+    fn work_pillar(
+        &mut self,
+        mut s: OwnPillar,
+        n: NodeId,
+        pos: Pos,
+        anchored: bool,
+        item: ItemId,
+        out: &mut StepOutput,
+    ) -> Next {
+        let col = (s.plan.base.x, s.plan.base.z);
+        if s.blocks.is_empty() && self.pos != s.plan.base {
+            if s.node != n {
+                self.scaffold = None;
+                return Next::Again;
+            }
+            return Next::Scaffold(n, Action::MoveTo { target: s.plan.base, range: 0.0 });
+        }
+        if s.node != n && (self.pos.x, self.pos.z) == col {
+            // Another node: would this column, raised or lowered, serve it?
+            let anchor = !anchored;
+            let site_col = |p: Pillar| (p.base.x, p.base.z) == col && p.base.y == s.plan.base.y;
+            match self.plan_pillar_from(pos, anchor, s.plan.base) {
+                Some(p) if site_col(p) => {
+                    s.node = n;
+                    s.plan = p;
+                }
+                _ => return self.dig_down(n, s),
+            }
+        }
+        if self.pos.y < s.plan.top.y {
+            let Some(i) = self.scaffold_item(item, false) else {
+                return self.ask_scaffold(n, s.plan.top.y - s.plan.base.y, out);
+            };
+            self.scaffold = Some(s);
+            return Next::Scaffold(n, Action::Place { pos: self.pos, item: i, state: Default::default() });
+        }
+        if self.pos.y > s.plan.top.y && !s.blocks.is_empty() {
+            return self.dig_down(n, s);
+        }
+        // At the top, and still out of reach or without a face: what the agent knew was
+        // wrong. Come down and try again later.
+        self.hold(Blocker::Node(n), Retry::Poll, format!("the pillar at {} does not reach {pos}", s.plan.base));
+        self.dig_down(n, s)
+    }
+
+    /// A pillar in the column of `base`, with the agent's own blocks counted as free.
+    fn plan_pillar_from(&self, pos: Pos, anchor: bool, base: Pos) -> Option<Pillar> {
+        let own: Vec<Pos> = self.scaffold.iter().flat_map(|s| s.blocks.iter().map(|(p, _)| *p)).collect();
+        let solid = |p: Pos| !own.contains(&p) && self.known_solid(p);
+        let free = |p: Pos| own.contains(&p) || self.known_free(p);
+        scaffold::plan_column(pos, self.physics.reach, anchor, (base.x, base.z), &Site { solid: &solid, free: &free })
+    }
+
+    /// A short chain of temporary blocks from something built (or the ground) to a
+    /// face of the cell, placed from where the agent can stand; `None` when there is no
+    /// such chain or no block to make it of (a pillar is the other way).
+    fn lean_on_temporary(&mut self, n: NodeId, pos: Pos, block: BlockId, item: ItemId) -> Option<Next> {
+        let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+        let anchors: Vec<Pos> = placement::anchors(self.data.block_info(block), &state, pos)
+            .into_iter()
+            .filter(|a| self.blueprint.index_of(*a).is_none())
+            .collect();
+        let solid = |p: Pos| self.known_solid(p);
+        let free = |p: Pos| self.known_free(p) && !self.body_near(p);
+        // A few blocks at most: longer, a pillar beside the cell costs less to dig back.
+        let chain = scaffold::support_chain(&anchors, &Site { solid: &solid, free: &free }, 4)?;
+        let next = chain.into_iter().find(|c| !self.known_solid(*c))?;
+        let scaffold_item = self.scaffold_item(item, true)?;
+        if reach_distance(self.pos, next) <= self.physics.reach {
+            return Some(Next::Scaffold(
+                n,
+                Action::Place { pos: next, item: scaffold_item, state: Default::default() },
+            ));
+        }
+        self.standing_known(next)
+            .then_some(Next::Scaffold(n, Action::MoveTo { target: next, range: self.physics.reach - 0.5 }))
+    }
+
+    fn body_near(&self, p: Pos) -> bool {
+        p == self.pos || p == self.pos.up()
+    }
+
+    /// Temporary blocks whose cell is placed now: the next one to dig back.
+    pub(super) fn clear_temporary(&mut self) -> Option<Next> {
+        let &(n, p) =
+            self.temps.iter().find(|(n, _)| matches!(self.plan.node(*n).state, NodeState::Done | NodeState::Failed))?;
+        if self.mem.block(p).is_none() {
+            self.temps.retain(|(_, q)| *q != p);
+            return Some(Next::Again);
+        }
+        if reach_distance(self.pos, p) <= self.physics.reach {
+            return Some(Next::Scaffold(n, Action::Mine { pos: p }));
+        }
+        Some(Next::Scaffold(n, Action::MoveTo { target: p, range: self.physics.reach - 0.5 }))
+    }
+
+    fn dig_down(&mut self, n: NodeId, s: OwnPillar) -> Next {
+        if s.blocks.is_empty() {
+            self.scaffold = None;
+            return Next::Again;
+        }
+        self.scaffold = Some(s);
+        Next::Scaffold(n, Action::Mine { pos: self.pos.down() })
+    }
+
+    /// Takes the pillar down when nothing on it is left to do.
+    pub(super) fn leave_pillar(&mut self) -> Option<Next> {
+        let s = self.scaffold.clone()?;
+        if s.blocks.is_empty() {
+            self.scaffold = None;
+            return None;
+        }
+        Some(self.dig_down(s.node, s))
+    }
+
+    /// No block to pillar with: a missing scaffold block is an ordinary missing item.
+    fn ask_scaffold(&mut self, n: NodeId, count: i32, out: &mut StepOutput) -> Next {
+        let Some(&want) = self.physics.scaffold.first() else {
+            self.hold(Blocker::Node(n), Retry::Poll, "no scaffold block configured".into());
+            return Next::Again;
+        };
+        let blocker = Blocker::Item(want);
+        if self.awaiting.contains_key(&want) || self.recovery.is_some() || self.blocks.contains_key(&blocker) {
+            self.hold(
+                Blocker::Node(n),
+                Retry::Poll,
+                format!("waiting for {} to build a pillar", self.data.item_name(want)),
+            );
+            return Next::Again;
+        }
+        // The place node needs the scaffold block as it needs its own item: the gate
+        // weighs the issue by what waits on it.
+        let o = self.plan.obtain_node_or_add(self.id, want);
+        if !self.plan.dependents(o).contains(&n) {
+            self.plan.add_requires(o, n);
+        }
+        let issue = Issue::MissingMaterial { item: want, count: count.max(1) as u32 };
+        let id = self.new_issue(issue, blocker, Some(n), out);
+        self.run_gate(id, issue, Some(n), out);
+        Next::Again
+    }
+
+    pub(super) fn scaffold_outcome(&mut self, n: NodeId, o: &Outcome, _out: &mut StepOutput) {
+        // Temporary supports (placed away from the feet) and their removal.
+        match (&o.action, &o.result) {
+            (Action::Place { pos, .. }, Ok(d)) if d.moved_to.is_none() => {
+                self.temps.push((n, *pos));
+                return;
+            }
+            (Action::Mine { pos }, Ok(_)) if self.temps.iter().any(|(_, q)| q == pos) => {
+                self.temps.retain(|(_, q)| q != pos);
+                return;
+            }
+            (Action::MoveTo { .. } | Action::Place { .. } | Action::Mine { .. }, Err(f)) if self.scaffold.is_none() => {
+                if matches!(o.action, Action::MoveTo { .. }) {
+                    // No walk to where the support could be placed from: a pillar then.
+                    self.lift.insert(n);
+                }
+                self.hold(Blocker::Node(n), Retry::Poll, format!("temporary support: {}", f.tag()));
+                return;
+            }
+            _ => {}
+        }
+        let Some(mut s) = self.scaffold.take() else { return };
+        match (&o.action, &o.result) {
+            (Action::Place { pos, item, .. }, Ok(_)) => s.blocks.push((*pos, *item)),
+            (Action::Mine { pos }, Ok(_)) => s.blocks.retain(|(p, _)| p != pos),
+            (Action::MoveTo { .. }, Ok(_)) => {}
+            (Action::MoveTo { .. }, Err(_)) if s.blocks.is_empty() => {
+                self.bad_bases.insert(s.plan.base);
+                self.hold(Blocker::Node(n), Retry::Poll, format!("cannot get to {} to build a pillar", s.plan.base));
+                return;
+            }
+            (_, Err(f)) => {
+                let why = format!("pillar at {}: {}", s.plan.base, f.tag());
+                if s.blocks.is_empty() && matches!(f, Failure::Occupied { .. } | Failure::NoSupport { .. }) {
+                    self.bad_bases.insert(s.plan.base);
+                    self.hold(Blocker::Node(n), Retry::Poll, why);
+                    return;
+                }
+                self.hold(Blocker::Node(n), Retry::Poll, why);
+            }
+            _ => {}
+        }
+        self.scaffold = (!s.blocks.is_empty() || self.pos == s.plan.base).then_some(s);
+    }
+}

@@ -1,0 +1,192 @@
+//! Pillars: where a bot stands on temporary blocks to reach a cell, or to give a
+//! floating part of a blueprint a face to be placed against.
+//!
+//! A bot pillars up as a player does: it jumps and places a block into its own feet
+//! cell ([`crate::Action::Place`] at its feet), landing on it one block higher; it comes
+//! down by mining the block under its feet, getting the item back. A pillar stands in a
+//! column beside the target; its top block is at the target's height when the target
+//! has nothing else to lean on. The planner is pure: it sees the site only through the
+//! two questions of [`Site`], so an agent asks it with what it remembers and a test with
+//! what it built.
+
+use gatecrew_protocol::Pos;
+
+use crate::grid::reach_distance;
+use crate::world::TickCosts;
+
+/// What the planner may ask about the site.
+pub struct Site<'a> {
+    /// Whether a cell holds a block to stand on or lean against (the ground below
+    /// `y = 0` does).
+    pub solid: &'a dyn Fn(Pos) -> bool,
+    /// Whether a cell may take a scaffold block or a bot's body: air, inside the world,
+    /// and no blueprint cell still to be built.
+    pub free: &'a dyn Fn(Pos) -> bool,
+}
+
+/// A pillar: the bot walks to `base` (feet), then pillars up to `top` (feet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Pillar {
+    /// Where the bot stands before the first block.
+    pub base: Pos,
+    /// Where its feet are on the top block.
+    pub top: Pos,
+}
+
+impl Pillar {
+    /// Blocks it takes.
+    pub fn height(&self) -> u32 {
+        (self.top.y - self.base.y).max(0) as u32
+    }
+}
+
+/// Ticks to put up and take down a pillar of `height` blocks whose block takes
+/// `mine_ticks` to dig: one place and one climb per block up, one dig per block down
+/// (falling back onto the block below costs nothing).
+pub fn pillar_ticks(height: u32, t: TickCosts, mine_ticks: u64) -> u64 {
+    u64::from(height) * (t.place + t.climb + mine_ticks.max(t.min_mine))
+}
+
+/// Farthest column (on each horizontal axis) considered around the target: beyond 3
+/// a standing bot's reach (4.5 from the eyes) no longer covers the target's cell.
+const SPAN: i32 = 3;
+
+/// The cheapest pillar from which a bot reaches `target` within `reach`; with
+/// `anchor`, one whose top block is beside the target, at its height, so that the
+/// target can be placed against it. Fewest blocks first, then the nearest column, then
+/// position order: deterministic.
+pub fn plan(target: Pos, reach: f64, anchor: bool, site: &Site<'_>) -> Option<Pillar> {
+    let columns: Vec<(i32, i32)> = if anchor {
+        vec![(-1, 0), (1, 0), (0, -1), (0, 1)]
+    } else {
+        let mut v = Vec::new();
+        for dx in -SPAN..=SPAN {
+            for dz in -SPAN..=SPAN {
+                if (dx, dz) != (0, 0) {
+                    v.push((dx, dz));
+                }
+            }
+        }
+        v
+    };
+    columns
+        .into_iter()
+        .filter_map(|(dx, dz)| {
+            let p = in_column(target, reach, anchor, (dx, dz), site)?;
+            Some(((p.height(), dx * dx + dz * dz), p))
+        })
+        .min()
+        .map(|(_, p)| p)
+}
+
+/// The pillar in the column at `(x, z)` (a bot already standing there raises or lowers
+/// its own pillar rather than starting another), if that column can serve.
+pub fn plan_column(target: Pos, reach: f64, anchor: bool, col: (i32, i32), site: &Site<'_>) -> Option<Pillar> {
+    let d = (col.0 - target.x, col.1 - target.z);
+    if d == (0, 0) || (anchor && d.0.abs() + d.1.abs() != 1) {
+        return None;
+    }
+    in_column(target, reach, anchor, d, site)
+}
+
+fn in_column(target: Pos, reach: f64, anchor: bool, (dx, dz): (i32, i32), site: &Site<'_>) -> Option<Pillar> {
+    let col = target.offset(dx, 0, dz);
+    let base = floor(col, target.y + 1, site)?;
+    let top = if anchor {
+        col.up()
+    } else {
+        (base.y..=target.y + 1).map(|y| Pos::new(col.x, y, col.z)).find(|p| reach_distance(*p, target) <= reach)?
+    };
+    // The body at the top, and the jump room of every step up, must be free.
+    if top.y < base.y || !(base.y..=top.y + 1).all(|y| (site.free)(Pos::new(col.x, y, col.z))) {
+        return None;
+    }
+    Some(Pillar { base, top })
+}
+
+/// The fewest temporary blocks that give a face to a cell with nothing to lean on: a
+/// chain of free cells from one touching a block (or the ground) to one of `anchors`
+/// (free cells the target may be placed against), each placed against the one before.
+/// At most `max` blocks; `None` if no such chain is that short.
+pub fn support_chain(anchors: &[Pos], site: &Site<'_>, max: usize) -> Option<Vec<Pos>> {
+    use std::collections::{BTreeMap, VecDeque};
+    let mut came: BTreeMap<Pos, Option<Pos>> = BTreeMap::new();
+    let mut queue = VecDeque::new();
+    for &a in anchors.iter().filter(|a| (site.free)(**a)) {
+        if came.insert(a, None).is_none() {
+            queue.push_back((a, 1usize));
+        }
+    }
+    while let Some((c, len)) = queue.pop_front() {
+        if c.neighbours().iter().any(|n| (site.solid)(*n)) {
+            // `came` leads from here back to the anchor: that is the placing order.
+            let mut chain = vec![c];
+            let mut cur = c;
+            while let Some(Some(next)) = came.get(&cur) {
+                chain.push(*next);
+                cur = *next;
+            }
+            return Some(chain);
+        }
+        if len >= max {
+            continue;
+        }
+        for n in c.neighbours() {
+            if (site.free)(n) && !came.contains_key(&n) {
+                came.insert(n, Some(c));
+                queue.push_back((n, len + 1));
+            }
+        }
+    }
+    None
+}
+
+/// The standing cell of a column at or below `from`: the first cell going down whose
+/// cell below holds a block, every cell on the way free. `None` if something not free
+/// (a blueprint cell still to build) is in the way.
+fn floor(col: Pos, from: i32, site: &Site<'_>) -> Option<Pos> {
+    let mut p = Pos::new(col.x, from, col.z);
+    loop {
+        if !(site.free)(p) {
+            return None;
+        }
+        if (site.solid)(p.down()) {
+            return Some(p);
+        }
+        if p.y <= 0 {
+            return None;
+        }
+        p = p.down();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_high_cell_gets_the_lowest_pillar_that_reaches_it() {
+        let solid = |p: Pos| p.y < 0;
+        let free = |p: Pos| p.y >= 0 && p != Pos::new(0, 0, 0);
+        let site = Site { solid: &solid, free: &free };
+        let target = Pos::new(0, 12, 0);
+        let p = plan(target, 4.5, false, &site).unwrap();
+        assert_eq!(p.base.y, 0);
+        assert!(reach_distance(p.top, target) <= 4.5);
+        assert!(reach_distance(p.top.down(), target) > 4.5 || p.top.x.abs() + p.top.z.abs() > 1);
+        assert_eq!(p.top.x.abs() + p.top.z.abs(), 1, "the nearest column: {p:?}");
+    }
+
+    #[test]
+    fn an_anchor_pillar_tops_out_beside_the_target() {
+        let solid = |p: Pos| p.y < 0;
+        let free = |p: Pos| p.y >= 0;
+        let site = Site { solid: &solid, free: &free };
+        let p = plan(Pos::new(5, 6, 5), 4.5, true, &site).unwrap();
+        assert_eq!(p.height(), 7, "the top block sits at y = 6, beside the target");
+        assert_eq!((p.top.x - 5).abs() + (p.top.z - 5).abs(), 1);
+        // Nothing free: no pillar.
+        let none = |_: Pos| false;
+        assert!(plan(Pos::new(5, 6, 5), 4.5, true, &Site { solid: &solid, free: &none }).is_none());
+    }
+}
