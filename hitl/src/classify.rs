@@ -4,7 +4,10 @@
 
 use gatecrew_world::GameData;
 
-use crate::intent::{Classifier, Intent};
+use crate::goal::read_goal;
+use crate::intent::{Classifier, Intent, IntentType};
+use crate::resolve::{Resolution, resolve};
+use crate::stop::{Halt, halt};
 use crate::parse::parse;
 use crate::plan::Plan;
 use crate::words::Vocabulary;
@@ -49,7 +52,7 @@ pub struct ParserClassifier;
 impl Classify for ParserClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = std::time::Instant::now();
-        let intent = parse(text, ctx.vocab, ctx.question.is_some());
+        let intent = after_stop_rule(text, parse(text, ctx.vocab, ctx.question.is_some()), ctx);
         Classified {
             intent,
             by: Classifier::Parser,
@@ -57,5 +60,26 @@ impl Classify for ParserClassifier {
             latency_ms: start.elapsed().as_secs_f64() * 1e3,
             tokens: (0, 0),
         }
+    }
+}
+
+/// The stop rule's last word on a classification (the parser's or the model's): a line
+/// that halts and then gives an order the plan cannot take (a switch to nothing in the
+/// plan and no goal, a question) is a stop; a negated halt is never a stop.
+pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
+    match halt(text) {
+        Halt::Stop => Intent::bare(IntentType::Stop),
+        Halt::StopThen => {
+            let usable = match intent.kind {
+                IntentType::Chat | IntentType::Answer | IntentType::Stop => false,
+                IntentType::Switch | IntentType::Delete => intent.node.as_deref().is_some_and(|w| {
+                    resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None || read_goal(w, ctx.vocab).is_some()
+                }),
+                IntentType::Add | IntentType::NewTask => true,
+            };
+            if usable { intent } else { Intent::bare(IntentType::Stop) }
+        }
+        Halt::GoOn if intent.kind == IntentType::Stop => Intent::bare(IntentType::Switch),
+        _ => intent,
     }
 }

@@ -91,6 +91,8 @@ pub enum Classifier {
     Llm,
     /// The parser, because the model's answer was unusable.
     Fallback,
+    /// The stop rule, before any classifier (a halt never waits for a model).
+    StopRule,
 }
 
 impl Classifier {
@@ -100,6 +102,7 @@ impl Classifier {
             Classifier::Parser => "parser",
             Classifier::Llm => "llm",
             Classifier::Fallback => "fallback",
+            Classifier::StopRule => "stop_rule",
         }
     }
 }

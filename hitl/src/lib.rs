@@ -23,6 +23,7 @@ pub mod plan;
 pub mod recipe;
 pub mod resolve;
 pub mod script;
+pub mod stop;
 pub mod session;
 pub mod validate;
 pub mod words;

@@ -16,7 +16,7 @@ use std::time::Instant;
 use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmClient, LlmClientError, LlmSpec, OutputMode};
 use serde_json::{Value, json};
 
-use crate::classify::{Classified, Classify, Context};
+use crate::classify::{Classified, Classify, Context, after_stop_rule};
 use crate::intent::{Classifier, Intent, IntentType, intent_schema};
 use crate::parse::parse;
 use crate::words::{singular, words};
@@ -124,6 +124,16 @@ pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason>
 impl Classify for LlmClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = Instant::now();
+        // The stop rule first: a halt never waits for (or depends on) the model.
+        if crate::stop::halt(text) == crate::stop::Halt::Stop {
+            return Classified {
+                intent: Intent::bare(IntentType::Stop),
+                by: Classifier::StopRule,
+                fallback: None,
+                latency_ms: start.elapsed().as_secs_f64() * 1e3,
+                tokens: (0, 0),
+            };
+        }
         let (response_format, grammar) = match self.spec.output {
             OutputMode::JsonSchema => (
                 Some(
@@ -150,7 +160,7 @@ impl Classify for LlmClassifier {
             tracing::warn!(%reason, "intent classification fell back to the parser");
             metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
             Classified {
-                intent: parse(text, ctx.vocab, asked),
+                intent: after_stop_rule(text, parse(text, ctx.vocab, asked), ctx),
                 by: Classifier::Fallback,
                 fallback: Some(reason.tag()),
                 latency_ms,
@@ -162,7 +172,13 @@ impl Classify for LlmClassifier {
             Ok((content, usage)) => {
                 let tokens = (usage.prompt_tokens, usage.completion_tokens);
                 match read_answer(&content, asked) {
-                    Ok(intent) => Classified { intent, by: Classifier::Llm, fallback: None, latency_ms, tokens },
+                    Ok(intent) => Classified {
+                        intent: after_stop_rule(text, intent, ctx),
+                        by: Classifier::Llm,
+                        fallback: None,
+                        latency_ms,
+                        tokens,
+                    },
                     Err(reason) => fallback(reason, tokens),
                 }
             }

@@ -8,6 +8,7 @@
 
 use crate::goal::read_goal;
 use crate::intent::{Intent, IntentType};
+use crate::stop::{Halt, halt};
 use crate::words::{Vocabulary, coords, words};
 
 /// Words that open a line without meaning anything for the plan.
@@ -231,7 +232,25 @@ fn strip_fillers(ws: &[String]) -> &[String] {
 
 /// Classifies one (possibly merged) line. `asked` is whether the bot has a clarifying
 /// question open: then a short line that is not a command is its answer.
+///
+/// The stop rule ([`crate::stop::halt`]) comes first: a halt is a stop whatever else
+/// the line says; a halt followed by an order is that order (a new task, a switch), or
+/// a stop when the order is not understood; a negated halt ("don't stop") is never a
+/// stop.
 pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    let h = halt(text);
+    if h == Halt::Stop {
+        return Intent::bare(IntentType::Stop);
+    }
+    let i = parse_rest(text, vocab, asked);
+    match h {
+        Halt::StopThen if matches!(i.kind, IntentType::Chat | IntentType::Answer) => Intent::bare(IntentType::Stop),
+        Halt::GoOn if matches!(i.kind, IntentType::Stop | IntentType::Chat) => Intent::bare(IntentType::Switch),
+        _ => i,
+    }
+}
+
+fn parse_rest(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);

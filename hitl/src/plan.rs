@@ -177,6 +177,8 @@ pub struct Plan {
     root: StepId,
     path: Vec<StepId>,
     idle: bool,
+    /// The active path when the person stopped the bot: where "go on" resumes.
+    held: Vec<StepId>,
     seq: u64,
 }
 
@@ -190,7 +192,7 @@ impl Plan {
             state: State::Pending,
             origin: Origin::Planner,
         });
-        Plan { g, root, path: Vec::new(), idle: false, seq: 0 }
+        Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), seq: 0 }
     }
 
     /// The root.
@@ -339,6 +341,18 @@ impl Plan {
     /// Marks the bot idle or busy.
     pub fn set_idle(&mut self, idle: bool) {
         self.idle = idle;
+        if !idle {
+            self.held.clear();
+        }
+    }
+
+    /// The path a stop put aside (empty when not stopped).
+    pub fn held(&self) -> &[StepId] {
+        &self.held
+    }
+
+    pub(crate) fn set_held(&mut self, held: Vec<StepId>) {
+        self.held = held;
     }
 
     /// The path from `from` down to `to` (excluding `from`, including `to`), breadth

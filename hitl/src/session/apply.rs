@@ -155,11 +155,13 @@ impl Partner {
             IntentType::Add => self.on_add(c, &intent, text),
             IntentType::Stop => {
                 self.note_intent(c, &intent, None, &[]);
+                let doing = self.plan.next_leaf().map(|n| self.plan.label(n).to_owned());
                 let up = self.plan.stop();
                 self.log.feedback.push("stop".into());
                 self.remember("interrupted");
                 self.note_plan("stop", &up, &[]);
-                self.say("preview", "Stopping. I am idle; tell me what to do next.".into());
+                let text = self.stopped_line(doing, text);
+                self.say("preview", text);
                 "stop"
             }
             IntentType::NewTask => {
@@ -252,9 +254,35 @@ impl Partner {
         }
     }
 
+    /// The bot's line after a stop: what it stopped, and what "go on" will do; a
+    /// question asked in the same line is answered too.
+    fn stopped_line(&mut self, doing: Option<String>, text: &str) -> String {
+        let mut s = match doing {
+            Some(d) => format!("Stopped: I was going to {d}."),
+            None => "Stopped.".to_owned(),
+        };
+        let mut probe = self.plan.clone();
+        probe.resume();
+        s.push_str(&match probe.next_leaf() {
+            Some(n) => format!(" I am idle; say \"go on\" and I will {}.", probe.label(n)),
+            None => " I am idle; tell me what to do next.".to_owned(),
+        });
+        if text.contains('?') {
+            let reply = self.chat(text);
+            if reply != "OK." {
+                s.push(' ');
+                s.push_str(&reply);
+            }
+        }
+        s
+    }
+
     fn resume(&mut self) -> &'static str {
-        self.plan.set_idle(false);
-        let up = Update { from: None, to: self.plan.active(), ..Update::default() };
+        let up = if self.plan.idle() {
+            self.plan.resume()
+        } else {
+            Update { from: None, to: self.plan.active(), ..Update::default() }
+        };
         self.note_plan("resume", &up, &[]);
         let p = self.plan.preview();
         self.say("preview", format!("Going on. {p}"));
