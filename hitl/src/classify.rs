@@ -6,10 +6,10 @@ use gatecrew_world::GameData;
 
 use crate::goal::read_goal;
 use crate::intent::{Classifier, Intent, IntentType};
-use crate::resolve::{Resolution, resolve};
-use crate::stop::{Halt, halt};
 use crate::parse::parse;
 use crate::plan::Plan;
+use crate::resolve::{Resolution, resolve};
+use crate::stop::{Halt, halt};
 use crate::words::Vocabulary;
 
 /// What a classifier may look at.
@@ -52,7 +52,7 @@ pub struct ParserClassifier;
 impl Classify for ParserClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = std::time::Instant::now();
-        let intent = after_stop_rule(text, parse(text, ctx.vocab, ctx.question.is_some()), ctx);
+        let intent = refine(text, parse(text, ctx.vocab, ctx.question.is_some()), ctx);
         Classified {
             intent,
             by: Classifier::Parser,
@@ -61,6 +61,43 @@ impl Classify for ParserClassifier {
             tokens: (0, 0),
         }
     }
+}
+
+/// What the live plan decides about a classification (the parser's or the model's):
+/// "X instead" with an X the plan does not hold is a new task (paper 000: the new goal
+/// replaces the current one), with an X it holds a switch; then the stop rule's last
+/// word.
+pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
+    let ws = crate::words::words(text);
+    let instead = ws.iter().any(|w| w == "instead" || w == "rather");
+    let later = ws.windows(2).any(|p| p == ["can", "wait"])
+        || ws.iter().any(|w| ["later", "last", "end", "afterwards"].contains(&w.as_str()));
+    let in_plan = |w: &str| resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None;
+    let intent = match (&intent.kind, &intent.node) {
+        // "build the roof" on a house: a part of the plan, not a new goal.
+        (IntentType::NewTask, Some(w))
+            if crate::parts::mentions_part(w)
+                && matches!(read_goal(w, ctx.vocab), None | Some(crate::goal::Goal::Build))
+                && in_plan(w) =>
+        {
+            Intent::about(IntentType::Switch, w.clone())
+        }
+        // "the windows later": a part already planned is put off, not added again.
+        (IntentType::Add, Some(w)) if later && in_plan(w) && crate::parts::mentions_part(w) => Intent::later(w.clone()),
+        _ => intent,
+    };
+    let intent = match (&intent.kind, &intent.node) {
+        (IntentType::Switch | IntentType::Add, Some(w)) if instead => {
+            let in_plan = resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None;
+            match read_goal(w, ctx.vocab) {
+                Some(g) if !in_plan && g != crate::goal::Goal::Build => Intent::about(IntentType::NewTask, w.clone()),
+                _ if in_plan => Intent::about(IntentType::Switch, w.clone()),
+                _ => intent,
+            }
+        }
+        _ => intent,
+    };
+    after_stop_rule(text, intent, ctx)
 }
 
 /// The stop rule's last word on a classification (the parser's or the model's): a line

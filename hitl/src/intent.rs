@@ -66,18 +66,26 @@ pub struct Intent {
     /// The parent of an added goal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// A switch that puts the node off ("the roof can wait") instead of doing it now.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub later: bool,
 }
 
 impl Intent {
     /// An intent without a node.
     pub fn bare(kind: IntentType) -> Self {
-        Intent { kind, node: None, parent: None }
+        Intent { kind, node: None, parent: None, later: false }
     }
 
     /// An intent about a node.
     pub fn about(kind: IntentType, node: impl Into<String>) -> Self {
         let node = node.into();
-        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None }
+        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None, later: false }
+    }
+
+    /// A switch that puts a node off.
+    pub fn later(node: impl Into<String>) -> Self {
+        Intent { later: true, ..Intent::about(IntentType::Switch, node) }
     }
 }
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmClient, LlmClientError, LlmSpec, OutputMode};
 use serde_json::{Value, json};
 
-use crate::classify::{Classified, Classify, Context, after_stop_rule};
+use crate::classify::{Classified, Classify, Context, refine};
 use crate::intent::{Classifier, Intent, IntentType, intent_schema};
 use crate::parse::parse;
 use crate::words::{singular, words};
@@ -118,7 +118,7 @@ pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason>
         .map_err(|_| FallbackReason::UnknownDecision)?;
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
     let kind = if kind == IntentType::Answer && !asked { IntentType::Chat } else { kind };
-    Ok(Intent { kind, node: text("node"), parent: text("parent") })
+    Ok(Intent { kind, node: text("node"), parent: text("parent"), later: false })
 }
 
 impl Classify for LlmClassifier {
@@ -160,7 +160,7 @@ impl Classify for LlmClassifier {
             tracing::warn!(%reason, "intent classification fell back to the parser");
             metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
             Classified {
-                intent: after_stop_rule(text, parse(text, ctx.vocab, asked), ctx),
+                intent: refine(text, parse(text, ctx.vocab, asked), ctx),
                 by: Classifier::Fallback,
                 fallback: Some(reason.tag()),
                 latency_ms,
@@ -173,7 +173,7 @@ impl Classify for LlmClassifier {
                 let tokens = (usage.prompt_tokens, usage.completion_tokens);
                 match read_answer(&content, asked) {
                     Ok(intent) => Classified {
-                        intent: after_stop_rule(text, intent, ctx),
+                        intent: refine(text, intent, ctx),
                         by: Classifier::Llm,
                         fallback: None,
                         latency_ms,

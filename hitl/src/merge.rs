@@ -7,7 +7,6 @@
 
 use gatecrew_protocol::Tick;
 
-
 /// Lines joined into one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Batch {

@@ -6,6 +6,8 @@
 //! 10 oak logs"). Everything else is chat. Node names stay words here; they are
 //! resolved against the live plan afterwards.
 
+mod parts;
+
 use crate::goal::read_goal;
 use crate::intent::{Intent, IntentType};
 use crate::stop::{Halt, halt};
@@ -251,10 +253,85 @@ pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
 }
 
 fn parse_rest(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    // Questions are chat, answered from what the bot knows; a line that asks and also
+    // orders ("what are you doing? get the planks") is its order.
+    let sentences = sentences(text);
+    if sentences.iter().any(|s| is_question(s)) {
+        let orders: Vec<&str> = sentences.iter().filter(|s| !is_question(s)).map(String::as_str).collect();
+        let rest = orders.join(". ");
+        if words(&rest).iter().all(|w| FILLERS.contains(&w.as_str()) || w == "thanks") {
+            return Intent::bare(IntentType::Chat);
+        }
+        return parse_plain(&rest, vocab, asked);
+    }
+    parse_plain(text, vocab, asked)
+}
+
+/// A line cut at `.`, `!`, `?` and `;` (the mark kept, so a question shows).
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        cur.push(c);
+        if matches!(c, '.' | '!' | '?' | ';') {
+            if !cur.trim().trim_matches(|c: char| !c.is_alphanumeric()).is_empty() {
+                out.push(std::mem::take(&mut cur));
+            } else if let Some(last) = out.last_mut() {
+                last.push(c);
+                cur.clear();
+            }
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Words that open a question.
+const QUESTION_LEADS: [&str; 22] = [
+    "what", "whats", "where", "wheres", "why", "whys", "how", "hows", "when", "which", "who", "whose", "is", "are",
+    "do", "does", "did", "have", "has", "am", "was", "were",
+];
+
+/// Whether a sentence asks rather than orders: it opens with a question word ("what
+/// are you doing", "do you have planks", "is the roof done"), or ends with `?` and is
+/// not a request ("can you get planks?", "the roof first?").
+pub fn is_question(sentence: &str) -> bool {
+    let ws = words(sentence);
+    let ws = strip_fillers(&ws);
+    let Some(first) = ws.first().map(String::as_str) else { return false };
+    let second = ws.get(1).map(String::as_str);
+    // "can you / could you / would you / will you X": a polite order.
+    let request = ["can", "could", "would", "will", "wanna", "mind"].contains(&first)
+        && second.is_some_and(|s| ["you", "u", "ya"].contains(&s))
+        && ws.get(2).is_some_and(|v| !["tell", "see", "hear", "explain", "say", "show"].contains(&v.as_str()));
+    if request {
+        return false;
+    }
+    // "do the roof first", "have a look": orders that open with a question word.
+    if ["do", "have"].contains(&first) && !second.is_some_and(|s| ["you", "u", "we", "i", "they", "it"].contains(&s)) {
+        return false;
+    }
+    // "how about the roof", "what about the door": a suggestion, not a question.
+    if ["how", "what"].contains(&first) && second == Some("about") {
+        return false;
+    }
+    if QUESTION_LEADS.contains(&first) {
+        return true;
+    }
+    let asks = sentence.trim_end().ends_with('?');
+    // "the roof first?", "skip the glass?": a tentative order.
+    asks && ws.len() >= 2
+        && !ws.iter().any(|w| SWITCH_TAILS.contains(&w.as_str()) || DELETE_LEADS.contains(&w.as_str()))
+        && !TASK_LEADS.contains(&first)
+}
+
+fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);
-    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some();
+    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
     if ws.is_empty() || all.iter().all(|w| FILLERS.contains(&w.as_str())) {
         return Intent::bare(IntentType::Chat);
     }
@@ -304,6 +381,10 @@ fn parse_rest(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
                 return Intent::about(IntentType::Switch, join(second));
             }
         }
+    }
+    // 4b. The parts of a build: left out, put off, brought back.
+    if let Some(i) = parts::part_intent(ws, vocab) {
+        return i;
     }
     // 5. Knowledge: "the wool is in the chest at 3 0 5".
     let place_words = ["chest", "barrel", "box", "storage", "ground", "floor", "lying"];

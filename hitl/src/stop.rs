@@ -121,7 +121,9 @@ fn clauses(toks: &[Tok]) -> Vec<Vec<String>> {
     for t in toks {
         match t {
             Tok::Break => out.push(Vec::new()),
-            Tok::Word(w) if ["and", "but", "then", "so", "or", "plus", "because", "cause", "cuz"].contains(&w.as_str()) => {
+            Tok::Word(w)
+                if ["and", "but", "then", "so", "or", "plus", "because", "cause", "cuz"].contains(&w.as_str()) =>
+            {
                 out.push(vec![w.clone()]);
             }
             Tok::Word(w) => {
@@ -183,8 +185,22 @@ const TYPOS: &[(&str, &str)] = &[
 /// A word's halt keyword, after squeezing and the typo list.
 fn keyword(w: &str) -> Option<&'static str> {
     const KEYS: &[&str] = &[
-        "stop", "halt", "freeze", "pause", "wait", "cancel", "abort", "cease", "quit", "enough", "hold", "stay", "whoa",
-        "desist", "nevermind", "nvm",
+        "stop",
+        "halt",
+        "freeze",
+        "pause",
+        "wait",
+        "cancel",
+        "abort",
+        "cease",
+        "quit",
+        "enough",
+        "hold",
+        "stay",
+        "whoa",
+        "desist",
+        "nevermind",
+        "nvm",
     ];
     let s = squeeze(w);
     if let Some(k) = KEYS.iter().find(|k| squeeze(k) == s) {
@@ -213,12 +229,15 @@ fn keyword(w: &str) -> Option<&'static str> {
 }
 
 /// Words that turn a halt word after them into a request ("can you stop").
-const REQUEST: &[&str] =
-    &["can", "could", "would", "will", "please", "pls", "plz", "need", "want", "must", "gotta", "should", "wont", "better"];
+const REQUEST: &[&str] = &[
+    "can", "could", "would", "will", "please", "pls", "plz", "need", "want", "must", "gotta", "should", "wont",
+    "better",
+];
 
 /// Words that turn a halt word after them into a question or a report ("why did you
 /// stop", "when do you stop").
-const QUESTION: &[&str] = &["did", "do", "does", "why", "when", "how", "where", "what", "was", "were", "has", "whether"];
+const QUESTION: &[&str] =
+    &["did", "do", "does", "why", "when", "how", "where", "what", "was", "were", "has", "whether"];
 
 /// Negations before a halt word ("don't stop", "no need to wait", "never pause").
 const NEGATION: &[&str] = &["dont", "never", "not", "without", "cant", "cannot", "shouldnt", "mustnt", "doesnt"];
@@ -247,8 +266,8 @@ const GO_ON: &[&[&str]] = &[
 
 /// Words in a clause that do not change its meaning.
 const FILLER: &[&str] = &[
-    "ok", "okay", "alright", "right", "yeah", "ya", "hey", "um", "uh", "bot", "buddy", "please", "pls", "plz", "thanks",
-    "now", "just", "oh", "oi", "yo", "hmm", "man", "dude", "bro", "sir", "thx",
+    "ok", "okay", "alright", "right", "yeah", "ya", "hey", "um", "uh", "bot", "buddy", "please", "pls", "plz",
+    "thanks", "now", "just", "oh", "oi", "yo", "hmm", "man", "dude", "bro", "sir", "thx",
 ];
 
 /// Whole clauses that mean halt.
@@ -309,8 +328,8 @@ fn clause_halt(c: &[String]) -> Option<bool> {
         return None;
     }
     const TAIL: &[&str] = &[
-        "yet", "else", "now", "for", "a", "sec", "second", "moment", "minute", "bit", "while", "right", "there", "here",
-        "muscle", "more", "no",
+        "yet", "else", "now", "for", "a", "sec", "second", "moment", "minute", "bit", "while", "right", "there",
+        "here", "muscle", "more", "no",
     ];
     if HALT_CLAUSES.iter().any(|h| {
         body.len() >= h.len()
@@ -337,18 +356,41 @@ fn clause_halt(c: &[String]) -> Option<bool> {
         let next = after.first().map(String::as_str);
         // Each keyword's own shape.
         let shape_ok = match k {
-            "hold" => next.is_none_or(|n| ["on", "up", "it", "off", "still", "everything", "that", "tight"].contains(&n)),
+            // "hold off on the roof" puts a part off; "hold off" alone halts.
+            "hold" => {
+                next.is_none_or(|n| ["on", "up", "it", "off", "still", "everything", "that", "tight"].contains(&n))
+                    && !(next == Some("off")
+                        && after.get(1).is_some_and(|w| ["on", "with", "the"].contains(&w.as_str())))
+            }
             "stay" => next.is_none_or(|n| ["put", "there", "still", "here", "where"].contains(&n)),
             "quit" => next.is_none_or(|n| ["it", "that", "this", "now"].contains(&n) || n.ends_with("ing")),
-            "cancel" | "abort" => next.is_none_or(|n| {
-                [
-                    "it", "that", "this", "everything", "all", "the", "now", "what", "whatever", "current", "your", "order",
-                    "task", "plan", "job",
-                ]
-                .contains(&n)
-            }) && !(next == Some("the") && after.get(1).is_some_and(|n| !["plan", "task", "job", "order"].contains(&n.as_str()))),
+            "cancel" | "abort" => {
+                next.is_none_or(|n| {
+                    [
+                        "it",
+                        "that",
+                        "this",
+                        "everything",
+                        "all",
+                        "the",
+                        "now",
+                        "what",
+                        "whatever",
+                        "current",
+                        "your",
+                        "order",
+                        "task",
+                        "plan",
+                        "job",
+                    ]
+                    .contains(&n)
+                }) && !(next == Some("the")
+                    && after.get(1).is_some_and(|n| !["plan", "task", "job", "order"].contains(&n.as_str())))
+            }
             "enough" => {
-                let lead_ok = before.iter().all(|b| ["thats", "that", "is", "its", "ok", "okay", "alright"].contains(&b.as_str()));
+                let lead_ok = before
+                    .iter()
+                    .all(|b| ["thats", "that", "is", "its", "ok", "okay", "alright"].contains(&b.as_str()));
                 let tail_ok = after.iter().enumerate().all(|(j, a)| {
                     ["already", "for", "today", "of", "that", "this", "now", "then"].contains(&a.as_str())
                         || (j == 0 && a.ends_with("ing"))
@@ -360,10 +402,10 @@ fn clause_halt(c: &[String]) -> Option<bool> {
             "wait" => {
                 before.iter().all(|b| {
                     [
-                        "no", "nope", "actually", "and", "but", "so", "hey", "oh", "whoa", "wait", "hold", "on", "pls", "dont",
-                        "do", "not", "never", "need", "to",
+                        "no", "nope", "actually", "and", "but", "so", "hey", "oh", "whoa", "wait", "hold", "on", "pls",
+                        "dont", "do", "not", "never", "need", "to",
                     ]
-                        .contains(&b.as_str())
+                    .contains(&b.as_str())
                 }) || before.iter().any(|b| ["you", "u", "please"].contains(&b.as_str()))
             }
             _ => true,
@@ -384,7 +426,8 @@ fn clause_halt(c: &[String]) -> Option<bool> {
         let negated = window.iter().any(|b| NEGATION.contains(b))
             || window.windows(2).any(|p| ["need", "reason", "point"].contains(&p[0]) && p[1] == "no");
         // "you didn't stop!", "why won't you stop": the person wanted a halt.
-        let complaint = window.iter().any(|b| ["didnt", "wont", "arent", "havent"].contains(b)) && window.contains(&"you");
+        let complaint =
+            window.iter().any(|b| ["didnt", "wont", "arent", "havent"].contains(b)) && window.contains(&"you");
         if negated && !complaint {
             return Some(false);
         }
@@ -451,7 +494,8 @@ pub fn halt(text: &str) -> Halt {
 fn halt_then_inline(c: &[String]) -> bool {
     let core = strip_fillers(c);
     ["what", "whatever"].iter().any(|w| {
-        has_seq(&core, &[w, "youre", "doing"]).is_some_and(|i| core.len() > i + 3 && COMMAND.contains(&core[i + 3].as_str()))
+        has_seq(&core, &[w, "youre", "doing"])
+            .is_some_and(|i| core.len() > i + 3 && COMMAND.contains(&core[i + 3].as_str()))
     })
 }
 
