@@ -260,7 +260,12 @@ impl Executor {
                         self.fail(plan, top, &mut events);
                         continue;
                     }
-                    match kids.into_iter().find(|c| !f.visited.contains(c)) {
+                    // A cell already placed and judged stays placed: not judged again
+                    // when its part is resumed after a switch.
+                    let placed = |c: &StepId| {
+                        plan.step(*c).state == State::Done && matches!(plan.step(*c).kind, Kind::Leaf(Leaf::Place(_)))
+                    };
+                    match kids.into_iter().find(|c| !f.visited.contains(c) && !placed(c)) {
                         Some(c) => push(plan, c),
                         None => self.complete(plan, top, b, &mut events),
                     }
