@@ -317,10 +317,14 @@ pub fn is_question(sentence: &str) -> bool {
     if ["how", "what"].contains(&first) && second == Some("about") {
         return false;
     }
-    if QUESTION_LEADS.contains(&first) {
-        return true;
-    }
     let asks = sentence.trim_end().ends_with('?');
+    // "what/where/why/how/who/which ...": a question; "is it done", "do you have":
+    // a question when a subject follows; "when you're done, get a bucket": a condition.
+    const WH: [&str; 10] = ["what", "whats", "where", "wheres", "why", "whys", "how", "hows", "which", "who"];
+    const SUBJECT: [&str; 10] = ["you", "u", "it", "the", "there", "that", "this", "we", "i", "your"];
+    if WH.contains(&first) || (QUESTION_LEADS.contains(&first) && (asks || second.is_some_and(|s| SUBJECT.contains(&s)))) {
+        return first != "when" || asks;
+    }
     // "the roof first?", "skip the glass?": a tentative order.
     asks && ws.len() >= 2
         && !ws.iter().any(|w| SWITCH_TAILS.contains(&w.as_str()) || DELETE_LEADS.contains(&w.as_str()))
