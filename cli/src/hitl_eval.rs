@@ -168,7 +168,9 @@ fn load_plan_file(r: &PlanRef, data: &std::sync::Arc<GameData>) -> Result<Bluepr
             Ok(bp) => Ok(bp),
             Err(bp_err) => match gatecrew_crew::Setup::load_with_data(p, &Default::default(), data.clone()) {
                 Ok(setup) => Ok((*setup.blueprint).clone()),
-                Err(cfg_err) => Err(format!("{} is neither a blueprint ({bp_err}) nor a crew config ({cfg_err})", p.display())),
+                Err(cfg_err) => {
+                    Err(format!("{} is neither a blueprint ({bp_err}) nor a crew config ({cfg_err})", p.display()))
+                }
             },
         },
         PlanRef::Task(p, id) => {

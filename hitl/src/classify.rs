@@ -82,6 +82,13 @@ pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
         {
             Intent::about(IntentType::Switch, w.clone())
         }
+        // "craft the planks now": a goal the plan already holds, to do now, is a switch.
+        (IntentType::NewTask, Some(w))
+            if ws.iter().any(|x| ["now", "first", "next", "asap", "before"].contains(&x.as_str()))
+                && matches!(resolve(ctx.plan, w, ctx.vocab, ctx.data), Resolution::One(n) if n != ctx.plan.root()) =>
+        {
+            Intent::about(IntentType::Switch, w.clone())
+        }
         // "the windows later": a part already planned is put off, not added again.
         (IntentType::Add, Some(w)) if later && in_plan(w) && crate::parts::mentions_part(w) => Intent::later(w.clone()),
         _ => intent,

@@ -78,7 +78,15 @@ const RESUME: [&str; 10] = [
     "continue the plan",
 ];
 
-const SWITCH_LEADS: [&str; 12] = [
+const SWITCH_LEADS: [&str; 20] = [
+    "begin with",
+    "start on",
+    "go for",
+    "get going on",
+    "continue with",
+    "lets do",
+    "now do",
+    "do",
     "switch to",
     "switch over to",
     "go back to",
@@ -322,7 +330,9 @@ pub fn is_question(sentence: &str) -> bool {
     // a question when a subject follows; "when you're done, get a bucket": a condition.
     const WH: [&str; 10] = ["what", "whats", "where", "wheres", "why", "whys", "how", "hows", "which", "who"];
     const SUBJECT: [&str; 10] = ["you", "u", "it", "the", "there", "that", "this", "we", "i", "your"];
-    if WH.contains(&first) || (QUESTION_LEADS.contains(&first) && (asks || second.is_some_and(|s| SUBJECT.contains(&s)))) {
+    if WH.contains(&first)
+        || (QUESTION_LEADS.contains(&first) && (asks || second.is_some_and(|s| SUBJECT.contains(&s))))
+    {
         return first != "when" || asks;
     }
     // "the roof first?", "skip the glass?": a tentative order.

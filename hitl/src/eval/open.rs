@@ -54,7 +54,9 @@ impl PlanRef {
         match self {
             PlanRef::Builtin(n) => n.clone(),
             PlanRef::Goal(g) => format!("goal: {g}"),
-            PlanRef::Blueprint(p) => p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into()),
+            PlanRef::Blueprint(p) => {
+                p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+            }
             PlanRef::Task(p, id) => {
                 let f = p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned());
                 id.as_ref().map_or(f.clone(), |i| format!("{f}#{i}"))
@@ -191,9 +193,10 @@ pub fn prepare(
     refs.into_iter()
         .map(|r| {
             let p = match &r {
-                PlanRef::Builtin(n) => builtin.get(n.as_str()).cloned().ok_or_else(|| {
-                    format!("no built-in plan `{n}` (built-in: {})", BUILTIN.join(", "))
-                }),
+                PlanRef::Builtin(n) => builtin
+                    .get(n.as_str())
+                    .cloned()
+                    .ok_or_else(|| format!("no built-in plan `{n}` (built-in: {})", BUILTIN.join(", "))),
                 PlanRef::Goal(g) => match read_goal(g, vocab) {
                     Some(Goal::Obtain { item, count }) => {
                         let name = data.item_name(item).to_owned();
@@ -290,11 +293,15 @@ pub fn score(plan: &Plan, u: &Labelled, got: &Intent, vocab: &Vocabulary, data: 
     match u.kind {
         IntentType::Stop | IntentType::Chat => Score::Right,
         IntentType::Answer => {
-            let opts: Vec<StepId> =
-                u.options.iter().filter_map(|l| expected(plan, l, vocab, data).ok()).filter_map(|r| match r {
+            let opts: Vec<StepId> = u
+                .options
+                .iter()
+                .filter_map(|l| expected(plan, l, vocab, data).ok())
+                .filter_map(|r| match r {
                     Resolution::One(n) => Some(n),
                     _ => None,
-                }).collect();
+                })
+                .collect();
             let want = u.node.as_deref().and_then(|l| expected(plan, l, vocab, data).ok());
             match (choose(plan, &u.text, &opts), want) {
                 (Some(n), Some(w)) => same(plan, &Resolution::One(n), &w),

@@ -38,7 +38,29 @@ const LATER_VERBS: [&str; 14] =
     ["leave", "save", "do", "build", "make", "place", "let", "lets", "and", "please", "keep", "not", "dont", "do"];
 
 /// Leads that leave a part out.
-const OUT_LEADS: [&str; 22] = [
+const OUT_LEADS: [&str; 44] = [
+    "we wont need",
+    "wont need",
+    "you wont need",
+    "you dont need",
+    "dont need",
+    "dont want",
+    "do not want",
+    "no more",
+    "ill put",
+    "ill build",
+    "ill place",
+    "ill do",
+    "ill make",
+    "ill handle",
+    "ill take care of",
+    "i will build",
+    "i will do",
+    "let me do",
+    "let me build",
+    "ill add",
+    "not the",
+    "never mind",
     "leave out",
     "dont build",
     "dont place",
@@ -63,12 +85,32 @@ const OUT_LEADS: [&str; 22] = [
     "lets skip",
 ];
 
+/// Words before a part to do now ("do layer 3 next").
+const NOW_VERBS: [&str; 12] =
+    ["do", "build", "make", "place", "put", "then", "and", "work on", "lets do", "go", "finish", "start"];
+
 /// Leads that bring a part back.
 const BACK_LEADS: [&str; 8] = ["put", "add", "bring", "do", "build", "include", "also", "also build"];
 
+/// Words naming a part: a function, layer or side word, and no count ("get 5 glass
+/// later" is an item to get).
 fn is_part(ws: &[String], vocab: &Vocabulary) -> bool {
     let text = join(ws);
-    !ws.is_empty() && mentions_part(&text) && matches!(read_goal(&text, vocab), None | Some(Goal::Build))
+    let counted = matches!(read_goal(&text, vocab), Some(Goal::Obtain { count, .. }) if count > 1)
+        || ws.iter().any(|w| {
+            w.chars().all(|c| c.is_ascii_digit()) && !["1", "2", "3", "4", "5", "6", "7", "8"].contains(&w.as_str())
+        })
+        || crate::words::count(ws, None).is_some_and(|n| n > 8);
+    !ws.is_empty() && mentions_part(&text) && !counted
+}
+
+/// The part's words without what trails them ("a door in", "the roof myself").
+fn trim_tail(ws: &[String]) -> &[String] {
+    let mut ws = ws;
+    for t in ["myself", "please", "in", "on", "there", "up", "for me", "thanks"] {
+        ws = before(ws, t).unwrap_or(ws);
+    }
+    ws
 }
 
 /// The intent of a line about a part, if it is one.
@@ -98,13 +140,27 @@ pub(super) fn part_intent(ws: &[String], vocab: &Vocabulary) -> Option<Intent> {
             return Some(Intent::about(IntentType::Delete, join(body)));
         }
     }
-    for lead in OUT_LEADS.iter().chain(&["no", "skip", "remove", "drop", "cancel", "never mind"]) {
+    for lead in OUT_LEADS.iter().chain(&["no", "skip", "remove", "drop", "cancel"]) {
         if let Some(rest) = after(ws, lead) {
-            let rest = before(rest, "please").unwrap_or(rest);
+            let rest = trim_tail(rest);
             if is_part(rest, vocab) {
                 return Some(Intent::about(IntentType::Delete, join(rest)));
             }
         }
+    }
+    // "roof now", "do layer 3 next", "the door first": work on it now.
+    for tail in ["right now", "now", "next", "first", "asap", "first please"] {
+        if let Some(body) = before(ws, tail) {
+            let body = strip_lead(body, &NOW_VERBS);
+            if is_part(body, vocab) {
+                return Some(Intent::about(IntentType::Switch, join(body)));
+            }
+        }
+    }
+    // A part alone ("the roof!"): work on it.
+    let bare = strip_lead(ws, &NOW_VERBS);
+    if bare.len() == ws.len() && ws.len() <= 4 && is_part(ws, vocab) && !ws.iter().any(|w| w == "back") {
+        return Some(Intent::about(IntentType::Switch, join(ws)));
     }
     // "put the windows back", "add the glass back in", "build the roof again after all".
     for tail in ["back in", "back", "again", "after all"] {
