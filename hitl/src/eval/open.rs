@@ -202,7 +202,10 @@ pub fn prepare(
                         let name = data.item_name(item).to_owned();
                         Ok(build_plan(data, vocab, &[(name.as_str(), count)], 2, false))
                     }
-                    _ => Err(format!("the goal `{g}` names no item")),
+                    _ => Err(format!(
+                        "`{g}` is neither a built-in plan ({}) nor a goal naming an item",
+                        BUILTIN.join(", ")
+                    )),
                 },
                 PlanRef::Blueprint(_) | PlanRef::Task(..) => load_file(&r).map(|bp| super::blueprint_plan(&bp, data)),
             };

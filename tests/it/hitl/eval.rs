@@ -1,11 +1,21 @@
-//! The labelled utterance set and the benchmark plans.
+//! The labelled utterance sets, the open evaluation format and the benchmark plans.
+
+use std::path::Path;
 
 use gatecrew_hitl::classify::ParserClassifier;
-use gatecrew_hitl::eval;
+use gatecrew_hitl::eval::{self, PlanRef};
 use gatecrew_hitl::intent::IntentType;
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_world::{Blueprint, GameData};
 
-use crate::common::{data, root};
+use crate::common::{data, root, write};
+
+fn blueprints(r: &PlanRef, d: &GameData) -> Result<Blueprint, String> {
+    match r {
+        PlanRef::Blueprint(p) => Blueprint::load(p, d).map_err(|e| e.to_string()),
+        other => Err(format!("no loader for {other:?} here")),
+    }
+}
 
 #[test]
 fn the_set_has_over_a_hundred_utterances_over_plans_of_12_120_215_nodes() {
@@ -20,18 +30,96 @@ fn the_set_has_over_a_hundred_utterances_over_plans_of_12_120_215_nodes() {
         assert!(set.iter().filter(|u| u.kind == t).count() >= 5, "few {t:?}");
     }
     for name in ["pickaxe", "battle", "master"] {
-        assert!(set.iter().filter(|u| u.plan == name).count() >= 20, "few over {name}");
+        assert!(set.iter().filter(|u| u.plan == PlanRef::Builtin(name.into())).count() >= 20, "few over {name}");
     }
     // Every labelled node exists in its plan.
     for u in &set {
-        let p = &plans[u.plan.as_str()];
+        let PlanRef::Builtin(name) = &u.plan else { panic!("{u:?}") };
+        let p = &plans[name.as_str()];
         for l in u.node.iter().chain(&u.parent).chain(&u.options) {
-            assert!(p.ids().iter().any(|n| p.label(*n) == l), "{}: no node {l:?} in {}", u.text, u.plan);
+            assert!(p.ids().iter().any(|n| p.label(*n) == l), "{}: no node {l:?} in {name}", u.text);
         }
     }
     // The parser is scored (its accuracy is reported in docs/hitl.md, not pinned here
     // beyond a floor that catches a broken parser).
-    let rows = eval::run(&set, &plans, &mut ParserClassifier, &v, &d);
+    let prepared = eval::prepare(&set, &d, &v, &|r| blueprints(r, &d));
+    let (rows, unscored) = eval::run(&set, &prepared, &mut ParserClassifier, &v, &d);
+    assert!(unscored.is_empty(), "{unscored:?}");
     let right = rows.iter().filter(|r| r.score == eval::Score::Right).count();
     assert!(right * 2 > rows.len(), "parser right on {right} of {}", rows.len());
+}
+
+#[test]
+fn the_open_format_names_the_line_of_an_unknown_key_and_lists_what_it_cannot_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "bad.jsonl",
+        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\"}\n{\"say\": \"hi\", \"type\": \"chat\", \"plan\": \"house\"}\n",
+    );
+    let e = eval::load(&bad).unwrap_err();
+    assert!(e.contains("bad.jsonl:2:") && e.contains("unknown field `say`"), "{e}");
+    let e = eval::load(&write(
+        dir.path(),
+        "p.jsonl",
+        "{\"text\": \"x\", \"type\": \"chat\", \"plan\": {\"goal\": \"a bed\", \"size\": 3}}\n",
+    ))
+    .unwrap_err();
+    assert!(e.contains("p.jsonl:1:") && e.contains("plan.size"), "{e}");
+    let e =
+        eval::load(&write(dir.path(), "t.jsonl", "{\"text\": \"x\", \"type\": \"question\", \"plan\": \"house\"}\n"))
+            .unwrap_err();
+    assert!(e.contains("t.jsonl:1:") && e.contains("question"), "{e}");
+    // A goal, a blueprint next to the file, a built-in plan; a plan that does not exist
+    // and a node no plan holds are counted and listed, not dropped.
+    let bp = std::fs::read_to_string(root().join("configs/hitl/wall.toml")).unwrap();
+    write(dir.path(), "wall.toml", &bp);
+    let lines = [
+        r#"{"text": "HOLD ON", "type": "stop", "plan": {"goal": "make a white bed"}}"#,
+        r#"{"text": "get the wool first", "type": "switch", "node": "obtain 3 white wool", "plan": "a white bed"}"#,
+        r#"{"text": "skip the top row", "type": "delete", "node": "the top row", "plan": "wall.toml", "id": "w1"}"#,
+        r#"{"text": "leave out the glass", "type": "delete", "node": "the windows", "plan": "house", "note": "free text"}"#,
+        r#"{"text": "stop", "type": "stop", "plan": "castle"}"#,
+        r#"{"text": "skip the moat", "type": "delete", "node": "the moat", "plan": "house"}"#,
+        r#"{"text": "hi", "type": "chat", "plan": "missing.toml"}"#,
+    ];
+    let f = write(dir.path(), "open.jsonl", &(lines.join("\n") + "\n"));
+    let set = eval::load(&f).unwrap();
+    assert_eq!(set.len(), 7);
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    let prepared = eval::prepare(&set, &d, &v, &|r| blueprints(r, &d));
+    let (rows, unscored) = eval::run(&set, &prepared, &mut ParserClassifier, &v, &d);
+    assert_eq!(rows.len(), 4, "{unscored:?}");
+    assert!(rows.iter().all(|r| r.score == eval::Score::Right), "{rows:#?}");
+    let why: Vec<(usize, &str)> = unscored.iter().map(|u| (u.line, u.why.as_str())).collect();
+    assert_eq!(why.len(), 3, "{why:?}");
+    assert!(why[0].0 == 5 && why[0].1.contains("`castle` is neither a built-in plan"), "{why:?}");
+    assert!(why[1].0 == 6 && why[1].1.contains("`the moat` names nothing"), "{why:?}");
+    assert!(why[2].0 == 7 && why[2].1.contains("missing.toml"), "{why:?}");
+}
+
+#[test]
+fn stop_recall_is_total_on_every_labelled_set() {
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    for f in ["configs/hitl/utterances.jsonl", "hitl/data/eval/tune.jsonl", "hitl/data/eval/heldout.jsonl"] {
+        let path = root().join(f);
+        let set = eval::load(&path).unwrap();
+        let prepared = eval::prepare(&set, &d, &v, &|r| match r {
+            PlanRef::Blueprint(p) => gatecrew_crew::Setup::load(p, &Default::default())
+                .map(|s| (*s.blueprint).clone())
+                .map_err(|e| e.to_string()),
+            other => blueprints(other, &d),
+        });
+        let (rows, unscored) = eval::run(&set, &prepared, &mut ParserClassifier, &v, &d);
+        assert!(unscored.is_empty(), "{f}: {unscored:?}");
+        let missed: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.expected == IntentType::Stop && r.got != IntentType::Stop)
+            .map(|r| r.text.as_str())
+            .collect();
+        assert!(missed.is_empty(), "{f}: stops missed: {missed:?}");
+        assert!(Path::new(&path).exists());
+    }
 }
