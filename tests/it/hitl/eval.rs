@@ -123,3 +123,38 @@ fn stop_recall_is_total_on_every_labelled_set() {
         assert!(Path::new(&path).exists());
     }
 }
+
+fn hitl_eval(args: &[&str]) -> (u8, String) {
+    let mut all: Vec<String> = vec!["gatecrew".into(), "hitl-eval".into(), "--reps".into(), "0".into()];
+    all.extend(args.iter().map(|s| (*s).to_owned()));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = gatecrew_cli::main_with(all, &mut out, &mut err);
+    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap_or(255);
+    (code, String::from_utf8_lossy(&out).into_owned() + &String::from_utf8_lossy(&err))
+}
+
+#[test]
+fn hitl_eval_reports_types_confusion_nodes_stops_and_lists_unscored_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "bad.jsonl",
+        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\", \"say\": \"x\"}\n",
+    );
+    let (code, out) = hitl_eval(&["--utterances", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("bad.jsonl:1:") && out.contains("unknown field `say`"), "{out}");
+    let good = write(
+        dir.path(),
+        "good.jsonl",
+        "{\"text\": \"STOP!!\", \"type\": \"stop\", \"plan\": \"house\"}\n\
+         {\"text\": \"leave out the glass\", \"type\": \"delete\", \"node\": \"the windows\", \"plan\": \"house\"}\n\
+         {\"text\": \"skip the moat\", \"type\": \"delete\", \"node\": \"the moat\", \"plan\": \"house\"}\n",
+    );
+    let (code, out) = hitl_eval(&["--utterances", good.to_str().unwrap(), "--show-wrong"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("3 labelled lines") && out.contains("2 scored, 1 not scored"), "{out}");
+    assert!(out.contains("good.jsonl:3: the labelled node `the moat` names nothing"), "{out}");
+    assert!(out.contains("expected \\ got") && out.contains("node acc"), "{out}");
+    assert!(out.contains("stop recall (parser): 1 of 1"), "{out}");
+}
