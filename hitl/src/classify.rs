@@ -96,8 +96,15 @@ pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
     let intent = match (&intent.kind, &intent.node) {
         (IntentType::Switch | IntentType::Add, Some(w)) if instead => {
             let in_plan = resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None;
+            // "I want a crafting table instead": a new goal, even when the plan holds
+            // it as a step of the current one.
+            let wants = ["want", "need", "like", "me"].iter().any(|x| ws.iter().any(|y| y == x));
+            let goal_node = matches!(resolve(ctx.plan, w, ctx.vocab, ctx.data),
+                Resolution::One(n) if ctx.plan.children(ctx.plan.root()).contains(&n));
             match read_goal(w, ctx.vocab) {
-                Some(g) if !in_plan && g != crate::goal::Goal::Build => Intent::about(IntentType::NewTask, w.clone()),
+                Some(g) if (!in_plan || (wants && !goal_node)) && g != crate::goal::Goal::Build => {
+                    Intent::about(IntentType::NewTask, w.clone())
+                }
                 _ if in_plan => Intent::about(IntentType::Switch, w.clone()),
                 _ => intent,
             }

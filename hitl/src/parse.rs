@@ -78,7 +78,10 @@ const RESUME: [&str; 10] = [
     "continue the plan",
 ];
 
-const SWITCH_LEADS: [&str; 20] = [
+const SWITCH_LEADS: [&str; 23] = [
+    "start from",
+    "begin from",
+    "start at",
     "begin with",
     "start on",
     "go for",
@@ -342,6 +345,8 @@ pub fn is_question(sentence: &str) -> bool {
 }
 
 fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    // "I have planks, skip them": a pronoun stands for what the line named before it.
+    let text = &unpronoun(text);
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);
@@ -472,6 +477,31 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
         return Intent::about(IntentType::NewTask, line);
     }
     Intent::bare(IntentType::Chat)
+}
+
+/// Replaces "skip them" / "drop it" in a later clause by the noun the earlier clause
+/// named ("I have planks, skip them" -> "skip planks").
+fn unpronoun(text: &str) -> String {
+    const PRONOUNS: [&str; 6] = ["it", "them", "those", "that", "this", "these"];
+    let Some((first, rest)) = text.split_once(',') else { return text.to_owned() };
+    let rest_ws = words(rest);
+    let Some(last) = rest_ws.last() else { return text.to_owned() };
+    if !PRONOUNS.contains(&last.as_str()) || rest_ws.len() < 2 {
+        return text.to_owned();
+    }
+    let lead = &rest_ws[..rest_ws.len() - 1];
+    let is_order = DELETE_LEADS.iter().chain(SWITCH_LEADS.iter()).any(|l| join(lead) == *l);
+    let noun: Vec<String> = words(first)
+        .into_iter()
+        .skip_while(|w| {
+            ["i", "we", "have", "got", "already", "ive", "weve", "there", "are", "is", "some", "the", "my"]
+                .contains(&w.as_str())
+        })
+        .collect();
+    if !is_order || noun.is_empty() {
+        return text.to_owned();
+    }
+    format!("{} {}", join(lead), join(&noun))
 }
 
 /// "X for the Y" / "X to the Y" / "X under Y": the goal and its parent's words.

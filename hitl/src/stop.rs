@@ -452,7 +452,17 @@ fn clause_command(c: &[String]) -> bool {
         .map(String::as_str)
         .skip_while(|w| ["and", "but", "so", "then", "or", "instead", "rather", "first"].contains(w))
         .collect();
-    body.len() >= 2 && COMMAND.contains(&body[0]) && clause_halt(c).is_none()
+    const WANT: [&[&str]; 7] = [
+        &["i", "want"],
+        &["i", "need"],
+        &["we", "need"],
+        &["id", "like"],
+        &["i", "would", "like"],
+        &["lets"],
+        &["can", "you"],
+    ];
+    let wants = WANT.iter().any(|w| body.len() > w.len() && body.iter().zip(w.iter()).all(|(a, b)| a == b));
+    body.len() >= 2 && (COMMAND.contains(&body[0]) || wants) && clause_halt(c).is_none()
 }
 
 /// The stop rule. See the module docs.

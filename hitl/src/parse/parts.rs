@@ -134,12 +134,7 @@ pub(super) fn part_intent(ws: &[String], vocab: &Vocabulary) -> Option<Intent> {
             }
         }
     }
-    // "leave the glass out", "leave out the glass", "no windows", "skip the roof".
-    if let Some(body) = after(ws, "leave").and_then(|r| before(r, "out")) {
-        if is_part(body, vocab) {
-            return Some(Intent::about(IntentType::Delete, join(body)));
-        }
-    }
+    // "leave out the glass", "no windows", "skip the roof".
     for lead in OUT_LEADS.iter().chain(&["no", "skip", "remove", "drop", "cancel"]) {
         if let Some(rest) = after(ws, lead) {
             let rest = trim_tail(rest);
@@ -157,10 +152,31 @@ pub(super) fn part_intent(ws: &[String], vocab: &Vocabulary) -> Option<Intent> {
             }
         }
     }
-    // A part alone ("the roof!"): work on it.
-    let bare = strip_lead(ws, &NOW_VERBS);
-    if bare.len() == ws.len() && ws.len() <= 4 && is_part(ws, vocab) && !ws.iter().any(|w| w == "back") {
-        return Some(Intent::about(IntentType::Switch, join(ws)));
+    // "the roof isn't needed", "the windows can go", "leave the roof off".
+    for tail in
+        ["isnt needed", "is not needed", "not needed", "isnt necessary", "is unnecessary", "can go", "can be skipped"]
+    {
+        if let Some(body) = before(ws, tail) {
+            if is_part(body, vocab) {
+                return Some(Intent::about(IntentType::Delete, join(body)));
+            }
+        }
+    }
+    for tail in ["off", "empty", "open", "blank", "out"] {
+        if let Some(body) = after(ws, "leave").and_then(|r| before(r, tail)) {
+            if is_part(body, vocab) {
+                return Some(Intent::about(IntentType::Delete, join(body)));
+            }
+        }
+    }
+    // A part alone ("the roof!"), or first in a sequence ("the roof, then the walls").
+    const NOT_BARE: [&str; 20] = [
+        "dont", "do", "not", "no", "skip", "bother", "leave", "need", "isnt", "wont", "without", "forget", "remove",
+        "cancel", "never", "empty", "off", "out", "back", "is",
+    ];
+    let head = ws.iter().position(|w| w == "then").map_or(ws, |i| &ws[..i]);
+    if head.len() <= 4 && is_part(head, vocab) && !head.iter().any(|w| NOT_BARE.contains(&w.as_str())) {
+        return Some(Intent::about(IntentType::Switch, join(head)));
     }
     // "put the windows back", "add the glass back in", "build the roof again after all".
     for tail in ["back in", "back", "again", "after all"] {
