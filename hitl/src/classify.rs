@@ -120,6 +120,17 @@ pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
 pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
     match halt(text) {
         Halt::Stop => Intent::bare(IntentType::Stop),
+        // "stop building and go get 5 oak logs": a goal the plan does not hold after a
+        // halt replaces the plan (paper 000's "stop what you're doing and X").
+        Halt::StopThen
+            if intent.kind == IntentType::Switch
+                && intent.node.as_deref().is_some_and(|w| {
+                    resolve(ctx.plan, w, ctx.vocab, ctx.data) == Resolution::None
+                        && matches!(read_goal(w, ctx.vocab), Some(crate::goal::Goal::Obtain { .. }))
+                }) =>
+        {
+            Intent { kind: IntentType::NewTask, ..intent }
+        }
         Halt::StopThen => {
             let usable = match intent.kind {
                 IntentType::Chat | IntentType::Answer | IntentType::Stop => false,

@@ -106,7 +106,8 @@ const SWITCH_LEADS: [&str; 23] = [
 
 const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
 
-const DELETE_LEADS: [&str; 34] = [
+const DELETE_LEADS: [&str; 35] = [
+    "forget the",
     "skip",
     "dont bother with",
     "dont bother about",
@@ -366,6 +367,21 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     };
     if asked && !is_command(ws) {
         return Intent::about(IntentType::Answer, line);
+    }
+    // 0. "forget the house, make me a bed": dropping the plan's goal for a new one.
+    if let Some((first, rest)) = text.split_once([',', ';', '.']) {
+        let fw = words(first);
+        let fw = strip_fillers(&fw);
+        let drops = ["forget", "never mind", "scrap", "ditch", "drop", "nevermind", "screw", "skip"];
+        if drops.iter().any(|d| after(fw, d).is_some_and(|r| !r.is_empty())) {
+            let rw = words(rest);
+            let rw = strip_fillers(&rw);
+            let rw = strip_lead(rw, &["and", "then", "just", "instead", "i", "actually"]);
+            if TASK_LEADS.iter().any(|l| after(rw, l).is_some_and(|r| has_goal(r))) {
+                let goal = strip_lead(rw, &TASK_LEADS);
+                return Intent::about(IntentType::NewTask, join(goal));
+            }
+        }
     }
     // 1. New task after an explicit break with the plan.
     for lead in NEW_TASK {

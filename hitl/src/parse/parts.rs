@@ -143,6 +143,28 @@ pub(super) fn part_intent(ws: &[String], vocab: &Vocabulary) -> Option<Intent> {
             }
         }
     }
+    // "we can skip the north wall", "you could just drop the roof".
+    const SOFT: [&str; 16] = [
+        "we", "can", "you", "just", "lets", "please", "could", "maybe", "i", "think", "should", "ok", "so", "might",
+        "as", "well",
+    ];
+    for (i, w) in ws.iter().enumerate().skip(1) {
+        if ["skip", "drop", "remove", "ditch", "scrap", "omit", "exclude", "forget"].contains(&w.as_str())
+            && ws[..i].iter().all(|b| SOFT.contains(&b.as_str()))
+        {
+            let rest = trim_tail(&ws[i + 1..]);
+            if is_part(rest, vocab) {
+                return Some(Intent::about(IntentType::Delete, join(rest)));
+            }
+        }
+    }
+    // "the windows before the roof": the first one now.
+    if let Some(i) = ws.iter().position(|w| w == "before") {
+        let head = strip_lead(&ws[..i], &NOW_VERBS);
+        if is_part(head, vocab) && is_part(&ws[i + 1..], vocab) {
+            return Some(Intent::about(IntentType::Switch, join(head)));
+        }
+    }
     // "roof now", "do layer 3 next", "the door first": work on it now.
     for tail in ["right now", "now", "next", "first", "asap", "first please"] {
         if let Some(body) = before(ws, tail) {
