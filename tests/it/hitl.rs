@@ -1,8 +1,10 @@
 //! A human partner in the loop (issue 9): scripted sessions over the hitl world drive
 //! every intervention type and check the plan updates and the bot's behaviour; task
 //! memory across restarts and a corrupted file; the plan operations and repair rules;
-//! the live session over a websocket; the intent benchmark's set; the model classifier
-//! against the real llama.cpp server.
+//! the live session over a websocket; the intent benchmark's sets and the open
+//! evaluation format; the model classifier against the real llama.cpp server; a house
+//! built as named parts (issue 17: leaving out the glass, the top layer first, a stop
+//! in any phrasing, a question that changes nothing).
 
 mod eval;
 mod house;
