@@ -19,8 +19,10 @@ pub enum IntentType {
     /// Stop and idle.
     Stop,
     /// Discard the plan, plan a new goal ("stop what you're doing and mine wood").
+    #[serde(alias = "new task", alias = "newtask", alias = "new-task")]
     NewTask,
     /// Small talk or a question: answer it, the plan goes on.
+    #[serde(alias = "question")]
     Chat,
     /// The answer to the bot's clarifying question.
     Answer,

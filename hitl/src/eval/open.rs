@@ -7,8 +7,9 @@
 //! {"text": "the roof first", "type": "switch", "node": "roof", "plan": {"blueprint": "house.toml"}}
 //! ```
 //!
-//! Keys: `text` and `type` (switch, add, delete, stop, new_task, chat, answer) and
-//! `plan` are required. `plan` is a built-in plan's name (`pickaxe`, `battle`,
+//! Keys: `text` (or `say`, `utterance`, `line`) and `type` (or `intent`, `label`: switch,
+//! add, delete, stop, new_task, chat, answer; `new task` and `question` are read as
+//! new_task and chat) and `plan` are required; `part` may stand for `node`. `plan` is a built-in plan's name (`pickaxe`, `battle`,
 //! `master`, `house`), a goal in words (`"a white bed"`), a file (`"house.toml"`: a
 //! blueprint or a crew config; other files are task files), or an object with one of
 //! `builtin`, `goal`, `blueprint`, `task` (and `id`, a task file's task). Files are
@@ -91,11 +92,12 @@ pub struct Labelled {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLine {
+    #[serde(alias = "say", alias = "utterance", alias = "line")]
     text: String,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", alias = "intent", alias = "label")]
     kind: IntentType,
     plan: Value,
-    #[serde(default)]
+    #[serde(default, alias = "part")]
     node: Option<String>,
     #[serde(default)]
     goal: Option<String>,

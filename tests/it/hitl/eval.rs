@@ -55,10 +55,18 @@ fn the_open_format_names_the_line_of_an_unknown_key_and_lists_what_it_cannot_sco
     let bad = write(
         dir.path(),
         "bad.jsonl",
-        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\"}\n{\"say\": \"hi\", \"type\": \"chat\", \"plan\": \"house\"}\n",
+        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\"}\n{\"say\": \"hi\", \"type\": \"chat\", \"plan\": \"house\", \"speaker\": \"ann\"}\n",
     );
     let e = eval::load(&bad).unwrap_err();
-    assert!(e.contains("bad.jsonl:2:") && e.contains("unknown field `say`"), "{e}");
+    assert!(e.contains("bad.jsonl:2:") && e.contains("unknown field `speaker`"), "{e}");
+    // Common other names for the keys and the types are read.
+    let other = write(
+        dir.path(),
+        "other.jsonl",
+        "{\"say\": \"what are you doing?\", \"intent\": \"question\", \"plan\": \"house\"}\n{\"utterance\": \"make a bed instead\", \"label\": \"new task\", \"plan\": \"house\"}\n",
+    );
+    let set = eval::load(&other).unwrap();
+    assert_eq!(set.iter().map(|u| u.kind).collect::<Vec<_>>(), [IntentType::Chat, IntentType::NewTask]);
     let e = eval::load(&write(
         dir.path(),
         "p.jsonl",
@@ -66,10 +74,9 @@ fn the_open_format_names_the_line_of_an_unknown_key_and_lists_what_it_cannot_sco
     ))
     .unwrap_err();
     assert!(e.contains("p.jsonl:1:") && e.contains("plan.size"), "{e}");
-    let e =
-        eval::load(&write(dir.path(), "t.jsonl", "{\"text\": \"x\", \"type\": \"question\", \"plan\": \"house\"}\n"))
-            .unwrap_err();
-    assert!(e.contains("t.jsonl:1:") && e.contains("question"), "{e}");
+    let e = eval::load(&write(dir.path(), "t.jsonl", "{\"text\": \"x\", \"type\": \"query\", \"plan\": \"house\"}\n"))
+        .unwrap_err();
+    assert!(e.contains("t.jsonl:1:") && e.contains("unknown variant `query`"), "{e}");
     // A goal, a blueprint next to the file, a built-in plan; a plan that does not exist
     // and a node no plan holds are counted and listed, not dropped.
     let bp = std::fs::read_to_string(root().join("configs/hitl/wall.toml")).unwrap();
@@ -139,11 +146,11 @@ fn hitl_eval_reports_types_confusion_nodes_stops_and_lists_unscored_lines() {
     let bad = write(
         dir.path(),
         "bad.jsonl",
-        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\", \"say\": \"x\"}\n",
+        "{\"text\": \"stop\", \"type\": \"stop\", \"plan\": \"house\", \"who\": \"x\"}\n",
     );
     let (code, out) = hitl_eval(&["--utterances", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("bad.jsonl:1:") && out.contains("unknown field `say`"), "{out}");
+    assert!(out.contains("bad.jsonl:1:") && out.contains("unknown field `who`"), "{out}");
     let good = write(
         dir.path(),
         "good.jsonl",
