@@ -377,7 +377,7 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
             let rw = words(rest);
             let rw = strip_fillers(&rw);
             let rw = strip_lead(rw, &["and", "then", "just", "instead", "i", "actually"]);
-            if TASK_LEADS.iter().any(|l| after(rw, l).is_some_and(|r| has_goal(r))) {
+            if TASK_LEADS.iter().any(|l| after(rw, l).is_some_and(&has_goal)) {
                 let goal = strip_lead(rw, &TASK_LEADS);
                 return Intent::about(IntentType::NewTask, join(goal));
             }
