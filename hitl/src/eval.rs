@@ -18,16 +18,13 @@ use gatecrew_crew::agent::Physics;
 use gatecrew_protocol::{ItemId, Pos};
 use gatecrew_world::cost::Knowledge as Know;
 use gatecrew_world::{BlockId, GameData, Rules, TickCosts};
-use serde::{Deserialize, Serialize};
 
-use crate::classify::{Classify, Context};
 use crate::goal::{Goal, read_goal};
-use crate::intent::IntentType;
 use crate::plan::repair::repair;
 use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
 use crate::recipe::{PlannerConfig, RecipePlanner};
-use crate::resolve::{Resolution, choose, resolve};
-use crate::words::{Vocabulary, coords, words};
+use crate::resolve::{Resolution, resolve};
+use crate::words::Vocabulary;
 
 /// A benchmark plan: its name, its goals (item, count), the alternatives kept per OR,
 /// and whether the goals share one planner (and so their common nodes).
@@ -133,48 +130,48 @@ pub fn plans(data: &GameData, vocab: &Vocabulary) -> BTreeMap<&'static str, Plan
     PLANS.iter().map(|(name, goals, k, shared)| (*name, build_plan(data, vocab, goals, *k, *shared))).collect()
 }
 
-/// One labelled utterance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Labelled {
-    /// The plan it is said over (`pickaxe`, `battle`, `master`).
-    pub plan: String,
-    /// The line.
-    pub text: String,
-    /// The expected type.
-    #[serde(rename = "type")]
-    pub kind: IntentType,
-    /// Switch/delete: the node's label; answer: the option's label.
-    #[serde(default)]
-    pub node: Option<String>,
-    /// Add/new task: the goal, `item` or `item xN` or `item @x,y,z`.
-    #[serde(default)]
-    pub goal: Option<String>,
-    /// Add: the parent's label.
-    #[serde(default)]
-    pub parent: Option<String>,
-    /// Answer: the options of the open question, by label.
-    #[serde(default)]
-    pub options: Vec<String>,
+mod open;
+
+pub use open::{Labelled, PlanRef, Row, Score, Unscored, load, prepare, run, score};
+
+/// The house built into the benchmark: the suite's small house (a cobblestone
+/// foundation with a door, plank walls with glass, a slab roof), planned as parts.
+pub const HOUSE: &str = include_str!("../../configs/suite/blueprints/house-small.toml");
+
+/// A plan of a whole blueprint as the partner plans a build: parts of place leaves
+/// under one build goal, the first leaf active.
+pub fn blueprint_plan(bp: &gatecrew_world::Blueprint, data: &GameData) -> Plan {
+    let facts = crate::parts::cell_facts(bp, data);
+    let all: std::collections::BTreeSet<usize> = facts.keys().copied().collect();
+    let mut plan = Plan::new("my tasks");
+    let label = format!("build {}", bp.name);
+    let b = crate::parts::plan_build(&mut plan, &facts, &all, label, data, Origin::Person);
+    let root = plan.root();
+    plan.link(root, b);
+    repair(&mut plan);
+    if let Some(leaf) = plan.next_leaf() {
+        let _ = plan.switch_to(leaf);
+    }
+    plan
 }
 
-/// Reads a JSON Lines file of labelled utterances; errors name the line.
-pub fn load(path: &Path) -> Result<Vec<Labelled>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
-        .collect()
+/// The built-in house plan.
+pub fn house_plan(data: &GameData) -> Plan {
+    let bp = gatecrew_world::Blueprint::parse(HOUSE, Path::new("house-small.toml"), data)
+        .unwrap_or_else(|e| panic!("the built-in house blueprint does not load: {e}"));
+    blueprint_plan(&bp, data)
 }
 
-/// The goal a label string names: `oak_log x10`, `white_wool @3,0,5`, `build`.
+/// The goal a label string names: `oak_log x10`, `white_wool @3,0,5`, `build`; or
+/// words ("a white bed", "10 oak logs").
 pub fn parse_goal(data: &GameData, s: &str) -> Option<Goal> {
     if s == "build" {
         return Some(Goal::Build);
     }
     let (name, rest) = s.split_once(' ').unwrap_or((s, ""));
-    let item = data.item(name).ok()?;
+    let Ok(item) = data.item(name) else {
+        return Vocabulary::new(data).ok().and_then(|v| read_goal(s, &v));
+    };
     if let Some(n) = rest.strip_prefix('x') {
         return Some(Goal::Obtain { item, count: n.parse().ok()? });
     }
@@ -188,129 +185,10 @@ pub fn parse_goal(data: &GameData, s: &str) -> Option<Goal> {
     Some(Goal::Obtain { item, count: 1 })
 }
 
-/// How one classification scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Score {
-    /// Type and node/goal right.
-    Right,
-    /// Type right, the node ambiguous: the bot would ask (counted as not right).
-    Asked,
-    /// Type right, node or goal wrong.
-    WrongNode,
-    /// Type wrong.
-    WrongType,
-}
-
-fn label_node(plan: &Plan, label: &str) -> Vec<StepId> {
-    let live = plan.reachable();
-    plan.ids().into_iter().filter(|n| live.contains(n) && plan.label(*n) == label).collect()
-}
-
-/// Scores one prediction.
-pub fn score(plan: &Plan, u: &Labelled, got: &crate::intent::Intent, vocab: &Vocabulary, data: &GameData) -> Score {
-    let expect_kind = u.kind;
-    if got.kind != expect_kind {
-        return Score::WrongType;
-    }
-    let node_ok = |words: Option<&str>, label: &str| -> Score {
-        let want = label_node(plan, label);
-        match words.map(|w| resolve(plan, w, vocab, data)) {
-            Some(Resolution::One(n)) if want.contains(&n) => Score::Right,
-            Some(Resolution::Many(v)) if v.iter().any(|n| want.contains(n)) => Score::Asked,
-            _ => Score::WrongNode,
-        }
-    };
-    match expect_kind {
-        IntentType::Stop | IntentType::Chat => Score::Right,
-        IntentType::Switch | IntentType::Delete => match &u.node {
-            None => {
-                if got.node.is_none() {
-                    Score::Right
-                } else {
-                    Score::WrongNode
-                }
-            }
-            Some(label) => node_ok(got.node.as_deref(), label),
-        },
-        IntentType::Answer => {
-            let opts: Vec<StepId> = u.options.iter().filter_map(|l| label_node(plan, l).first().copied()).collect();
-            let want = u.node.as_deref().map(|l| label_node(plan, l)).unwrap_or_default();
-            match choose(plan, &u.text, &opts) {
-                Some(n) if want.contains(&n) => Score::Right,
-                _ => Score::WrongNode,
-            }
-        }
-        IntentType::Add | IntentType::NewTask => {
-            let want = u.goal.as_deref().and_then(|g| parse_goal(data, g));
-            let words_ = got.node.clone().unwrap_or_else(|| u.text.clone());
-            let mut goal = read_goal(&words_, vocab);
-            if let (Some(Goal::Obtain { item, .. }), Some((from, _))) = (goal, coords(&words(&u.text))) {
-                goal = Some(Goal::Fetch { item, from });
-            }
-            if goal.is_none() || goal != want {
-                return Score::WrongNode;
-            }
-            match &u.parent {
-                Some(label) => node_ok(got.parent.as_deref(), label),
-                None => Score::Right,
-            }
-        }
-    }
-}
-
 /// The options' question text, as the bot asks it.
 pub fn question_text(options: &[String]) -> String {
     let list: Vec<String> = options.iter().enumerate().map(|(i, l)| format!("{}) {l}", i + 1)).collect();
     format!("Which one do you mean: {}?", list.join(", "))
-}
-
-/// One classified utterance.
-#[derive(Debug, Clone, Serialize)]
-pub struct Row {
-    /// Plan name.
-    pub plan: String,
-    /// Plan size.
-    pub nodes: usize,
-    /// Expected type.
-    pub expected: IntentType,
-    /// Predicted type.
-    pub got: IntentType,
-    /// The score.
-    pub score: Score,
-    /// Wall-clock ms.
-    pub ms: f64,
-    /// Whether the model fell back to the parser.
-    pub fell_back: bool,
-}
-
-/// Classifies every utterance with `c`.
-pub fn run(
-    set: &[Labelled],
-    plans: &BTreeMap<&'static str, Plan>,
-    c: &mut dyn Classify,
-    vocab: &Vocabulary,
-    data: &GameData,
-) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for u in set {
-        let Some(plan) = plans.get(u.plan.as_str()) else { continue };
-        let q = (!u.options.is_empty()).then(|| question_text(&u.options));
-        let ctx = Context { plan, question: q.as_deref(), vocab, data };
-        let start = Instant::now();
-        let got = c.classify(&u.text, &ctx);
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let s = score(plan, u, &got.intent, vocab, data);
-        rows.push(Row {
-            plan: u.plan.clone(),
-            nodes: plan.len(),
-            expected: u.kind,
-            got: got.intent.kind,
-            score: s,
-            ms,
-            fell_back: got.by == crate::intent::Classifier::Fallback,
-        });
-    }
-    rows
 }
 
 /// Median and 95th percentile of a list of milliseconds.

@@ -260,7 +260,12 @@ impl Executor {
                         self.fail(plan, top, &mut events);
                         continue;
                     }
-                    match kids.into_iter().find(|c| !f.visited.contains(c)) {
+                    // A cell already placed and judged stays placed: not judged again
+                    // when its part is resumed after a switch.
+                    let placed = |c: &StepId| {
+                        plan.step(*c).state == State::Done && matches!(plan.step(*c).kind, Kind::Leaf(Leaf::Place(_)))
+                    };
+                    match kids.into_iter().find(|c| !f.visited.contains(c) && !placed(c)) {
                         Some(c) => push(plan, c),
                         None => self.complete(plan, top, b, &mut events),
                     }
@@ -345,6 +350,7 @@ impl Executor {
         let in_reach = |p: Pos| reach_distance(b.pos, p) <= reach;
         match leaf {
             Leaf::Share => Step::Delegate,
+            Leaf::Place(c) => place(b, &c, reach),
             Leaf::Collect { item, block } => {
                 if b.inv.count(item) >= f.need {
                     return Step::Done;
@@ -436,6 +442,52 @@ fn push(plan: &mut Plan, n: StepId) {
     let mut path = plan.path().to_vec();
     path.push(n);
     plan.set_path(path);
+}
+
+/// Whether a cell has something to be placed against (the ground or a known block).
+fn supported(b: &Body<'_>, p: Pos) -> bool {
+    p.neighbours().iter().any(|n| n.y < 0 || b.know.memory().block(*n).is_some())
+}
+
+/// One step of placing a blueprint cell: done when the block is seen there; otherwise
+/// step out of the cell, walk into reach, place what holds it up first (its support
+/// chain in the blueprint), then the block itself.
+fn place(b: &Body<'_>, c: &crate::parts::CellFacts, reach: f64) -> Step {
+    let cells = b.blueprint.cells();
+    let Some(cell) = cells.get(c.cell as usize) else { return Step::Fail };
+    let mem = b.know.memory();
+    if mem.block(c.pos) == Some(cell.block) {
+        return Step::Done;
+    }
+    // The lowest cell of the support chain not yet in place whose own place is held up.
+    let mut target = (c.cell as usize, *cell);
+    let mut cur = cell.support;
+    while !supported(b, target.1.pos) {
+        let Some(s) = cur else { break };
+        let sc = cells[s];
+        if mem.block(sc.pos) != Some(sc.block) {
+            target = (s, sc);
+        }
+        cur = sc.support;
+    }
+    let (_, t) = target;
+    let item = if t.pos == c.pos { Some(c.item) } else { crate::parts::item_of_block(b.data, t.block) };
+    let Some(item) = item.filter(|i| b.inv.count(*i) > 0) else { return Step::Fail };
+    if b.pos == t.pos || b.pos.up() == t.pos {
+        // Standing in the cell: step aside to a free spot nearby.
+        let aside = [(2, 0), (-2, 0), (0, 2), (0, -2), (2, 2), (-2, -2)]
+            .into_iter()
+            .map(|(dx, dz)| Pos::new(t.pos.x + dx, b.pos.y, t.pos.z + dz))
+            .find(|p| b.blueprint.index_of(*p).is_none() && mem.block(*p).is_none());
+        return match aside {
+            Some(p) => Step::Act(Action::MoveTo { target: p, range: 0.0 }),
+            None => Step::Fail,
+        };
+    }
+    if reach_distance(b.pos, t.pos) > reach {
+        return Step::Act(Action::MoveTo { target: t.pos, range: reach - 0.5 });
+    }
+    Step::Act(Action::Place { pos: t.pos, item, state: t.state })
 }
 
 /// The last leaf of an ALL-OF: what it makes.

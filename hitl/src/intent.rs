@@ -19,8 +19,10 @@ pub enum IntentType {
     /// Stop and idle.
     Stop,
     /// Discard the plan, plan a new goal ("stop what you're doing and mine wood").
+    #[serde(alias = "new task", alias = "newtask", alias = "new-task")]
     NewTask,
     /// Small talk or a question: answer it, the plan goes on.
+    #[serde(alias = "question")]
     Chat,
     /// The answer to the bot's clarifying question.
     Answer,
@@ -66,18 +68,26 @@ pub struct Intent {
     /// The parent of an added goal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// A switch that puts the node off ("the roof can wait") instead of doing it now.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub later: bool,
 }
 
 impl Intent {
     /// An intent without a node.
     pub fn bare(kind: IntentType) -> Self {
-        Intent { kind, node: None, parent: None }
+        Intent { kind, node: None, parent: None, later: false }
     }
 
     /// An intent about a node.
     pub fn about(kind: IntentType, node: impl Into<String>) -> Self {
         let node = node.into();
-        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None }
+        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None, later: false }
+    }
+
+    /// A switch that puts a node off.
+    pub fn later(node: impl Into<String>) -> Self {
+        Intent { later: true, ..Intent::about(IntentType::Switch, node) }
     }
 }
 
@@ -91,6 +101,8 @@ pub enum Classifier {
     Llm,
     /// The parser, because the model's answer was unusable.
     Fallback,
+    /// The stop rule, before any classifier (a halt never waits for a model).
+    StopRule,
 }
 
 impl Classifier {
@@ -100,6 +112,7 @@ impl Classifier {
             Classifier::Parser => "parser",
             Classifier::Llm => "llm",
             Classifier::Fallback => "fallback",
+            Classifier::StopRule => "stop_rule",
         }
     }
 }

@@ -6,9 +6,12 @@
 //! error, malformed JSON, an unknown type) falls back to the deterministic parser,
 //! tagged with the reason.
 //!
-//! The prompt stays small whatever the plan's size: it lists the active path and the
-//! labels sharing most words with the line (a deterministic relevance pre-filter), not
-//! the whole plan; llama.cpp's server gives each request slot 512 tokens.
+//! The prompt stays small whatever the plan's size: a few examples (few-shot), the
+//! active path and the labels sharing most words with the line (a deterministic
+//! relevance pre-filter, never single cells of a build), the build's named parts, not
+//! the whole plan; llama.cpp's server gives each request slot 512 tokens. The stop rule
+//! comes first: a halt never reaches the model, and whatever the model answers, the
+//! rule has the last word ([`crate::classify::refine`]).
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -16,16 +19,24 @@ use std::time::Instant;
 use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmClient, LlmClientError, LlmSpec, OutputMode};
 use serde_json::{Value, json};
 
-use crate::classify::{Classified, Classify, Context};
+use crate::classify::{Classified, Classify, Context, refine};
 use crate::intent::{Classifier, Intent, IntentType, intent_schema};
 use crate::parse::parse;
 use crate::words::{singular, words};
 
-/// The system prompt.
-pub const SYSTEM: &str = "You read a player's chat line to a Minecraft helper bot and answer JSON {\"type\",\"node\",\"parent\"}. \
-type: switch = do a listed plan step now; add = a new subgoal or where something is (parent: the step it helps); \
-delete = drop a listed step or the player will do it; stop = halt; new_task = drop the plan for a new goal; \
-chat = small talk; answer = reply to the bot's question. node: the step or goal in a few words.";
+/// The system prompt: the schema, what each type means, and a few examples (few-shot;
+/// each a line and its answer), kept short for a 512-token request slot.
+pub const SYSTEM: &str = "You read a player's chat line to a Minecraft helper bot and answer JSON {\"type\",\"node\"}. \
+type: switch = work on a listed step or part now (or later: \"the roof can wait\"); add = a new subgoal, a part back, or where something is; \
+delete = drop a listed step or part, or the player will do it; stop = halt; new_task = drop the plan for a new goal (\"X instead\"); \
+chat = small talk or a question; answer = reply to the bot's question. node: the step, part or goal in a few words.\n\
+Examples:\n\
+\"leave out the glass\" -> {\"type\":\"delete\",\"node\":\"the windows\"}\n\
+\"start with the top layer\" -> {\"type\":\"switch\",\"node\":\"the top layer\"}\n\
+\"also get 4 torches\" -> {\"type\":\"add\",\"node\":\"4 torches\"}\n\
+\"make a chest instead\" -> {\"type\":\"new_task\",\"node\":\"chest\"}\n\
+\"what are you doing?\" -> {\"type\":\"chat\",\"node\":\"\"}\n\
+\"HOLD ON\" -> {\"type\":\"stop\",\"node\":\"\"}";
 
 /// GBNF admitting exactly the answer object.
 pub const GRAMMAR: &str = r#"root ::= "{\"type\":\"" type "\",\"node\":\"" str "\"" ("," "\"parent\":\"" str "\"")? "}"
@@ -74,7 +85,11 @@ pub fn candidates(text: &str, ctx: &Context<'_>) -> Vec<String> {
     let mut scored: Vec<(usize, usize, String)> = plan
         .ids()
         .into_iter()
-        .filter(|n| live.contains(n) && *n != plan.root())
+        .filter(|n| {
+            live.contains(n)
+                && *n != plan.root()
+                && !matches!(plan.step(*n).kind, crate::plan::Kind::Leaf(crate::plan::Leaf::Place(_)))
+        })
         .map(|n| {
             let label = plan.label(n).to_owned();
             let lw: BTreeSet<String> = words(&label).iter().map(|w| singular(w)).collect();
@@ -94,7 +109,28 @@ pub fn candidates(text: &str, ctx: &Context<'_>) -> Vec<String> {
     out.into_iter().map(|l| l.chars().take(48).collect()).collect()
 }
 
-/// The user message: the plan labels, the open question, the line.
+/// The named parts of the plan's build: the part nodes' names, and its layers.
+pub fn part_names(ctx: &Context<'_>) -> Vec<String> {
+    let plan = ctx.plan;
+    let live = plan.reachable();
+    let mut out: Vec<String> = plan
+        .ids()
+        .into_iter()
+        .filter(|n| live.contains(n) && plan.group(*n) == Some(crate::plan::Group::Part))
+        .map(|n| {
+            let l = plan.label(n);
+            let l = l.strip_prefix("build ").unwrap_or(l);
+            l.split(" (").next().unwrap_or(l).to_owned()
+        })
+        .collect();
+    let levels = crate::parts::place_leaves(plan).iter().map(|(_, f)| f.levels).max().unwrap_or(0);
+    if levels > 1 {
+        out.push(format!("layers 1-{levels} (bottom to top)"));
+    }
+    out
+}
+
+/// The user message: the plan labels, the build's parts, the open question, the line.
 pub fn user_message(text: &str, ctx: &Context<'_>) -> String {
     let labels = candidates(text, ctx);
     let mut s = String::new();
@@ -102,6 +138,10 @@ pub fn user_message(text: &str, ctx: &Context<'_>) -> String {
         s.push_str("Plan: (empty)\n");
     } else {
         s.push_str(&format!("Plan steps: {}\n", labels.join("; ")));
+    }
+    let parts = part_names(ctx);
+    if !parts.is_empty() {
+        s.push_str(&format!("Parts: {}\n", parts.join("; ")));
     }
     if let Some(q) = ctx.question {
         s.push_str(&format!("Bot asked: {q}\n"));
@@ -118,12 +158,22 @@ pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason>
         .map_err(|_| FallbackReason::UnknownDecision)?;
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
     let kind = if kind == IntentType::Answer && !asked { IntentType::Chat } else { kind };
-    Ok(Intent { kind, node: text("node"), parent: text("parent") })
+    Ok(Intent { kind, node: text("node"), parent: text("parent"), later: false })
 }
 
 impl Classify for LlmClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = Instant::now();
+        // The stop rule first: a halt never waits for (or depends on) the model.
+        if crate::stop::halt(text) == crate::stop::Halt::Stop {
+            return Classified {
+                intent: Intent::bare(IntentType::Stop),
+                by: Classifier::StopRule,
+                fallback: None,
+                latency_ms: start.elapsed().as_secs_f64() * 1e3,
+                tokens: (0, 0),
+            };
+        }
         let (response_format, grammar) = match self.spec.output {
             OutputMode::JsonSchema => (
                 Some(
@@ -150,7 +200,7 @@ impl Classify for LlmClassifier {
             tracing::warn!(%reason, "intent classification fell back to the parser");
             metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
             Classified {
-                intent: parse(text, ctx.vocab, asked),
+                intent: refine(text, parse(text, ctx.vocab, asked), ctx),
                 by: Classifier::Fallback,
                 fallback: Some(reason.tag()),
                 latency_ms,
@@ -162,7 +212,13 @@ impl Classify for LlmClassifier {
             Ok((content, usage)) => {
                 let tokens = (usage.prompt_tokens, usage.completion_tokens);
                 match read_answer(&content, asked) {
-                    Ok(intent) => Classified { intent, by: Classifier::Llm, fallback: None, latency_ms, tokens },
+                    Ok(intent) => Classified {
+                        intent: refine(text, intent, ctx),
+                        by: Classifier::Llm,
+                        fallback: None,
+                        latency_ms,
+                        tokens,
+                    },
                     Err(reason) => fallback(reason, tokens),
                 }
             }

@@ -1,13 +1,11 @@
 //! Merging rapid consecutive lines into one intent (the limitation paper 000, section
 //! 6.2, names: "Hi", "Mine wood", "10 pieces" typed in a burst are one request). Lines
 //! closer than the window to the previous one join a batch; a batch is classified once
-//! the window has passed after its last line. A bare "stop" is never held back: it
-//! flushes the batch before it and goes through at once. Time is episode ticks, so a
+//! the window has passed after its last line. A halt (by the stop rule, any phrasing)
+//! is never held back: it flushes the batch before it and goes through at once. Time is episode ticks, so a
 //! scripted session merges the same way on every run.
 
 use gatecrew_protocol::Tick;
-
-use crate::words::words;
 
 /// Lines joined into one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,12 +28,9 @@ pub struct Merger {
     buf: Vec<(Tick, String)>,
 }
 
+/// A halt by the stop rule is never held back for merging.
 fn urgent(line: &str) -> bool {
-    let ws = words(line);
-    matches!(
-        ws.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-        ["stop"] | ["stop", "now"] | ["halt"] | ["stop", "it"] | ["freeze"]
-    )
+    crate::stop::is_halt(line)
 }
 
 impl Merger {

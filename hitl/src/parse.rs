@@ -6,8 +6,11 @@
 //! 10 oak logs"). Everything else is chat. Node names stay words here; they are
 //! resolved against the live plan afterwards.
 
+mod parts;
+
 use crate::goal::read_goal;
 use crate::intent::{Intent, IntentType};
+use crate::stop::{Halt, halt};
 use crate::words::{Vocabulary, coords, words};
 
 /// Words that open a line without meaning anything for the plan.
@@ -75,7 +78,18 @@ const RESUME: [&str; 10] = [
     "continue the plan",
 ];
 
-const SWITCH_LEADS: [&str; 12] = [
+const SWITCH_LEADS: [&str; 23] = [
+    "start from",
+    "begin from",
+    "start at",
+    "begin with",
+    "start on",
+    "go for",
+    "get going on",
+    "continue with",
+    "lets do",
+    "now do",
+    "do",
     "switch to",
     "switch over to",
     "go back to",
@@ -92,7 +106,8 @@ const SWITCH_LEADS: [&str; 12] = [
 
 const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
 
-const DELETE_LEADS: [&str; 34] = [
+const DELETE_LEADS: [&str; 35] = [
+    "forget the",
     "skip",
     "dont bother with",
     "dont bother about",
@@ -231,11 +246,112 @@ fn strip_fillers(ws: &[String]) -> &[String] {
 
 /// Classifies one (possibly merged) line. `asked` is whether the bot has a clarifying
 /// question open: then a short line that is not a command is its answer.
+///
+/// The stop rule ([`crate::stop::halt`]) comes first: a halt is a stop whatever else
+/// the line says; a halt followed by an order is that order (a new task, a switch), or
+/// a stop when the order is not understood; a negated halt ("don't stop") is never a
+/// stop.
 pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    let h = halt(text);
+    if h == Halt::Stop {
+        return Intent::bare(IntentType::Stop);
+    }
+    let i = parse_rest(text, vocab, asked);
+    match h {
+        Halt::StopThen if matches!(i.kind, IntentType::Chat | IntentType::Answer) => Intent::bare(IntentType::Stop),
+        Halt::GoOn if matches!(i.kind, IntentType::Stop | IntentType::Chat) => Intent::bare(IntentType::Switch),
+        _ => i,
+    }
+}
+
+fn parse_rest(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    // Questions are chat, answered from what the bot knows; a line that asks and also
+    // orders ("what are you doing? get the planks") is its order.
+    let sentences = sentences(text);
+    if sentences.iter().any(|s| is_question(s)) {
+        let orders: Vec<&str> = sentences.iter().filter(|s| !is_question(s)).map(String::as_str).collect();
+        let rest = orders.join(". ");
+        if words(&rest).iter().all(|w| FILLERS.contains(&w.as_str()) || w == "thanks") {
+            return Intent::bare(IntentType::Chat);
+        }
+        return parse_plain(&rest, vocab, asked);
+    }
+    parse_plain(text, vocab, asked)
+}
+
+/// A line cut at `.`, `!`, `?` and `;` (the mark kept, so a question shows).
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        cur.push(c);
+        if matches!(c, '.' | '!' | '?' | ';') {
+            if !cur.trim().trim_matches(|c: char| !c.is_alphanumeric()).is_empty() {
+                out.push(std::mem::take(&mut cur));
+            } else if let Some(last) = out.last_mut() {
+                last.push(c);
+                cur.clear();
+            }
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Words that open a question.
+const QUESTION_LEADS: [&str; 22] = [
+    "what", "whats", "where", "wheres", "why", "whys", "how", "hows", "when", "which", "who", "whose", "is", "are",
+    "do", "does", "did", "have", "has", "am", "was", "were",
+];
+
+/// Whether a sentence asks rather than orders: it opens with a question word ("what
+/// are you doing", "do you have planks", "is the roof done"), or ends with `?` and is
+/// not a request ("can you get planks?", "the roof first?").
+pub fn is_question(sentence: &str) -> bool {
+    let ws = words(sentence);
+    let ws = strip_fillers(&ws);
+    let Some(first) = ws.first().map(String::as_str) else { return false };
+    let second = ws.get(1).map(String::as_str);
+    // "can you / could you / would you / will you X": a polite order.
+    let request = ["can", "could", "would", "will", "wanna", "mind"].contains(&first)
+        && second.is_some_and(|s| ["you", "u", "ya"].contains(&s))
+        && ws.get(2).is_some_and(|v| !["tell", "see", "hear", "explain", "say", "show"].contains(&v.as_str()));
+    if request {
+        return false;
+    }
+    // "do the roof first", "have a look": orders that open with a question word.
+    if ["do", "have"].contains(&first) && !second.is_some_and(|s| ["you", "u", "we", "i", "they", "it"].contains(&s)) {
+        return false;
+    }
+    // "how about the roof", "what about the door": a suggestion, not a question.
+    if ["how", "what"].contains(&first) && second == Some("about") {
+        return false;
+    }
+    let asks = sentence.trim_end().ends_with('?');
+    // "what/where/why/how/who/which ...": a question; "is it done", "do you have":
+    // a question when a subject follows; "when you're done, get a bucket": a condition.
+    const WH: [&str; 10] = ["what", "whats", "where", "wheres", "why", "whys", "how", "hows", "which", "who"];
+    const SUBJECT: [&str; 10] = ["you", "u", "it", "the", "there", "that", "this", "we", "i", "your"];
+    if WH.contains(&first)
+        || (QUESTION_LEADS.contains(&first) && (asks || second.is_some_and(|s| SUBJECT.contains(&s))))
+    {
+        return first != "when" || asks;
+    }
+    // "the roof first?", "skip the glass?": a tentative order.
+    asks && ws.len() >= 2
+        && !ws.iter().any(|w| SWITCH_TAILS.contains(&w.as_str()) || DELETE_LEADS.contains(&w.as_str()))
+        && !TASK_LEADS.contains(&first)
+}
+
+fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
+    // "I have planks, skip them": a pronoun stands for what the line named before it.
+    let text = &unpronoun(text);
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);
-    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some();
+    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
     if ws.is_empty() || all.iter().all(|w| FILLERS.contains(&w.as_str())) {
         return Intent::bare(IntentType::Chat);
     }
@@ -251,6 +367,21 @@ pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     };
     if asked && !is_command(ws) {
         return Intent::about(IntentType::Answer, line);
+    }
+    // 0. "forget the house, make me a bed": dropping the plan's goal for a new one.
+    if let Some((first, rest)) = text.split_once([',', ';', '.']) {
+        let fw = words(first);
+        let fw = strip_fillers(&fw);
+        let drops = ["forget", "never mind", "scrap", "ditch", "drop", "nevermind", "screw", "skip"];
+        if drops.iter().any(|d| after(fw, d).is_some_and(|r| !r.is_empty())) {
+            let rw = words(rest);
+            let rw = strip_fillers(&rw);
+            let rw = strip_lead(rw, &["and", "then", "just", "instead", "i", "actually"]);
+            if TASK_LEADS.iter().any(|l| after(rw, l).is_some_and(&has_goal)) {
+                let goal = strip_lead(rw, &TASK_LEADS);
+                return Intent::about(IntentType::NewTask, join(goal));
+            }
+        }
     }
     // 1. New task after an explicit break with the plan.
     for lead in NEW_TASK {
@@ -285,6 +416,10 @@ pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
                 return Intent::about(IntentType::Switch, join(second));
             }
         }
+    }
+    // 4b. The parts of a build: left out, put off, brought back.
+    if let Some(i) = parts::part_intent(ws, vocab) {
+        return i;
     }
     // 5. Knowledge: "the wool is in the chest at 3 0 5".
     let place_words = ["chest", "barrel", "box", "storage", "ground", "floor", "lying"];
@@ -358,6 +493,31 @@ pub fn parse(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
         return Intent::about(IntentType::NewTask, line);
     }
     Intent::bare(IntentType::Chat)
+}
+
+/// Replaces "skip them" / "drop it" in a later clause by the noun the earlier clause
+/// named ("I have planks, skip them" -> "skip planks").
+fn unpronoun(text: &str) -> String {
+    const PRONOUNS: [&str; 6] = ["it", "them", "those", "that", "this", "these"];
+    let Some((first, rest)) = text.split_once(',') else { return text.to_owned() };
+    let rest_ws = words(rest);
+    let Some(last) = rest_ws.last() else { return text.to_owned() };
+    if !PRONOUNS.contains(&last.as_str()) || rest_ws.len() < 2 {
+        return text.to_owned();
+    }
+    let lead = &rest_ws[..rest_ws.len() - 1];
+    let is_order = DELETE_LEADS.iter().chain(SWITCH_LEADS.iter()).any(|l| join(lead) == *l);
+    let noun: Vec<String> = words(first)
+        .into_iter()
+        .skip_while(|w| {
+            ["i", "we", "have", "got", "already", "ive", "weve", "there", "are", "is", "some", "the", "my"]
+                .contains(&w.as_str())
+        })
+        .collect();
+    if !is_order || noun.is_empty() {
+        return text.to_owned();
+    }
+    format!("{} {}", join(lead), join(&noun))
 }
 
 /// "X for the Y" / "X to the Y" / "X under Y": the goal and its parent's words.

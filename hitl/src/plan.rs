@@ -15,6 +15,7 @@
 
 pub mod ops;
 pub mod preview;
+pub mod regroup;
 pub mod repair;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -71,6 +72,8 @@ pub enum Leaf {
     },
     /// The bot's share of the crew's blueprint, worked by its own agent core.
     Share,
+    /// Place one blueprint cell (a leaf of a named part of a build).
+    Place(crate::parts::CellFacts),
 }
 
 /// What a node is.
@@ -121,6 +124,7 @@ impl Kind {
             Kind::Leaf(Leaf::UseStation { .. }) => "use_station",
             Kind::Leaf(Leaf::PlaceStation { .. }) => "place_station",
             Kind::Leaf(Leaf::Share) => "share",
+            Kind::Leaf(Leaf::Place(_)) => "place",
         }
     }
 }
@@ -170,6 +174,15 @@ pub struct Link {
     pub seq: u64,
 }
 
+/// What an ALL-OF stands for in a build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// A blueprint share: its children are parts.
+    Build,
+    /// A named part of a build: its children are `place` leaves.
+    Part,
+}
+
 /// The plan. See the module docs.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -177,6 +190,9 @@ pub struct Plan {
     root: StepId,
     path: Vec<StepId>,
     idle: bool,
+    /// The active path when the person stopped the bot: where "go on" resumes.
+    held: Vec<StepId>,
+    groups: std::collections::BTreeMap<StepId, Group>,
     seq: u64,
 }
 
@@ -190,7 +206,7 @@ impl Plan {
             state: State::Pending,
             origin: Origin::Planner,
         });
-        Plan { g, root, path: Vec::new(), idle: false, seq: 0 }
+        Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), groups: Default::default(), seq: 0 }
     }
 
     /// The root.
@@ -313,7 +329,18 @@ impl Plan {
         if n != self.root {
             self.g.remove_node(n);
             self.path.retain(|p| *p != n);
+            self.groups.remove(&n);
         }
+    }
+
+    /// What an ALL-OF stands for in a build, if anything.
+    pub fn group(&self, n: StepId) -> Option<Group> {
+        self.groups.get(&n).copied()
+    }
+
+    /// Marks a node as a build or a part.
+    pub fn set_group(&mut self, n: StepId, g: Group) {
+        self.groups.insert(n, g);
     }
 
     /// The active path, root first (empty: nothing started, or idle).
@@ -339,6 +366,18 @@ impl Plan {
     /// Marks the bot idle or busy.
     pub fn set_idle(&mut self, idle: bool) {
         self.idle = idle;
+        if !idle {
+            self.held.clear();
+        }
+    }
+
+    /// The path a stop put aside (empty when not stopped).
+    pub fn held(&self) -> &[StepId] {
+        &self.held
+    }
+
+    pub(crate) fn set_held(&mut self, held: Vec<StepId>) {
+        self.held = held;
     }
 
     /// The path from `from` down to `to` (excluding `from`, including `to`), breadth

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use gatecrew_protocol::ItemId;
 use gatecrew_world::GameData;
 
-use crate::plan::{Kind, Leaf, Plan, StepId};
+use crate::parts::{PartMatch, PartRef, find_part, mentions_part};
+use crate::plan::{Group, Kind, Leaf, Plan, StepId};
 use crate::words::{Vocabulary, singular, words};
 
 /// Candidates listed in a clarifying question, at most.
@@ -21,8 +22,37 @@ pub enum Resolution {
     One(StepId),
     /// Several fit equally well (in plan order, at most [`MAX_OPTIONS`]).
     Many(Vec<StepId>),
+    /// A named part of a build that is not a node of its own yet (a material, a
+    /// layer): its leaves, gathered into a part node when acted on.
+    Part(PartRef),
+    /// Several parts fit ("the wall" of four).
+    Parts(Vec<PartRef>),
     /// None fits.
     None,
+}
+
+/// A part found, as a node when one holds exactly its leaves.
+fn part_resolution(plan: &Plan, p: PartRef) -> Resolution {
+    let want: BTreeSet<StepId> = p.leaves.iter().copied().collect();
+    let node = plan.ids().into_iter().find(|n| {
+        plan.group(*n) == Some(Group::Part) && plan.children(*n).into_iter().collect::<BTreeSet<_>>() == want
+    });
+    match node {
+        Some(n) => Resolution::One(n),
+        None => Resolution::Part(p),
+    }
+}
+
+/// The `place` leaves a resolution stands for (a part node's children, a part's
+/// leaves, a build's every leaf), for comparing parts however they were reached.
+pub fn leaves_of(plan: &Plan, r: &Resolution) -> BTreeSet<StepId> {
+    match r {
+        Resolution::One(n) => {
+            plan.below(*n).into_iter().filter(|c| matches!(plan.step(*c).kind, Kind::Leaf(Leaf::Place(_)))).collect()
+        }
+        Resolution::Part(p) => p.leaves.iter().copied().collect(),
+        _ => BTreeSet::new(),
+    }
 }
 
 const STOPWORDS: [&str; 14] =
@@ -46,6 +76,7 @@ fn node_item(plan: &Plan, data: &GameData, n: StepId) -> Option<(ItemId, &'stati
         Kind::Leaf(Leaf::Smelt { output, .. }) => (output, "smelt"),
         Kind::Leaf(Leaf::Fetch { item, .. }) => (item, "fetch"),
         Kind::Leaf(Leaf::UseStation { item } | Leaf::PlaceStation { item }) => (item, "station"),
+        Kind::Leaf(Leaf::Place(c)) => (c.item, "place"),
         Kind::AllOf => {
             let label = &plan.step(n).label;
             let verb = if label.starts_with("craft") {
@@ -98,15 +129,36 @@ pub fn resolve(plan: &Plan, phrase: &str, vocab: &Vocabulary, data: &GameData) -
     if !exact.is_empty() {
         return pick(plan, exact);
     }
-    // 2. The item named: its obtain node, or the alternative the verb points to.
+    // 2. A part of a build named by function, layer or side ("the windows", "the top
+    // row"); a material alone is a part only when no other node is about it.
+    let part = find_part(plan, phrase, data);
+    if mentions_part(phrase) {
+        match part {
+            PartMatch::One(p) => return part_resolution(plan, p),
+            PartMatch::Many(v) => return Resolution::Parts(v),
+            PartMatch::None => {}
+        }
+    }
+    // 3. The item named: its obtain node, or the alternative the verb points to.
     let ws = words(phrase);
     let items = vocab.items_in(&ws);
-    if let Some(&(item, _)) = items.first() {
+    let about_items: Vec<(StepId, &'static str)> = items
+        .first()
+        .map(|&(item, _)| {
+            ids.iter()
+                .filter(|n| !matches!(plan.step(**n).kind, Kind::Leaf(Leaf::Place(_))))
+                .filter_map(|n| node_item(plan, data, *n).filter(|(i, _)| *i == item).map(|(_, v)| (*n, v)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if about_items.is_empty() {
+        if let PartMatch::One(p) = part {
+            return part_resolution(plan, p);
+        }
+    }
+    if !about_items.is_empty() {
         let verb = verb_of(&ws);
-        let about: Vec<(StepId, &'static str)> = ids
-            .iter()
-            .filter_map(|n| node_item(plan, data, *n).filter(|(i, _)| *i == item).map(|(_, v)| (*n, v)))
-            .collect();
+        let about = about_items;
         let by_verb: Vec<StepId> = match verb {
             Some("craft") => about.iter().filter(|(_, v)| *v == "craft_and").map(|(n, _)| *n).collect(),
             Some(v) => about.iter().filter(|(_, k)| *k == v).map(|(n, _)| *n).collect(),
@@ -129,19 +181,24 @@ pub fn resolve(plan: &Plan, phrase: &str, vocab: &Vocabulary, data: &GameData) -
         }
     }
     // The crew's building work, by any of its words.
-    const BUILD: [&str; 7] = ["build", "building", "house", "wall", "blueprint", "construction", "share"];
+    const BUILD: [&str; 9] =
+        ["build", "building", "house", "wall", "blueprint", "construction", "share", "structure", "home"];
     if items.is_empty() && ws.iter().any(|w| BUILD.contains(&w.as_str())) {
-        let share: Vec<StepId> =
-            ids.iter().copied().filter(|n| plan.step(*n).kind == Kind::Leaf(Leaf::Share)).collect();
+        let share: Vec<StepId> = ids
+            .iter()
+            .copied()
+            .filter(|n| plan.step(*n).kind == Kind::Leaf(Leaf::Share) || plan.group(*n) == Some(Group::Build))
+            .collect();
         if !share.is_empty() {
             return pick(plan, share);
         }
     }
-    // 3. Fuzzy on labels: shared words, then string similarity.
+    // 4. Fuzzy on labels: shared words, then string similarity.
     let want_words = key_words(phrase);
     let mut scored: Vec<(f64, StepId)> = ids
         .iter()
-        .filter(|n| **n != plan.root())
+        // Single cells are named through their parts, never by fuzzy match.
+        .filter(|n| **n != plan.root() && !matches!(plan.step(**n).kind, Kind::Leaf(Leaf::Place(_))))
         .map(|n| {
             let lw = key_words(plan.label(*n));
             let shared = want_words.intersection(&lw).count() as f64;

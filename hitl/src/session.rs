@@ -9,6 +9,7 @@
 //! the driver.
 
 mod apply;
+mod build;
 mod chat;
 
 use std::sync::Arc;
@@ -55,6 +56,15 @@ pub(crate) enum Question {
         /// The question asked.
         text: String,
     },
+    /// Which of these parts of the build did the person mean?
+    WhichPart {
+        /// The intent waiting for the answer.
+        intent: crate::intent::Intent,
+        /// The candidates.
+        options: Vec<crate::parts::PartRef>,
+        /// The question asked.
+        text: String,
+    },
     /// Where is the item (a chest the bot does not know)?
     Where {
         /// The item.
@@ -67,7 +77,7 @@ pub(crate) enum Question {
 impl Question {
     fn text(&self) -> &str {
         match self {
-            Question::Which { text, .. } | Question::Where { text, .. } => text,
+            Question::Which { text, .. } | Question::WhichPart { text, .. } | Question::Where { text, .. } => text,
         }
     }
 }
@@ -96,6 +106,12 @@ pub struct Partner {
     events: Vec<EventKind>,
     said: Vec<String>,
     latencies: Vec<(&'static str, f64)>,
+    /// The line that stopped the bot, and when (for "why did you stop?").
+    stopped_by: Option<(Tick, String)>,
+    /// The blueprint cells of this bot's crew share.
+    share_cells: std::collections::BTreeSet<usize>,
+    /// What each blueprint cell is for, its material and layer (for named parts).
+    facts: std::collections::BTreeMap<usize, crate::parts::CellFacts>,
 }
 
 impl std::fmt::Debug for Partner {
@@ -125,6 +141,7 @@ impl Partner {
         let core = &cores[cfg.agent.index()];
         let start = setup.world.body(cfg.agent).map(|b| b.pos).unwrap_or_default();
         let vocab = Vocabulary::new(&data)?;
+        let blueprint_for_facts = blueprint.clone();
         let share_total = share_of(core).1;
         let mut cfg = cfg;
         cfg.planner.share_label = format!("build my share of {} ({share_total} blocks)", blueprint.name);
@@ -149,6 +166,9 @@ impl Partner {
             events: Vec::new(),
             said: Vec::new(),
             latencies: Vec::new(),
+            stopped_by: None,
+            share_cells: share_cells(core),
+            facts: crate::parts::cell_facts(&blueprint_for_facts, &data),
             data,
             cfg,
         })
@@ -464,6 +484,12 @@ impl Partner {
     }
 
     fn plan_goal(&mut self, goal: &crate::goal::Goal, origin: crate::plan::Origin) -> StepId {
+        // The build is this bot's share as named parts, placed by the executor.
+        if *goal == crate::goal::Goal::Build {
+            if let Some(b) = self.plan_my_build(origin) {
+                return b;
+            }
+        }
         let view = self.know.view(&self.inv, self.pos);
         let mut planner =
             crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
@@ -478,6 +504,19 @@ fn fact_text(f: &Fact) -> String {
         }
         None => format!("{} {}", f.kind, f.item),
     }
+}
+
+/// The blueprint cells of the core's share.
+fn share_cells(core: &AgentCore) -> std::collections::BTreeSet<usize> {
+    let plan = core.plan();
+    let Some(root) = plan.agent_root(core.id()) else { return Default::default() };
+    plan.children(root)
+        .into_iter()
+        .filter_map(|n| match plan.node(n).kind {
+            gatecrew_crew::plan::NodeKind::Task(gatecrew_crew::plan::Task::Place { cell, .. }) => Some(cell as usize),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Blocks of the core's share it has seen in place, and the share's size.

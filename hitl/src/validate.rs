@@ -119,6 +119,14 @@ pub fn judge(plan: &Plan, n: StepId, target: u32, before: &Snapshot, s: &Seen<'_
             ev.share = Some(s.share);
             (s.share.0 >= s.share.1, "every block of my share seen in place".into())
         }
+        Kind::Leaf(Leaf::Place(c)) => {
+            let want = s.data.block_for_item(c.item);
+            let seen = s.know.memory().block(c.pos);
+            if let Some(b) = seen {
+                ev.blocks.push(BlockEvidence { pos: c.pos, block: s.data.block_name(b).to_owned() });
+            }
+            (want.is_some() && seen == want, format!("{} seen at {}", name(c.item), c.pos))
+        }
         Kind::AllOf | Kind::Goals => (true, "every part done and judged".into()),
     };
     Verdict { pass, criterion, evidence: ev }

@@ -1,10 +1,13 @@
 //! A human partner in the loop (issue 9): scripted sessions over the hitl world drive
 //! every intervention type and check the plan updates and the bot's behaviour; task
 //! memory across restarts and a corrupted file; the plan operations and repair rules;
-//! the live session over a websocket; the intent benchmark's set; the model classifier
-//! against the real llama.cpp server.
+//! the live session over a websocket; the intent benchmark's sets and the open
+//! evaluation format; the model classifier against the real llama.cpp server; a house
+//! built as named parts (issue 17: leaving out the glass, the top layer first, a stop
+//! in any phrasing, a question that changes nothing).
 
 mod eval;
+mod house;
 mod live;
 mod llm;
 mod memory;
@@ -25,13 +28,18 @@ pub fn partner_config() -> PathBuf {
 /// Runs `gatecrew run --interactive --script` on the hitl world; returns the exit code,
 /// stdout and the trace.
 pub fn run_script(dir: &Path, name: &str, script: &str, extra: &[&str]) -> (u8, String, Vec<Event>) {
+    run_script_on(&partner_config(), dir, name, script, extra)
+}
+
+/// As [`run_script`], on another crew config.
+pub fn run_script_on(config: &Path, dir: &Path, name: &str, script: &str, extra: &[&str]) -> (u8, String, Vec<Event>) {
     let script_path = write(dir, &format!("{name}.txt"), script);
     let trace = dir.join(format!("{name}.jsonl"));
     let mut args: Vec<String> = vec![
         "gatecrew".into(),
         "run".into(),
         "--config".into(),
-        partner_config().display().to_string(),
+        config.display().to_string(),
         "--interactive".into(),
         "--script".into(),
         script_path.display().to_string(),

@@ -150,11 +150,31 @@ impl Plan {
         Ok(up)
     }
 
-    /// Stops (paper 000, 3.3): nothing is active, the bot idles; the plan is kept.
+    /// Stops (paper 000, 3.3): nothing is active, the bot idles; the plan is kept, and
+    /// the active path is put aside for [`Plan::resume`]. A second stop keeps the first
+    /// one's path.
     pub fn stop(&mut self) -> Update {
         let from = self.active();
+        let path = self.path().to_vec();
+        let held = if self.idle() { self.held().to_vec() } else { path };
         self.set_path(Vec::new());
         self.set_idle(true);
+        self.set_held(held);
         Update { from, to: None, ..Update::default() }
+    }
+
+    /// Goes on after a stop, from the path the stop put aside when it is still a path
+    /// of the plan (root first, each node a child of the one before, none failed);
+    /// else from the root.
+    pub fn resume(&mut self) -> Update {
+        let held = self.held().to_vec();
+        let valid = held.first() == Some(&self.root())
+            && held.windows(2).all(|w| self.contains(w[1]) && self.children(w[0]).contains(&w[1]))
+            && held.iter().all(|n| self.contains(*n) && self.step(*n).state != State::Failed);
+        self.set_idle(false);
+        if valid {
+            self.set_path(held);
+        }
+        Update { from: None, to: self.active(), ..Update::default() }
     }
 }

@@ -47,7 +47,13 @@ impl Partner {
         self.latencies.push((op, ms));
     }
 
-    fn note_intent(&mut self, c: &Classified, intent: &Intent, resolved: Option<StepId>, options: &[StepId]) {
+    pub(super) fn note_intent(
+        &mut self,
+        c: &Classified,
+        intent: &Intent,
+        resolved: Option<StepId>,
+        options: &[StepId],
+    ) {
         self.events.push(EventKind::Intent(IntentNote {
             agent: self.cfg.agent,
             intent: intent.kind.as_str().into(),
@@ -82,6 +88,9 @@ impl Partner {
                     );
                     return "answer";
                 }
+                Question::WhichPart { intent: asked, options, .. } if !command || intent.kind == IntentType::Answer => {
+                    return self.answer_part(c, text, &asked, options);
+                }
                 Question::Where { item, .. } => {
                     if let Some((from, _)) = coords(&words(text)) {
                         self.note_intent(c, &Intent::about(IntentType::Answer, text), None, &[]);
@@ -97,36 +106,30 @@ impl Partner {
                     self.note_intent(c, &intent, Some(self.plan.root()), &[]);
                     self.resume()
                 }
-                Some(words) => match resolve(&self.plan, words, &self.vocab, &self.data) {
-                    Resolution::One(n) => {
-                        self.note_intent(c, &intent, Some(n), &[]);
-                        self.on_node(IntentType::Switch, n, &intent)
+                Some(words) => {
+                    let r = resolve(&self.plan, words, &self.vocab, &self.data);
+                    if r != Resolution::None {
+                        return self.on_resolved(c, &intent, r);
                     }
-                    Resolution::Many(options) => {
-                        self.note_intent(c, &intent, None, &options);
-                        self.ask(intent.clone(), options)
-                    }
-                    Resolution::None => {
-                        self.note_intent(c, &intent, None, &[]);
-                        // Not in the plan: a goal to add and work on now.
-                        match read_goal(words, &self.vocab) {
-                            Some(goal @ Goal::Obtain { .. }) => {
-                                let root = self.plan.root();
-                                let n = self.add_goal(goal, root, text, false);
-                                let _ = self.plan.switch_to(n);
-                                self.dirty = true;
-                                let p = self.plan.preview();
-                                self.say("preview", format!("That was not in my plan; added it. {p}"));
-                                "switch"
-                            }
-                            _ => {
-                                let p = self.plan.preview();
-                                self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
-                                "switch"
-                            }
+                    self.note_intent(c, &intent, None, &[]);
+                    // Not in the plan: a goal to add and work on now.
+                    match read_goal(words, &self.vocab) {
+                        Some(goal @ Goal::Obtain { .. }) => {
+                            let root = self.plan.root();
+                            let n = self.add_goal(goal, root, text, false);
+                            let _ = self.plan.switch_to(n);
+                            self.dirty = true;
+                            let p = self.plan.preview();
+                            self.say("preview", format!("That was not in my plan; added it. {p}"));
+                            "switch"
+                        }
+                        _ => {
+                            let p = self.plan.preview();
+                            self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                            "switch"
                         }
                     }
-                },
+                }
             },
             IntentType::Delete => {
                 let Some(words) = intent.node.clone() else {
@@ -135,31 +138,26 @@ impl Partner {
                     self.say("answer", format!("What should I drop? {p}"));
                     return "delete";
                 };
-                match resolve(&self.plan, &words, &self.vocab, &self.data) {
-                    Resolution::One(n) => {
-                        self.note_intent(c, &intent, Some(n), &[]);
-                        self.on_node(IntentType::Delete, n, &intent)
-                    }
-                    Resolution::Many(options) => {
-                        self.note_intent(c, &intent, None, &options);
-                        self.ask(intent.clone(), options)
-                    }
-                    Resolution::None => {
-                        self.note_intent(c, &intent, None, &[]);
-                        let p = self.plan.preview();
-                        self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
-                        "delete"
-                    }
+                let r = resolve(&self.plan, &words, &self.vocab, &self.data);
+                if r != Resolution::None {
+                    return self.on_resolved(c, &intent, r);
                 }
+                self.note_intent(c, &intent, None, &[]);
+                let p = self.plan.preview();
+                self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                "delete"
             }
             IntentType::Add => self.on_add(c, &intent, text),
             IntentType::Stop => {
                 self.note_intent(c, &intent, None, &[]);
+                let doing = self.plan.next_leaf().map(|n| self.plan.label(n).to_owned());
                 let up = self.plan.stop();
+                self.stopped_by = Some((self.now, text.to_owned()));
                 self.log.feedback.push("stop".into());
                 self.remember("interrupted");
                 self.note_plan("stop", &up, &[]);
-                self.say("preview", "Stopping. I am idle; tell me what to do next.".into());
+                let text = self.stopped_line(doing, text);
+                self.say("preview", text);
                 "stop"
             }
             IntentType::NewTask => {
@@ -188,7 +186,7 @@ impl Partner {
         }
     }
 
-    fn ask(&mut self, intent: Intent, options: Vec<StepId>) -> &'static str {
+    pub(super) fn ask(&mut self, intent: Intent, options: Vec<StepId>) -> &'static str {
         let list: Vec<String> =
             options.iter().enumerate().map(|(i, n)| format!("{}) {}", i + 1, self.plan.label(*n))).collect();
         let text = format!("Which one do you mean: {}?", list.join(", "));
@@ -198,7 +196,7 @@ impl Partner {
     }
 
     /// A switch or delete on a resolved node (also after an answer).
-    fn on_node(&mut self, kind: IntentType, n: StepId, intent: &Intent) -> &'static str {
+    pub(super) fn on_node(&mut self, kind: IntentType, n: StepId, intent: &Intent) -> &'static str {
         match kind {
             IntentType::Delete => {
                 if n == self.plan.root() {
@@ -231,6 +229,7 @@ impl Partner {
                 }
                 "add"
             }
+            _ if intent.later => self.put_off(n),
             _ => {
                 let from = self.plan.active().map(|a| self.plan.label(a).to_owned());
                 match self.plan.switch_to(n) {
@@ -252,9 +251,35 @@ impl Partner {
         }
     }
 
+    /// The bot's line after a stop: what it stopped, and what "go on" will do; a
+    /// question asked in the same line is answered too.
+    fn stopped_line(&mut self, doing: Option<String>, text: &str) -> String {
+        let mut s = match doing {
+            Some(d) => format!("Stopped: I was going to {d}."),
+            None => "Stopped.".to_owned(),
+        };
+        let mut probe = self.plan.clone();
+        probe.resume();
+        s.push_str(&match probe.next_leaf() {
+            Some(n) => format!(" I am idle; say \"go on\" and I will {}.", probe.label(n)),
+            None => " I am idle; tell me what to do next.".to_owned(),
+        });
+        if text.contains('?') {
+            let reply = self.chat(text);
+            if reply != "OK." {
+                s.push(' ');
+                s.push_str(&reply);
+            }
+        }
+        s
+    }
+
     fn resume(&mut self) -> &'static str {
-        self.plan.set_idle(false);
-        let up = Update { from: None, to: self.plan.active(), ..Update::default() };
+        let up = if self.plan.idle() {
+            self.plan.resume()
+        } else {
+            Update { from: None, to: self.plan.active(), ..Update::default() }
+        };
         self.note_plan("resume", &up, &[]);
         let p = self.plan.preview();
         self.say("preview", format!("Going on. {p}"));
@@ -263,6 +288,15 @@ impl Partner {
 
     fn on_add(&mut self, c: &Classified, intent: &Intent, text: &str) -> &'static str {
         let node_words = intent.node.clone().unwrap_or_else(|| text.to_owned());
+        // "Add the windows back": a part of the build left out before.
+        if crate::parts::mentions_part(&node_words)
+            && matches!(read_goal(&node_words, &self.vocab), None | Some(Goal::Build))
+        {
+            if let Some(op) = self.add_part_back(&node_words) {
+                self.note_intent(c, intent, None, &[]);
+                return op;
+            }
+        }
         let ws = words(text);
         let goal = read_goal(&node_words, &self.vocab);
         // The model may leave the coordinates out of its node words.
@@ -308,8 +342,10 @@ impl Partner {
                     Some(Resolution::One(p)) => p,
                     Some(Resolution::Many(options)) => {
                         self.note_intent(c, intent, None, &options);
-                        return self
-                            .ask(Intent { kind: IntentType::Add, node: Some(node_words), parent: None }, options);
+                        return self.ask(
+                            Intent { kind: IntentType::Add, node: Some(node_words), parent: None, later: false },
+                            options,
+                        );
                     }
                     _ => self.plan.root(),
                 };

@@ -125,6 +125,6 @@ fn end_of_terminal_input_ends_the_session() {
             })
             .collect();
         assert_eq!(kinds, ["stop", "switch"]);
-        assert!(end.out.said.iter().any(|s| s.starts_with("Stopping")));
+        assert!(end.out.said.iter().any(|s| s.starts_with("Stopped")));
     });
 }

@@ -39,10 +39,13 @@ fn a_dead_endpoint_falls_back_to_the_parser() {
     };
     let mut c = LlmClassifier::new(spec).unwrap();
     let ctx = Context { plan: &plans["pickaxe"], question: None, vocab: &v, data: &d };
-    let got = c.classify("stop", &ctx);
+    let got = c.classify("skip the sticks", &ctx);
     assert_eq!(got.by, Classifier::Fallback);
-    assert_eq!(got.intent.kind, IntentType::Stop);
+    assert_eq!(got.intent.kind, IntentType::Delete);
     assert!(got.fallback.is_some());
+    // A halt never waits for the model: the stop rule decides before it is asked.
+    let got = c.classify("HOLD ON!!", &ctx);
+    assert_eq!((got.by, got.intent.kind, got.fallback), (Classifier::StopRule, IntentType::Stop, None));
 }
 
 #[test]
@@ -71,6 +74,8 @@ fn the_real_model_classifies_or_falls_back_with_a_reason() {
                 reasons.push(format!("{:?}", got.fallback));
             }
             Classifier::Parser => panic!("the model classifier never answers as the parser"),
+            // A halt is decided by the stop rule before the model is asked.
+            Classifier::StopRule => assert_eq!((line, got.tokens), ("stop", (0, 0)), "{got:?}"),
         }
     }
     // A broken request (wrong schema, wrong route) makes every call fall back: then the

@@ -1,0 +1,428 @@
+//! The open evaluation format: labelled lines anyone can write (`gatecrew hitl-eval
+//! --utterances FILE`), one JSON object per line:
+//!
+//! ```json
+//! {"text": "leave out the glass", "type": "delete", "node": "the windows", "plan": "house"}
+//! {"text": "hold on!", "type": "stop", "plan": {"goal": "make a white bed"}}
+//! {"text": "the roof first", "type": "switch", "node": "roof", "plan": {"blueprint": "house.toml"}}
+//! ```
+//!
+//! Keys: `text` (or `say`, `utterance`, `line`) and `type` (or `intent`, `label`: switch,
+//! add, delete, stop, new_task, chat, answer; `new task` and `question` are read as
+//! new_task and chat) and `plan` are required; `part` may stand for `node`. `plan` is a built-in plan's name (`pickaxe`, `battle`,
+//! `master`, `house`), a goal in words (`"a white bed"`), a file (`"house.toml"`: a
+//! blueprint or a crew config; other files are task files), or an object with one of
+//! `builtin`, `goal`, `blueprint`, `task` (and `id`, a task file's task). Files are
+//! relative to the JSONL file. Optional: `node` (the node or part meant, by its label
+//! or by words naming it in that plan), `goal` (the goal of an add or a new task:
+//! `item xN`, `item @x,y,z`, `build`, or words), `parent` (an add's parent), `options`
+//! (an answer's open question), `id` and `note` (free text). Any other key is an error
+//! naming the file, line and key. A line that cannot be scored (its plan does not load,
+//! its node names nothing in the plan) is counted and listed, never dropped.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gatecrew_world::GameData;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{build_plan, parse_goal, plans, question_text};
+use crate::classify::{Classify, Context};
+use crate::goal::{Goal, read_goal};
+use crate::intent::{Intent, IntentType};
+use crate::plan::{Plan, StepId};
+use crate::resolve::{Resolution, choose, leaves_of, resolve};
+use crate::words::{Vocabulary, coords, words};
+
+/// The plan a line is said over.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum PlanRef {
+    /// A built-in plan.
+    Builtin(String),
+    /// A goal planned by the recipe planner with nothing known of the world.
+    Goal(String),
+    /// A blueprint file (or a crew config, whose blueprint is used).
+    Blueprint(PathBuf),
+    /// Another system's task file, and the task in it.
+    Task(PathBuf, Option<String>),
+}
+
+impl PlanRef {
+    /// A short name for tables.
+    pub fn key(&self) -> String {
+        match self {
+            PlanRef::Builtin(n) => n.clone(),
+            PlanRef::Goal(g) => format!("goal: {g}"),
+            PlanRef::Blueprint(p) => {
+                p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+            }
+            PlanRef::Task(p, id) => {
+                let f = p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned());
+                id.as_ref().map_or(f.clone(), |i| format!("{f}#{i}"))
+            }
+        }
+    }
+}
+
+/// One labelled line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Labelled {
+    /// 1-based line in its file.
+    pub line: usize,
+    /// The line's `id`, if any.
+    pub id: Option<String>,
+    /// The plan.
+    pub plan: PlanRef,
+    /// The text.
+    pub text: String,
+    /// The expected type.
+    pub kind: IntentType,
+    /// The node or part meant.
+    pub node: Option<String>,
+    /// The goal of an add or new task.
+    pub goal: Option<String>,
+    /// An add's parent.
+    pub parent: Option<String>,
+    /// An answer's options.
+    pub options: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLine {
+    #[serde(alias = "say", alias = "utterance", alias = "line")]
+    text: String,
+    #[serde(rename = "type", alias = "intent", alias = "label")]
+    kind: IntentType,
+    plan: Value,
+    #[serde(default, alias = "part")]
+    node: Option<String>,
+    #[serde(default)]
+    goal: Option<String>,
+    #[serde(default)]
+    parent: Option<String>,
+    #[serde(default)]
+    options: Vec<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// Built-in plan names.
+pub const BUILTIN: [&str; 4] = ["pickaxe", "battle", "master", "house"];
+
+fn plan_ref(v: &Value, dir: &Path) -> Result<PlanRef, String> {
+    let file = |s: &str| dir.join(s);
+    let looks_like_file = |s: &str| {
+        let l = s.to_ascii_lowercase();
+        [".toml", ".json", ".jsonl", ".yaml", ".yml", ".nbt", ".schem", ".txt"].iter().any(|e| l.ends_with(e))
+    };
+    match v {
+        Value::String(s) if BUILTIN.contains(&s.as_str()) => Ok(PlanRef::Builtin(s.clone())),
+        Value::String(s) if looks_like_file(s) && s.ends_with(".toml") => Ok(PlanRef::Blueprint(file(s))),
+        Value::String(s) if looks_like_file(s) => Ok(PlanRef::Task(file(s), None)),
+        Value::String(s) if !s.trim().is_empty() => Ok(PlanRef::Goal(s.clone())),
+        Value::Object(m) => {
+            const KEYS: [&str; 5] = ["builtin", "goal", "blueprint", "task", "id"];
+            if let Some(k) = m.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                return Err(format!("key `plan.{k}`: unknown (expected one of builtin, goal, blueprint, task, id)"));
+            }
+            let get = |k: &str| -> Result<Option<String>, String> {
+                match m.get(k) {
+                    None => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                    Some(_) => Err(format!("key `plan.{k}`: expected a string")),
+                }
+            };
+            let (b, g, bp, t, id) = (get("builtin")?, get("goal")?, get("blueprint")?, get("task")?, get("id")?);
+            match (b, g, bp, t) {
+                (Some(b), None, None, None) => Ok(PlanRef::Builtin(b)),
+                (None, Some(g), None, None) => Ok(PlanRef::Goal(g)),
+                (None, None, Some(p), None) => Ok(PlanRef::Blueprint(file(&p))),
+                (None, None, None, Some(p)) => Ok(PlanRef::Task(file(&p), id)),
+                _ => Err("key `plan`: give exactly one of builtin, goal, blueprint, task".into()),
+            }
+        }
+        _ => Err("key `plan`: expected a plan name, a goal, a file, or an object".into()),
+    }
+}
+
+/// Reads a JSON Lines file of labelled lines; an error names the file, the line and
+/// the key. Blank lines and lines starting with `#` or `//` are skipped.
+pub fn load(path: &Path) -> Result<Vec<Labelled>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("//") {
+            continue;
+        }
+        let at = |e: String| format!("{}:{}: {e}", path.display(), i + 1);
+        let raw: RawLine = serde_json::from_str(t).map_err(|e| at(e.to_string()))?;
+        let plan = plan_ref(&raw.plan, dir).map_err(at)?;
+        out.push(Labelled {
+            line: i + 1,
+            id: raw.id,
+            plan,
+            text: raw.text,
+            kind: raw.kind,
+            node: raw.node,
+            goal: raw.goal,
+            parent: raw.parent,
+            options: raw.options,
+        });
+    }
+    Ok(out)
+}
+
+/// Builds every plan the set refers to, once each: built-in plans, goals, and files
+/// (through `load_file`, which turns a blueprint, crew config or task file into a
+/// blueprint). A plan that cannot be built is kept as its error.
+pub fn prepare(
+    set: &[Labelled],
+    data: &GameData,
+    vocab: &Vocabulary,
+    load_file: &dyn Fn(&PlanRef) -> Result<gatecrew_world::Blueprint, String>,
+) -> BTreeMap<PlanRef, Result<Plan, String>> {
+    let refs: BTreeSet<PlanRef> = set.iter().map(|u| u.plan.clone()).collect();
+    let mut builtin: BTreeMap<&'static str, Plan> = plans(data, vocab);
+    builtin.insert("house", super::house_plan(data));
+    refs.into_iter()
+        .map(|r| {
+            let p = match &r {
+                PlanRef::Builtin(n) => builtin
+                    .get(n.as_str())
+                    .cloned()
+                    .ok_or_else(|| format!("no built-in plan `{n}` (built-in: {})", BUILTIN.join(", "))),
+                PlanRef::Goal(g) => match read_goal(g, vocab) {
+                    Some(Goal::Obtain { item, count }) => {
+                        let name = data.item_name(item).to_owned();
+                        Ok(build_plan(data, vocab, &[(name.as_str(), count)], 2, false))
+                    }
+                    _ => Err(format!(
+                        "`{g}` is neither a built-in plan ({}) nor a goal naming an item",
+                        BUILTIN.join(", ")
+                    )),
+                },
+                PlanRef::Blueprint(_) | PlanRef::Task(..) => load_file(&r).map(|bp| super::blueprint_plan(&bp, data)),
+            };
+            (r, p)
+        })
+        .collect()
+}
+
+/// How one classification scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Score {
+    /// Type and node/goal right.
+    Right,
+    /// Type right, the node ambiguous: the bot would ask (counted as not right).
+    Asked,
+    /// Type right, node or goal wrong.
+    WrongNode,
+    /// Type wrong.
+    WrongType,
+}
+
+/// What a labelled node stands for in a plan: the nodes with that exact label, else
+/// what the words resolve to when that is one node or one part.
+fn expected(plan: &Plan, label: &str, vocab: &Vocabulary, data: &GameData) -> Result<Resolution, String> {
+    let live = plan.reachable();
+    let exact: Vec<StepId> = plan.ids().into_iter().filter(|n| live.contains(n) && plan.label(*n) == label).collect();
+    if let [one] = exact.as_slice() {
+        return Ok(Resolution::One(*one));
+    }
+    if exact.len() > 1 {
+        return Ok(Resolution::Many(exact));
+    }
+    match resolve(plan, label, vocab, data) {
+        r @ (Resolution::One(_) | Resolution::Part(_)) => Ok(r),
+        Resolution::None => Err(format!("the labelled node `{label}` names nothing in the plan")),
+        _ => Err(format!("the labelled node `{label}` names several things in the plan")),
+    }
+}
+
+fn same(plan: &Plan, got: &Resolution, want: &Resolution) -> Score {
+    let (g, w) = (leaves_of(plan, got), leaves_of(plan, want));
+    let hit = |n: &StepId| match want {
+        Resolution::One(m) => n == m,
+        Resolution::Many(v) => v.contains(n),
+        _ => false,
+    };
+    match got {
+        _ if !w.is_empty() && g == w => Score::Right,
+        Resolution::One(n) if hit(n) => Score::Right,
+        Resolution::Many(v) if v.iter().any(hit) => Score::Asked,
+        Resolution::Parts(v) if v.iter().any(|p| p.leaves.iter().copied().collect::<BTreeSet<_>>() == w) => {
+            Score::Asked
+        }
+        _ => Score::WrongNode,
+    }
+}
+
+/// Why a line cannot be scored, if it cannot (checked before classifying).
+fn unscorable(plan: &Plan, u: &Labelled, vocab: &Vocabulary, data: &GameData) -> Option<String> {
+    for l in u.node.iter().chain(&u.parent) {
+        if let Err(e) = expected(plan, l, vocab, data) {
+            return Some(e);
+        }
+    }
+    if let Some(g) = &u.goal {
+        if parse_goal(data, g).is_none() {
+            return Some(format!("the labelled goal `{g}` names no item"));
+        }
+    }
+    if u.kind == IntentType::Answer && u.options.is_empty() {
+        return Some("an answer needs the question's `options`".into());
+    }
+    None
+}
+
+/// Scores one prediction.
+pub fn score(plan: &Plan, u: &Labelled, got: &Intent, vocab: &Vocabulary, data: &GameData) -> Score {
+    if got.kind != u.kind {
+        return Score::WrongType;
+    }
+    let node_ok = |words_: Option<&str>, label: &str| -> Score {
+        let Ok(want) = expected(plan, label, vocab, data) else { return Score::WrongNode };
+        match words_ {
+            Some(w) => same(plan, &resolve(plan, w, vocab, data), &want),
+            None => Score::WrongNode,
+        }
+    };
+    match u.kind {
+        IntentType::Stop | IntentType::Chat => Score::Right,
+        IntentType::Answer => {
+            let opts: Vec<StepId> = u
+                .options
+                .iter()
+                .filter_map(|l| expected(plan, l, vocab, data).ok())
+                .filter_map(|r| match r {
+                    Resolution::One(n) => Some(n),
+                    _ => None,
+                })
+                .collect();
+            let want = u.node.as_deref().and_then(|l| expected(plan, l, vocab, data).ok());
+            match (choose(plan, &u.text, &opts), want) {
+                (Some(n), Some(w)) => same(plan, &Resolution::One(n), &w),
+                _ => Score::WrongNode,
+            }
+        }
+        IntentType::Switch | IntentType::Delete => match &u.node {
+            None if got.node.is_none() || u.kind == IntentType::Delete => Score::Right,
+            None => Score::WrongNode,
+            Some(label) => node_ok(got.node.as_deref(), label),
+        },
+        IntentType::Add | IntentType::NewTask => {
+            if let Some(g) = &u.goal {
+                let want = parse_goal(data, g);
+                let words_ = got.node.clone().unwrap_or_else(|| u.text.clone());
+                let mut goal = read_goal(&words_, vocab);
+                if let (Some(Goal::Obtain { item, .. }), Some((from, _))) = (goal, coords(&words(&u.text))) {
+                    goal = Some(Goal::Fetch { item, from });
+                }
+                if goal.is_none() || goal != want {
+                    return Score::WrongNode;
+                }
+            } else if let Some(label) = &u.node {
+                let s = node_ok(got.node.as_deref(), label);
+                if s != Score::Right {
+                    return s;
+                }
+            }
+            match &u.parent {
+                Some(label) => node_ok(got.parent.as_deref(), label),
+                None => Score::Right,
+            }
+        }
+    }
+}
+
+/// One classified line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Line in the file.
+    pub line: usize,
+    /// The plan's short name.
+    pub plan: String,
+    /// Plan size.
+    pub nodes: usize,
+    /// Expected type.
+    pub expected: IntentType,
+    /// Predicted type.
+    pub got: IntentType,
+    /// Whether a node, part or goal was labelled (node accuracy counts these).
+    pub has_node: bool,
+    /// The score.
+    pub score: Score,
+    /// Wall-clock ms of the classification.
+    pub ms: f64,
+    /// Whether the model fell back to the parser.
+    pub fell_back: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// A line that could not be scored, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unscored {
+    /// Line in the file.
+    pub line: usize,
+    /// The text.
+    pub text: String,
+    /// Why.
+    pub why: String,
+}
+
+/// Classifies every scorable line with `c`; the others are returned with the reason.
+pub fn run(
+    set: &[Labelled],
+    plans: &BTreeMap<PlanRef, Result<Plan, String>>,
+    c: &mut dyn Classify,
+    vocab: &Vocabulary,
+    data: &GameData,
+) -> (Vec<Row>, Vec<Unscored>) {
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for u in set {
+        let plan = match plans.get(&u.plan) {
+            Some(Ok(p)) => p,
+            Some(Err(e)) => {
+                skipped.push(Unscored { line: u.line, text: u.text.clone(), why: format!("plan: {e}") });
+                continue;
+            }
+            None => {
+                skipped.push(Unscored { line: u.line, text: u.text.clone(), why: "plan not prepared".into() });
+                continue;
+            }
+        };
+        if let Some(why) = unscorable(plan, u, vocab, data) {
+            skipped.push(Unscored { line: u.line, text: u.text.clone(), why });
+            continue;
+        }
+        let q = (!u.options.is_empty()).then(|| question_text(&u.options));
+        let ctx = Context { plan, question: q.as_deref(), vocab, data };
+        let start = Instant::now();
+        let got = c.classify(&u.text, &ctx);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let s = score(plan, u, &got.intent, vocab, data);
+        rows.push(Row {
+            line: u.line,
+            plan: u.plan.key(),
+            nodes: plan.len(),
+            expected: u.kind,
+            got: got.intent.kind,
+            has_node: u.node.is_some() || u.goal.is_some() || u.kind == IntentType::Answer,
+            score: s,
+            ms,
+            fell_back: got.by == crate::intent::Classifier::Fallback,
+            text: u.text.clone(),
+        });
+    }
+    (rows, skipped)
+}
