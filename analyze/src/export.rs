@@ -69,6 +69,7 @@ impl From<crate::AnalyzeError> for ExportError {
             crate::AnalyzeError::Io { path, source } => ExportError::Io { path, source },
             crate::AnalyzeError::Trace { path, line, message } => ExportError::Trace { path, line, message },
             crate::AnalyzeError::Empty(s) => ExportError::Empty(s),
+            e @ crate::AnalyzeError::NoComplete { .. } => ExportError::Empty(e.to_string()),
         }
     }
 }
