@@ -638,7 +638,7 @@ impl AgentCore {
         }
         match self.purpose.take() {
             Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
-            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o, out),
+            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o),
             Some(Purpose::Recover) => self.recover_outcome(&o, out),
             Some(Purpose::Handover) => self.handover_outcome(&o),
             None => {}

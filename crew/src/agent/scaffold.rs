@@ -304,7 +304,7 @@ impl AgentCore {
         Next::Again
     }
 
-    pub(super) fn scaffold_outcome(&mut self, n: NodeId, o: &Outcome, _out: &mut StepOutput) {
+    pub(super) fn scaffold_outcome(&mut self, n: NodeId, o: &Outcome) {
         // Temporary supports (placed away from the feet) and their removal.
         match (&o.action, &o.result) {
             (Action::Place { pos, .. }, Ok(d)) if d.moved_to.is_none() => {
