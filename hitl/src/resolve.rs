@@ -253,6 +253,10 @@ pub fn choose(plan: &Plan, answer: &str, options: &[StepId]) -> Option<StepId> {
         ("3rd", 2),
     ];
     let ws = words(answer);
+    // Words that tell one option from the others win over an ordinal ("the coal one").
+    if let Some(n) = choose_by_words(plan, answer, options) {
+        return Some(n);
+    }
     for w in &ws {
         if let Some((_, i)) = ORDINALS.iter().find(|(o, _)| o == w) {
             return options.get(*i).copied();
@@ -261,6 +265,10 @@ pub fn choose(plan: &Plan, answer: &str, options: &[StepId]) -> Option<StepId> {
             return options.last().copied();
         }
     }
+    None
+}
+
+fn choose_by_words(plan: &Plan, answer: &str, options: &[StepId]) -> Option<StepId> {
     let want = key_words(answer);
     let mut best: Vec<(usize, StepId)> = options
         .iter()

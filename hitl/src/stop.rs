@@ -328,7 +328,10 @@ fn clause_halt(c: &[String]) -> Option<bool> {
         }
         // Asked about, not ordered: "why did you stop", "did it stop".
         let request = before.iter().any(|b| REQUEST.contains(&b.as_str()));
-        let question = before.iter().any(|b| QUESTION.contains(&b.as_str()));
+        // "is it going to stop?": "is"/"are" ask only when they open the clause ("this
+        // is wrong stop" is a halt).
+        let question = before.iter().any(|b| QUESTION.contains(&b.as_str()))
+            || (k != "enough" && before.first().is_some_and(|b| b == "is" || b == "are"));
         // "how do I stop you": asked, but about halting the bot now.
         let object = next.is_some_and(|n| ["you", "it", "this", "him", "that"].contains(&n));
         if question && !request && !complaint && !object {

@@ -234,7 +234,14 @@ pub fn find_part(plan: &Plan, phrase: &str, data: &GameData) -> PartMatch {
         adj.push(' ');
         adj.push_str(&x);
     }
-    let noun = |f: Function| f.name().trim_start_matches("the ").to_owned();
+    // "the south wall": one side's walls are one wall.
+    let noun = |f: Function| {
+        if f == Function::Walls && sd.is_some() {
+            "wall".to_owned()
+        } else {
+            f.name().trim_start_matches("the ").to_owned()
+        }
+    };
     let name = match (&lay, func) {
         (Some((_, l)), Some((f, _))) => format!("the{adj} {} of {l}", noun(f)),
         (Some((_, l)), None) if adj.is_empty() => l.clone(),

@@ -124,7 +124,7 @@ impl Partner {
             .collect();
         if missing.is_empty() {
             let pv = self.plan.preview();
-            self.say("answer", format!("{} {} already in my plan. {pv}", capital(&p.name), "is"));
+            self.say("answer", format!("{}: already in my plan. {pv}", capital(&p.name)));
             return Some("add");
         }
         let part = self.plan.add_step(crate::plan::Kind::AllOf, part_label(&p.name, missing.len()), Origin::Person);
@@ -172,12 +172,8 @@ fn choose_name(answer: &str, names: &[String]) -> Option<usize> {
         ("3rd", 2),
     ];
     let ws = words(answer);
-    if let Some(i) = ws.iter().find_map(|w| ORD.iter().find(|(o, _)| o == w).map(|(_, i)| *i)) {
-        return (i < names.len()).then_some(i);
-    }
-    if ws.iter().any(|w| w == "last") {
-        return names.len().checked_sub(1);
-    }
+    // Words only one option has ("the south one") first, then an ordinal ("2", "the
+    // second"): "one" in "the south one" is not the first option.
     let own = |i: usize| -> usize {
         let mine = words(&names[i]);
         ws.iter()
@@ -185,6 +181,12 @@ fn choose_name(answer: &str, names: &[String]) -> Option<usize> {
             .count()
     };
     let scores: Vec<usize> = (0..names.len()).map(own).collect();
-    let best = *scores.iter().max()?;
-    (best > 0 && scores.iter().filter(|s| **s == best).count() == 1).then(|| scores.iter().position(|s| *s == best))?
+    let best = scores.iter().copied().max().unwrap_or(0);
+    if best > 0 && scores.iter().filter(|s| **s == best).count() == 1 {
+        return scores.iter().position(|s| *s == best);
+    }
+    if let Some(i) = ws.iter().find_map(|w| ORD.iter().find(|(o, _)| o == w).map(|(_, i)| *i)) {
+        return (i < names.len()).then_some(i);
+    }
+    ws.iter().any(|w| w == "last").then(|| names.len().checked_sub(1)).flatten()
 }

@@ -42,15 +42,39 @@ impl Partner {
         if ["thanks", "thank", "thx", "ty"].iter().any(|g| has(g)) {
             return "You're welcome.".into();
         }
-        if any(&["doing", "plan", "status", "up", "next", "working", "progress", "busy", "done", "task", "now"]) {
-            let goals = self.plan.open_goals().len();
-            return match goals {
-                0 => "My plan is empty.".into(),
-                1 => "One goal is open.".into(),
-                n => format!("{n} goals are open."),
-            };
+        if any(&[
+            "doing", "plan", "status", "up", "next", "working", "progress", "busy", "done", "task", "now", "far",
+            "left",
+        ]) {
+            return self.doing();
         }
         "OK.".into()
+    }
+
+    /// What the bot is on: the part of a build (with how much of it is placed) or the
+    /// goal, and how many goals are open.
+    fn doing(&self) -> String {
+        let plan = &self.plan;
+        if plan.idle() {
+            return self.why_idle();
+        }
+        let path = plan.path();
+        let part = path.iter().rev().find(|n| plan.group(**n) == Some(crate::plan::Group::Part));
+        let goals = plan.open_goals().len();
+        let more = match goals {
+            0 | 1 => String::new(),
+            n => format!(" {n} goals are open."),
+        };
+        match (part, path.get(1)) {
+            (Some(p), _) => {
+                let kids = plan.children(*p);
+                let done = kids.iter().filter(|k| plan.step(**k).state == crate::plan::State::Done).count();
+                format!("I am on \"{}\": {done} of {} placed.{more}", plan.label(*p), kids.len())
+            }
+            (None, Some(g)) => format!("I am working on \"{}\".{more}", plan.label(*g)),
+            (None, None) if goals == 0 => "My plan is empty.".into(),
+            (None, None) => format!("{goals} goal(s) open."),
+        }
     }
 
     fn why_idle(&self) -> String {

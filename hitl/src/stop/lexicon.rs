@@ -102,6 +102,20 @@ pub(super) const HALT_CLAUSES: &[&[&str]] = &[
     &["thatll", "do"],
     &["not", "now"],
     &["hang", "on"],
+    &["hold", "your", "horses"],
+    &["hold", "fire"],
+    &["one", "sec"],
+    &["one", "second"],
+    &["one", "moment"],
+    &["one", "minute"],
+    &["a", "sec"],
+    &["a", "moment"],
+    &["gimme", "a", "sec"],
+    &["gimme", "a", "second"],
+    &["give", "me", "a", "sec"],
+    &["give", "me", "a", "second"],
+    &["give", "me", "a", "minute"],
+    &["give", "me", "a", "moment"],
 ];
 
 /// A command verb opening a clause after a halt: the line goes on with a new order.

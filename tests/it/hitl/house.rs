@@ -120,3 +120,22 @@ fn a_question_changes_nothing() {
     // The bot does exactly what it does when nobody asks anything.
     assert_eq!(placed(&quiet), placed(&asked));
 }
+
+#[test]
+fn an_ambiguous_part_gets_one_question_and_the_answer_picks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "0 skip the wall\n10 the south one\n30 the roof can wait\n";
+    let (code, out, ev) = run_script_on(&house(), dir.path(), "which", script, &["--no-memory"]);
+    assert_eq!(code, 0, "{out}");
+    let q = said(&ev).into_iter().find(|(_, w, _)| w == "question").expect("one question");
+    assert_eq!(q.2, "Which one do you mean: 1) the north wall, 2) the south wall, 3) the west wall, 4) the east wall?");
+    let ops: Vec<String> = plan_ops(&ev).into_iter().map(|(_, o, _)| o).collect();
+    assert_eq!(ops, ["start", "delete", "later"]);
+    // No block of the south wall (z = 5, above the foundation) is placed; the rest is.
+    let p = placed(&ev);
+    assert!(p.iter().all(|(_, _, at)| !(at[2] == 5 && at[1] >= 1 && at[1] <= 2)), "{p:?}");
+    assert_eq!(p.len(), 95 - 12);
+    // The roof went last.
+    let first_slab = p.iter().position(|(_, i, _)| i == "oak_slab").unwrap();
+    assert!(p[first_slab..].iter().all(|(_, i, _)| i == "oak_slab"), "{p:?}");
+}
