@@ -357,11 +357,11 @@ fn listing_an_80_mb_file_takes_a_bounded_amount_of_memory() {
     assert!(grew < 100 * 1024, "listing an 80 MB file grew the peak by {grew} KiB");
 }
 
-#[test]
-fn with_interactive_the_person_is_the_human_and_answers_each_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = write(dir.path(), "seat.txt", "670 give\n695 yes\n960 no\n");
-    let trace = dir.path().join("seat.jsonl");
+/// A scripted session in the human's seat answering the first request at `at`; the
+/// seat's board messages as (tick, kind, item).
+fn seat_session(dir: &Path, answer: &str, at: u64) -> (Value, Vec<(u64, String, String)>) {
+    let script = write(dir, &format!("{answer}.txt"), &format!("{at} {answer}\n"));
+    let trace = dir.join(format!("{answer}.jsonl"));
     let file = fixture("minecollab/human_ai_1_agent_1_human.json");
     let args = [
         "run",
@@ -377,26 +377,41 @@ fn with_interactive_the_person_is_the_human_and_answers_each_request() {
     ];
     let (code, out, err) = crate::cli::gatecrew(&args);
     assert_eq!(code, 0, "{out}{err}");
-    let v: Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(v["human_seat_interactive"].as_bool(), Some(true), "{v}");
-    let board: Vec<Value> = std::fs::read_to_string(&trace)
+    let summary: Value = serde_json::from_str(out.trim()).unwrap();
+    let seat = std::fs::read_to_string(&trace)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|e| e["kind"] == "board" && e["from"] == 1)
+        .map(|e| {
+            (e["t"].as_u64().unwrap(), e["msg"].as_str().unwrap().to_owned(), e["item"].as_str().unwrap().to_owned())
+        })
         .collect();
-    let said: Vec<(u64, &str, &str)> = board
+    (summary, seat)
+}
+
+#[test]
+fn with_interactive_the_person_is_the_human_and_answers_each_request() {
+    // The first request the bot makes, as the stand-in run sees it: the interactive run
+    // is the same up to the seat's first answer.
+    let path = fixture("minecollab/human_ai_1_agent_1_human.json");
+    let task = TaskFile::read(&path).unwrap().import(None, &data(), &Aliases::none()).unwrap();
+    let opts = TaskOptions { data: data(), seed: 7, policy: Policy::Gated, agents: None };
+    let setup = gatecrew_tasks::setup(&task, &path, &opts).unwrap();
+    let (first, item) = run(&setup)
         .iter()
-        .map(|e| (e["t"].as_u64().unwrap(), e["msg"].as_str().unwrap(), e["item"].as_str().unwrap()))
-        .collect();
-    // The seat's answers go out when the person gives them, not when the bot would have.
-    assert_eq!(
-        said,
-        vec![
-            (670, "OFFER_TRANSFER", "stone_bricks"),
-            (695, "OFFER_TRANSFER", "quartz_block"),
-            (960, "CANNOT_SUPPLY", "glass_pane")
-        ],
-        "{board:?}"
-    );
+        .find_map(|e| match &e.kind {
+            EventKind::Board { msg, item, .. } if msg.as_str() == "REQUEST_MATERIAL" => Some((e.t, item.clone())),
+            _ => None,
+        })
+        .expect("the bot asks the human for something");
+    let dir = tempfile::tempdir().unwrap();
+    // The stand-in offers at once; the person answers ten ticks later, and the offer
+    // goes out then.
+    let (summary, seat) = seat_session(dir.path(), "give", first + 10);
+    assert_eq!(summary["human_seat_interactive"].as_bool(), Some(true), "{summary}");
+    assert_eq!(seat.first(), Some(&(first + 10, "OFFER_TRANSFER".to_owned(), item.clone())), "{seat:?}");
+    // A no is a CANNOT_SUPPLY, and nothing of that item is offered in that window.
+    let (_, seat) = seat_session(dir.path(), "no", first + 10);
+    assert_eq!(seat.first(), Some(&(first + 10, "CANNOT_SUPPLY".to_owned(), item)), "{seat:?}");
 }
