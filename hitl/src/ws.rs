@@ -77,9 +77,7 @@ pub fn origin_allowed(origin: Option<&str>) -> bool {
         }
     };
     let port_ok = after.is_empty()
-        || after
-            .strip_prefix(':')
-            .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+        || after.strip_prefix(':').is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
     host_ok && port_ok
 }
 
@@ -204,6 +202,7 @@ mod tests {
             "https://[::01]Zht:3::t]:/=p/l",
             "http://localhost:80/x",
             "http://127.0.0.1:",
+            "https://[::1]:90900",
         ] {
             assert!(!origin_allowed(Some(bad)), "{bad}");
         }
