@@ -156,14 +156,17 @@ pub fn line_split(data: &[u8]) {
     }
     if let Ok(origin) = std::str::from_utf8(rest) {
         if gatecrew_hitl::ws::origin_allowed(Some(origin)) {
-            let host = origin.split("://").nth(1).unwrap_or("");
-            assert!(
-                host.starts_with("localhost")
-                    || host.starts_with("127.")
-                    || host.starts_with("[::1]")
-                    || host.starts_with("[0:0:0:0:0:0:0:1]"),
-                "{origin:?} was let in"
-            );
+            // Judged independently by the URL parser: a bare http(s) origin on a
+            // loopback host.
+            let url = url::Url::parse(origin).unwrap_or_else(|e| panic!("{origin:?} was let in: {e}"));
+            let loopback = match url.host() {
+                Some(url::Host::Domain(d)) => d == "localhost",
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                None => false,
+            };
+            let bare = url.username().is_empty() && url.query().is_none() && url.path() == "/";
+            assert!(loopback && bare && matches!(url.scheme(), "http" | "https"), "{origin:?} was let in");
         }
     }
 }

@@ -63,11 +63,22 @@ pub fn origin_allowed(origin: Option<&str>) -> bool {
         // "null" (a local file, a sandboxed frame) and anything else.
         return false;
     };
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => rest.split(':').next().unwrap_or(""),
+    // An origin is `scheme://host[:port]` and nothing else. Brackets hold an IPv6
+    // address, never a name (the `line_split` fuzz target found "https://[localhost]:300"
+    // and "https://[::01]junk" let in).
+    let (host_ok, after) = match rest.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, after)) => (addr.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback()), after),
+            None => (false, ""),
+        },
+        None => {
+            let (host, after) = rest.find(':').map_or((rest, ""), |i| rest.split_at(i));
+            (host == "localhost" || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback()), after)
+        }
     };
-    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    let port_ok = after.is_empty()
+        || after.strip_prefix(':').is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
+    host_ok && port_ok
 }
 
 /// Accepts clients until the task is aborted.
@@ -181,9 +192,18 @@ mod tests {
         for ok in [None, Some("http://localhost:8000"), Some("http://127.0.0.1"), Some("https://[::1]:3000")] {
             assert!(origin_allowed(ok), "{ok:?}");
         }
-        for bad in
-            ["https://evil.example", "null", "http://127.0.0.1.evil.example", "http://localhost.evil:80", "file://"]
-        {
+        for bad in [
+            "https://evil.example",
+            "null",
+            "http://127.0.0.1.evil.example",
+            "http://localhost.evil:80",
+            "file://",
+            "https://[localhost]:300",
+            "https://[::01]Zht:3::t]:/=p/l",
+            "http://localhost:80/x",
+            "http://127.0.0.1:",
+            "https://[::1]:90900",
+        ] {
             assert!(!origin_allowed(Some(bad)), "{bad}");
         }
     }

@@ -109,3 +109,14 @@ fn recovery_ticks_saturate_instead_of_overflowing() {
     assert_eq!((m.resolved_local, m.local_recovery_ticks), (1, u64::MAX));
     assert_eq!(GroupMetrics::pool([&m, &m]).totals.local_recovery_ticks, u64::MAX);
 }
+
+/// `line_split`: a bracketed name passed the websocket's origin check as if it were a
+/// loopback address; brackets now hold only an IPv6 address.
+#[test]
+fn a_bracketed_name_is_no_loopback_origin() {
+    let bytes = std::fs::read(root().join("fuzz/regressions/line_split/bracketed-localhost-origin")).unwrap();
+    let origin = String::from_utf8_lossy(&bytes[1..]).into_owned();
+    assert!(origin.contains("[localhost]"), "{origin:?}");
+    assert!(!gatecrew_hitl::ws::origin_allowed(Some(&origin)));
+    assert!(gatecrew_hitl::ws::origin_allowed(Some("http://[::1]:8000")));
+}
