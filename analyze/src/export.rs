@@ -32,7 +32,10 @@ pub const BATCH_ROWS: usize = 8192;
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// A trace path could not be opened or listed.
+    /// The traces could not be read: the same errors, and messages, as `analyze`'s.
+    #[error(transparent)]
+    Read(#[from] crate::AnalyzeError),
+    /// An output folder or file could not be created.
     #[error("{path}: {source}")]
     Io {
         /// The path.
@@ -40,19 +43,6 @@ pub enum ExportError {
         /// The cause.
         source: std::io::Error,
     },
-    /// A trace line is not valid (names the file and the line).
-    #[error("{path}:{line}: {message}")]
-    Trace {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: u64,
-        /// What is wrong.
-        message: String,
-    },
-    /// No trace files under the given paths.
-    #[error("no .jsonl traces found in {0}")]
-    Empty(String),
     /// Writing an output table failed.
     #[error("writing {path}: {message}")]
     Write {
@@ -61,17 +51,6 @@ pub enum ExportError {
         /// What went wrong.
         message: String,
     },
-}
-
-impl From<crate::AnalyzeError> for ExportError {
-    fn from(e: crate::AnalyzeError) -> Self {
-        match e {
-            crate::AnalyzeError::Io { path, source } => ExportError::Io { path, source },
-            crate::AnalyzeError::Trace { path, line, message } => ExportError::Trace { path, line, message },
-            crate::AnalyzeError::Empty(s) => ExportError::Empty(s),
-            e @ crate::AnalyzeError::NoComplete { .. } => ExportError::Empty(e.to_string()),
-        }
-    }
 }
 
 /// What an export wrote.
@@ -159,7 +138,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
     let files: Vec<PathBuf> = found.into_iter().map(|(p, _)| p).collect();
     if files.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(ExportError::Empty(names.join(", ")));
+        return Err(crate::AnalyzeError::Empty(names.join(", ")).into());
     }
     std::fs::create_dir_all(out).map_err(|source| ExportError::Io { path: out.into(), source })?;
     let ep_path = out.join(format!("episodes.{}", format.extension()));
@@ -168,7 +147,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
     let mut events = events::Table::new(format, &ev_path)?;
     let mut sum = ExportSummary { files: files.len(), ..ExportSummary::default() };
     for path in files {
-        let file = File::open(&path).map_err(|source| ExportError::Io { path: path.clone(), source })?;
+        let file = File::open(&path).map_err(|source| crate::AnalyzeError::Io { path: path.clone(), source })?;
         sum.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut current: Option<Current> = None;
         let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
@@ -183,7 +162,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
                     let message = e.to_string();
                     let prefix = format!("line {}: ", e.line());
                     let message = message.strip_prefix(&prefix).map(str::to_owned).unwrap_or(message);
-                    return Err(ExportError::Trace { path: path.clone(), line: e.line(), message });
+                    return Err(crate::AnalyzeError::Trace { path: path.clone(), line: e.line(), message }.into());
                 }
             };
             // A file may hold several episodes one after another.

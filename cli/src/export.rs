@@ -46,8 +46,8 @@ pub fn run(a: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     }
     let sum = export(&a.paths, format, &a.out).map_err(|e| match e {
         // A bad trace is bad input; a failed write is not.
-        ExportError::Write { .. } => anyhow::Error::new(e),
-        e => BadInput(e.to_string()).into(),
+        ExportError::Read(e) => BadInput(e.to_string()).into(),
+        e => anyhow::Error::new(e),
     })?;
     for w in &sum.warnings {
         writeln!(err, "warning: {w}")?;

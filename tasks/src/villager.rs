@@ -73,14 +73,14 @@ pub(crate) fn import_lines(
         notes.extend(line.notes.iter().map(|n| format!("{path}: {n}")));
         for seg in line.segments {
             described += seg.cells.len();
+            // The name once per segment; an unknown one fails the import with every other.
+            let Some((block, _)) = names.block(&seg.block, BlockState::default(), &path) else {
+                continue;
+            };
             for (pos, facing) in seg.cells {
                 let Some(state) = facing_state(&facing) else {
                     names.problem(path.clone(), format!("unknown facing \"{facing}\" (A, N, S, E, W, x, y or z)"));
                     continue;
-                };
-                let Some((block, state)) = names.block(&seg.block, state, &path) else {
-                    // Reported once per line and name; the import fails with every unknown name.
-                    break;
                 };
                 if let Some((old, at)) = cells.insert(pos, (TaskCell { pos, block, state }, path.clone())) {
                     let e = again.entry((i, at)).or_insert((0, pos, old.block));
