@@ -139,8 +139,6 @@ struct Watch<'o> {
     out: &'o mut dyn Write,
     /// `--metrics`: this episode's trace-derived series.
     trace_metrics: Option<gatecrew_viewer::metrics::TraceMetrics>,
-    /// `--serve`: the viewer's live feed.
-    feed: Option<gatecrew_viewer::hub::Feed>,
 }
 
 impl Watch<'_> {
@@ -169,9 +167,6 @@ impl Observer for Watch<'_> {
         self.tally.observe(ev);
         if let Some(m) = &mut self.trace_metrics {
             m.observe(ev);
-        }
-        if let Some(f) = &self.feed {
-            f.event(ev);
         }
         if let EventKind::EpisodeEnd { scores, .. } = &ev.kind {
             self.scores = *scores;
@@ -258,7 +253,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             BadInput("--llm-url, --model and --replay-adjudications need a crew config, not --task".into()).into()
         );
     }
-    let (setup, notes) = match &args.task {
+    let (mut setup, notes) = match &args.task {
         Some(file) => {
             let targs = crate::task::TaskArgs {
                 file,
@@ -312,7 +307,6 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         scores: Default::default(),
         out,
         trace_metrics: None,
-        feed: None,
     };
     let exporter = args.metrics.start(err)?;
     watch.trace_metrics = crate::watch::episode_metrics(exporter.as_ref(), true);
@@ -323,12 +317,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         None => None,
     };
     let mut server = None;
+    let mut feed = None;
     if let (Some(addr), Some(rt)) = (args.serve.serve, &rt) {
-        let scene = crate::watch::scene(&setup);
+        let scene = gatecrew_viewer::crew::scene(&setup);
         let pace = args.pace;
-        let (feed, bound) = rt.block_on(async move {
-            let (feed, snapshots) = gatecrew_viewer::hub::start(scene, pace);
-            let bound = gatecrew_viewer::server::bind(addr, gatecrew_viewer::server::Source::Live(snapshots)).await?;
+        let (f, bound) = rt.block_on(async move {
+            let (feed, live) = gatecrew_viewer::hub::start(scene, pace);
+            let bound = gatecrew_viewer::server::bind(addr, gatecrew_viewer::server::Source::Live(live)).await?;
             Ok::<_, gatecrew_viewer::server::ServeError>((feed, bound))
         })?;
         args.serve.announce(bound.addr(), err)?;
@@ -337,7 +332,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             let _ = stopped.await;
         }));
         server = Some((stop, task));
-        watch.feed = Some(feed);
+        // Every driver drains the episode's events through the setup's probe: the hub
+        // gets them with the world's inventories in between, whatever runs the crew.
+        setup.probe = Some(gatecrew_viewer::crew::ViewProbe::feeding(setup.data.clone(), f.clone()));
+        feed = Some(f);
     }
     if watch.board_lines {
         watch.line(format!(
@@ -379,7 +377,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         run_actors(&setup, file, &mut watch, tier3, rt.as_ref())?
     };
     // The feed ends with the episode: the hub publishes the last state and keeps it.
-    watch.feed = None;
+    if let Some(f) = feed {
+        f.finish();
+    }
     partial.commit()?;
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();

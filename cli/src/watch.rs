@@ -1,17 +1,14 @@
 //! `--serve`, `--metrics` and `gatecrew replay`: the viewer's and the exporter's ends in
-//! the command line. The run hands every trace event to them as it hands it to the
-//! trace; neither writes anything into the trace.
+//! the command line. The exporter gets every trace event as the trace does; the viewer
+//! gets them, with the world's inventories, through the setup's read-only probe.
+//! Neither writes anything into the trace.
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::Context;
-use gatecrew_crew::{Policy, Setup};
-use gatecrew_protocol::AgentId;
 use gatecrew_viewer::metrics::{Exporter, TraceMetrics};
-use gatecrew_viewer::{Scene, SceneBot, SceneCell};
-use gatecrew_world::{BlockId, Part};
 
 /// `--metrics [ADDR]`.
 #[derive(Debug, Clone, clap::Args)]
@@ -69,39 +66,8 @@ impl ServeArgs {
     }
 }
 
-/// The viewer's scene from a run's setup: the blueprint's cells (and what stands on
-/// them at tick 0), the bots' starts and inventories, the gate's cooldown.
-pub fn scene(setup: &Setup) -> Scene {
-    let data = &setup.data;
-    let world = &setup.world;
-    let cells = setup
-        .blueprint
-        .cells()
-        .iter()
-        .map(|c| SceneCell {
-            pos: c.pos,
-            block: data.block_name(c.block).to_owned(),
-            initially: (world.block_at(c.pos) != BlockId::AIR).then(|| world.has_cell(c)),
-            fills_above: c.part == Part::Lower,
-        })
-        .collect();
-    let bots = (0..world.agent_count())
-        .filter_map(|i| world.body(AgentId(i as u32)))
-        .map(|b| SceneBot {
-            pos: b.pos,
-            inventory: b.inventory.iter().map(|(item, n)| (data.item_name(item).to_owned(), n)).collect(),
-        })
-        .collect();
-    // The cooldown is the gate's rule; no_gate and flatcomm ask again at once.
-    let gated = !matches!(setup.policy, Policy::Flatcomm | Policy::NoGate);
-    Scene {
-        blueprint: setup.blueprint.name.clone(),
-        cells,
-        bots,
-        cooldown_ticks: if gated { setup.gate.spec().cooldown_ticks } else { 0 },
-        from_setup: true,
-    }
-}
+/// The viewer's scene from a run's setup (its blueprint, its bots' starts).
+pub use gatecrew_viewer::crew::scene;
 
 /// Makes a tokio runtime for the commands that have none of their own.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

@@ -25,6 +25,7 @@ pub mod consult;
 mod external;
 mod faults;
 pub mod manager;
+mod probe;
 mod record;
 pub mod replay;
 pub mod stepper;
@@ -39,6 +40,8 @@ use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
 
 use crate::agent::{BoardNews, Intent, StepInput, StepOutput};
 use crate::setup::Setup;
+
+pub use probe::WorldProbe;
 
 /// Why an episode ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +134,7 @@ pub struct Episode {
     policy_kind: crate::policy::Policy,
     manager: Option<manager::Manager>,
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
+    probe: Option<Arc<dyn WorldProbe>>,
     external: Option<external::Outbox>,
     held_open: bool,
     faults: faults::Faults,
@@ -171,6 +175,7 @@ impl Episode {
                 manager::Manager::new(manager::ManagerConfig::default(), owners)
             }),
             scorer: setup.scorer.clone(),
+            probe: setup.probe.clone(),
             external: None,
             held_open: false,
             faults: faults::Faults::new(&setup.faults, setup.seed),
@@ -222,8 +227,12 @@ impl Episode {
         self.events.push(Event { v: TRACE_VERSION, ep: self.id.clone(), t: self.tick.0, kind });
     }
 
-    /// Trace events so far, in order; the buffer is emptied.
+    /// Trace events so far, in order; the buffer is emptied. The setup's
+    /// [`WorldProbe`], if any, sees the world first: every driver drains once per step.
     pub fn drain(&mut self) -> Vec<Event> {
+        if let Some(p) = &self.probe {
+            p.step(self.tick, &self.world, &self.events);
+        }
         std::mem::take(&mut self.events)
     }
 

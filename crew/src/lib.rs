@@ -17,6 +17,6 @@ pub mod setup;
 pub use episode::consult::{ByAdjudicator, ConsultRequest, ResolveError, Resolver};
 pub use episode::replay::{Replay, ReplayError};
 pub use episode::stepper::{Finished, Observer, run, run_to_end, run_watched, run_with};
-pub use episode::{EndReason, Episode, Progress};
+pub use episode::{EndReason, Episode, Progress, WorldProbe};
 pub use policy::Policy;
 pub use setup::{FaultSpec, Overrides, Setup, SetupError};

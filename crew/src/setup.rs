@@ -291,6 +291,9 @@ pub struct Setup {
     pub llm: Option<LlmSpec>,
     /// Scores beside TSR, for episodes imported from another system's task file.
     pub scorer: Option<Arc<dyn EndScorer>>,
+    /// Sees the world after every step, read-only (a live viewer's exact inventories);
+    /// never part of the config or its hash, and never changes the trace.
+    pub probe: Option<Arc<dyn crate::episode::WorldProbe>>,
 }
 
 /// Suite labels written into `episode_start`.

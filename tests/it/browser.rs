@@ -148,6 +148,8 @@ return {
   confirmed: q('.thread[data-state="confirmed"]').filter((t) =>
     t.querySelector('li[data-msg="REQUEST_MATERIAL"]') && t.querySelector('li[data-msg="CONFIRM_TRANSFER"]')).length,
   cells: q('#map rect.cell').length,
+  inventories: q('.bot .inv').map((e) => e.textContent),
+  exact: q('.bot .inv[data-exact="yes"]').length,
 };
 "#;
 
@@ -228,6 +230,31 @@ async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_ste
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert!(seen_partial, "the page showed the run while it was going on");
+    // Once the episode is over the cards hold what the world's bots hold at its end.
+    let end_world = {
+        let setup = default_setup();
+        let (_, end) = gatecrew_crew::run_to_end(&setup, &mut |_: &Event| {});
+        let w = end.world();
+        (0..w.agent_count())
+            .map(|i| {
+                let inv = &w.body(gatecrew_protocol::AgentId(i as u32)).unwrap().inventory;
+                let items: Vec<String> =
+                    inv.iter().filter(|(_, n)| *n > 0).map(|(it, n)| format!("{} ×{n}", setup.data.item_name(it))).collect();
+                if items.is_empty() { "empty".to_owned() } else { items.join(", ") }
+            })
+            .collect::<Vec<_>>()
+    };
+    let started = Instant::now();
+    let ended = loop {
+        let v = b.js(READ).await;
+        if v["status"] == "live · ended" {
+            break v;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the page never showed the end: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(ended["inventories"], json!(end_world), "the live cards at the end: {ended}");
+    assert_eq!(ended["exact"].as_u64(), ended["bots"].as_u64(), "every card says its inventory is exact");
     assert!(page["bots"].as_u64() >= Some(2), "{page}");
     assert!(page["cells"].as_u64() > Some(0), "the map draws the layer's cells: {page}");
     b.screenshot("viewer-live.png").await;
@@ -238,7 +265,10 @@ async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_ste
             .map(|e| e.unwrap())
             .collect();
         let setup = default_setup();
-        Recording::new(gatecrew_cli::viewer_scene(&setup), events)
+        // The exact inventories, as `replay --config` recovers them.
+        let mut det = gatecrew_crew::ByAdjudicator(gatecrew_gating::Deterministic { midpoint: setup.gate.midpoint() });
+        let timeline = gatecrew_viewer::crew::resimulate(&setup, &std::fs::read(&trace).unwrap(), &mut det).unwrap();
+        Recording::new(gatecrew_cli::viewer_scene(&setup), events).with_inventories(timeline)
     };
     let (raddr, replay) = serve(
         [
@@ -302,4 +332,14 @@ async fn check_page(b: &Browser, rec: &Recording, tick: u64) {
     let positions: Vec<String> =
         want.bots.iter().map(|b| b.pos.map_or("?".into(), |p| format!("[{}, {}, {}]", p.x, p.y, p.z))).collect();
     assert_eq!(page["positions"], json!(positions), "tick {tick}");
+    let inventories: Vec<String> = want
+        .bots
+        .iter()
+        .map(|b| {
+            let items: Vec<String> = b.inventory.iter().map(|(k, v)| format!("{k} ×{v}")).collect();
+            if items.is_empty() { "empty".to_owned() } else { items.join(", ") }
+        })
+        .collect();
+    assert_eq!(page["inventories"], json!(inventories), "tick {tick}: the world's inventories");
+    assert_eq!(page["exact"].as_u64(), Some(want.bots.len() as u64), "tick {tick}");
 }

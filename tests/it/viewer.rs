@@ -1,14 +1,21 @@
 //! The viewer: its state folded from the default episode's trace, replays at any tick,
-//! the websocket's Origin check, and browsers that never touch the trace.
+//! the websocket's Origin check, browsers that never touch the trace, and the cards'
+//! inventories equal to the world's, live and in a replay.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use gatecrew_protocol::trace::{Event, EventKind, TraceWriter, WindowEvent};
+use gatecrew_crew::agent::AgentCore;
+use gatecrew_crew::{ByAdjudicator, Episode, Observer, Setup};
+use gatecrew_gating::Deterministic;
+use gatecrew_protocol::AgentId;
+use gatecrew_protocol::trace::{ActionName, Event, EventKind, TraceWriter, WindowEvent};
+use gatecrew_viewer::crew::{ResimError, ViewProbe, resimulate};
 use gatecrew_viewer::replay::{Cursor, Recording};
 use gatecrew_viewer::server::{Source, bind};
-use gatecrew_viewer::{ViewState, hub};
+use gatecrew_viewer::{InventorySource, ViewState, hub};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::cli::gatecrew;
@@ -158,6 +165,20 @@ async fn every_websocket_upgrade_checks_the_origin() {
     server.await.unwrap().unwrap();
 }
 
+/// Folds a websocket message into the state a page holds: a live update carries only
+/// the sections that changed since the one before (the page's own rule, app.js).
+fn merge(page: &mut serde_json::Value, msg: &str) {
+    let m: serde_json::Value = serde_json::from_str(msg).unwrap();
+    assert_eq!(m["type"], "state", "{msg}");
+    let serde_json::Value::Object(parts) = &m["state"] else { panic!("no state: {msg}") };
+    if !page.is_object() {
+        *page = serde_json::json!({});
+    }
+    for (k, v) in parts {
+        page[k] = v.clone();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
     let setup = default_setup();
@@ -165,8 +186,8 @@ async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
     gatecrew_crew::run(&setup, &mut |e: &Event| plain.write(e).unwrap());
     let plain = plain.into_inner();
 
-    let (feed, snapshots) = hub::start(gatecrew_cli::viewer_scene(&setup), None);
-    let bound = bind("127.0.0.1:0".parse().unwrap(), Source::Live(snapshots)).await.unwrap();
+    let (feed, live) = hub::start(gatecrew_cli::viewer_scene(&setup), None);
+    let bound = bind("127.0.0.1:0".parse().unwrap(), Source::Live(live.clone())).await.unwrap();
     let addr = bound.addr();
     let server = tokio::spawn(bound.serve(std::future::pending()));
     let mut clients = Vec::new();
@@ -176,28 +197,152 @@ async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
         let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
         clients.push((i, ws));
     }
+    assert_eq!(live.clients(), 50);
     let traced = tokio::task::spawn_blocking(move || {
+        // As `run --serve` does: the setup's probe feeds the hub, the trace is written as ever.
+        let mut watched = setup.clone();
+        watched.probe = Some(ViewProbe::feeding(setup.data.clone(), feed.clone()));
         let mut w = TraceWriter::new(Vec::new());
-        gatecrew_crew::run(&setup, &mut |e: &Event| {
-            feed.event(e);
-            w.write(e).unwrap();
-        });
+        gatecrew_crew::run(&watched, &mut |e: &Event| w.write(e).unwrap());
+        feed.finish();
         w.into_inner()
     })
     .await
     .unwrap();
     assert_eq!(traced, plain, "the trace is byte for byte the same with 50 browsers watching");
-    // The readers get to the final state: the newest snapshot, whatever they missed.
+    // The readers get to the final state: the newest one, whatever they missed.
     for (i, ws) in clients.iter_mut().filter(|(i, _)| i % 2 == 0) {
-        let mut last = serde_json::Value::Null;
+        let mut page = serde_json::Value::Null;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while last["state"]["ended"].is_null() && tokio::time::Instant::now() < deadline {
+        while page["ended"].is_null() && tokio::time::Instant::now() < deadline {
             let msg = tokio::time::timeout(Duration::from_secs(5), ws.next()).await.unwrap().unwrap().unwrap();
-            last = serde_json::from_str(&msg.into_text().unwrap()).unwrap();
+            merge(&mut page, &msg.into_text().unwrap());
         }
-        assert_eq!(last["state"]["ended"], "complete", "client {i}");
-        assert_eq!(last["state"]["blocks"]["remaining"], 0, "client {i}");
+        assert_eq!(page["ended"], "complete", "client {i}");
+        assert_eq!(page["blocks"]["remaining"], 0, "client {i}");
     }
+    server.abort();
+}
+
+type Inventories = Vec<BTreeMap<String, u32>>;
+
+fn world_inventories(setup: &Setup, ep: &Episode) -> Inventories {
+    let w = ep.world();
+    (0..w.agent_count())
+        .map(|i| {
+            let inv = &w.body(AgentId(i as u32)).unwrap().inventory;
+            inv.iter().filter(|(_, n)| *n > 0).map(|(item, n)| (setup.data.item_name(item).to_owned(), n)).collect()
+        })
+        .collect()
+}
+
+/// Runs `setup` on the stepper, events to `sink`; returns the world's inventories after
+/// every step, by tick (the last step of a tick wins), read from the episode itself.
+fn run_reading_the_world(setup: &Setup, sink: &mut dyn Observer) -> BTreeMap<u64, Inventories> {
+    let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
+    let mut by_tick = BTreeMap::new();
+    let mut watch = |ep: &Episode, _: &[AgentCore]| {
+        by_tick.insert(ep.tick().0, world_inventories(setup, ep));
+    };
+    let (_, end) = gatecrew_crew::run_watched(setup, sink, &mut det, &mut watch).unwrap();
+    by_tick.insert(end.tick().0, world_inventories(setup, &end));
+    by_tick
+}
+
+fn cards(s: &ViewState) -> Inventories {
+    s.bots.iter().map(|b| b.inventory.clone()).collect()
+}
+
+#[test]
+fn a_replay_shows_the_worlds_inventories_at_every_tick() {
+    let setup = default_setup();
+    let mut events = Vec::new();
+    let mut trace = TraceWriter::new(Vec::new());
+    let world = run_reading_the_world(&setup, &mut |e: &Event| {
+        events.push(e.clone());
+        trace.write(e).unwrap();
+    });
+    let trace = trace.into_inner();
+    // Bots mine and pick items up here: what the trace names no items for.
+    let gathered = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::Action { action: ActionName::Mine | ActionName::PickUp, ok: true, .. })
+        })
+        .count();
+    assert!(gathered > 0, "the default episode mines or picks items up");
+
+    let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
+    let timeline = resimulate(&setup, &trace, &mut det).expect("the re-simulation reproduces the trace");
+    let scene = gatecrew_cli::viewer_scene(&setup);
+    let exact = Recording::new(scene.clone(), events.clone()).with_inventories(timeline);
+    let approx = Recording::new(scene, events);
+    let mut differed = 0;
+    for (&t, want) in &world {
+        let s = exact.state_at(t);
+        assert_eq!(s.inventory_from, InventorySource::World);
+        assert_eq!(&cards(&s), want, "tick {t}: the cards hold what the world holds");
+        differed += usize::from(&cards(&approx.state_at(t)) != want);
+    }
+    assert!(differed > 0, "counting the trace's item movements alone misses what bots gathered");
+    assert_eq!(approx.state_at(0).inventory_from, InventorySource::Trace);
+
+    // A trace that is not what the config runs to: no inventories from it.
+    let mut tampered = trace.clone();
+    let at = tampered.windows(6).position(|w| w == b""t":1,").map(|i| i + 4);
+    let at = at.unwrap_or_else(|| tampered.iter().rposition(|b| b.is_ascii_digit()).unwrap());
+    tampered[at] = if tampered[at] == b'9' { b'8' } else { tampered[at] + 1 };
+    let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
+    match resimulate(&setup, &tampered, &mut det) {
+        Err(ResimError::Differs { line: Some(l) }) => assert!(l >= 1),
+        other => panic!("a changed trace must not pass: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_page_shows_the_worlds_inventories() {
+    let setup = default_setup();
+    let mut events = Vec::new();
+    let world = run_reading_the_world(&setup, &mut |e: &Event| events.push(e.clone()));
+    let last = events.last().unwrap().t;
+    // Paced so that the page goes through many states while the run is shown.
+    let (feed, live) = hub::start(gatecrew_cli::viewer_scene(&setup), Some(last as f64 / 1.5));
+    let bound = bind("127.0.0.1:0".parse().unwrap(), Source::Live(live)).await.unwrap();
+    let addr = bound.addr();
+    let server = tokio::spawn(bound.serve(std::future::pending()));
+    let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+    req.headers_mut().insert("origin", format!("http://{addr}").parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let run = tokio::task::spawn_blocking(move || {
+        let mut probed = setup.clone();
+        probed.probe = Some(ViewProbe::feeding(setup.data.clone(), feed.clone()));
+        let again = run_reading_the_world(&probed, &mut |_: &Event| {});
+        feed.finish();
+        again
+    });
+    let mut page = serde_json::Value::Null;
+    let mut checked = std::collections::BTreeSet::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while page["ended"].is_null() && tokio::time::Instant::now() < deadline {
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.unwrap().unwrap().unwrap();
+        merge(&mut page, &msg.into_text().unwrap());
+        assert_eq!(page["inventory_from"], "world");
+        let Some(t) = page["inventory_tick"].as_u64() else { continue };
+        let shown: Inventories = page["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| serde_json::from_value(b["inventory"].clone()).unwrap())
+            .collect();
+        assert_eq!(&shown, &world[&t], "the page at inventory tick {t} (page tick {})", page["tick"]);
+        assert!(t <= page["tick"].as_u64().unwrap());
+        checked.insert(t);
+    }
+    assert_eq!(page["ended"], "complete");
+    assert_eq!(run.await.unwrap(), world, "the probe changes nothing in the run");
+    let end = *world.keys().last().unwrap();
+    assert!(checked.contains(&end), "the final state holds the final inventories: {checked:?}");
+    assert!(checked.len() >= 3, "the paced page showed inventories at several ticks: {checked:?}");
     server.abort();
 }
 
@@ -237,5 +382,28 @@ fn run_with_serve_writes_the_same_trace_and_replay_refuses_a_bad_trace() {
         crate::common::default_config().to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("replaying") && !err.contains("warning"), "{out}{err}");
+    assert!(out.contains("replaying") && out.contains("inventories exact") && !err.contains("warning"), "{out}{err}");
+    // Without the config, or with a trace the config does not reproduce: the trace's
+    // counts, and a warning saying so.
+    let (code, out, err) = gatecrew(&["replay", a.to_str().unwrap(), "--serve", "127.0.0.1:0", "--linger", "0"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("inventories approximate") && err.contains("warning: no --config"), "{out}{err}");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let edited = dir.path().join("edited.jsonl");
+    let changed = text.replacen("\"seed\":7", "\"seed\":8", 1);
+    assert_ne!(changed, text, "the trace names its seed");
+    std::fs::write(&edited, changed).unwrap();
+    let (code, out, err) = gatecrew(&[
+        "replay",
+        edited.to_str().unwrap(),
+        "--serve",
+        "127.0.0.1:0",
+        "--linger",
+        "0",
+        "--config",
+        crate::common::default_config().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("inventories approximate"), "{out}");
+    assert!(err.contains("does not reproduce the trace"), "{err}");
 }

@@ -51,7 +51,9 @@ function renderBots(s) {
         h("dt", {}, "actions"), h("dd", {}, `${b.actions} (${b.failures} failed)`),
         h("dt", {}, "tokens"), h("dd", { class: "tokens" }, b.tokens),
         b.restarts ? [h("dt", {}, "restarts"), h("dd", {}, b.restarts)] : null,
-        h("dt", {}, "inventory"), h("dd", { class: "inv" }, (inv || "empty") + (b.inventory_known ? "" : " (start unknown)"))));
+        h("dt", {}, "inventory"), h("dd", { class: "inv", "data-exact": s.inventory_from === "world" ? "yes" : "no" },
+          (inv || "empty") + (b.inventory_known ? "" : " (start unknown)") +
+          (s.inventory_from === "world" ? "" : " (approx.)"))));
     // Through the CSSOM: the page's CSP refuses style attributes.
     card.style.setProperty("--c", COLORS[b.id % COLORS.length]);
     return card;
@@ -145,8 +147,14 @@ function render() {
   renderThreads(s);
   renderBlocks(s);
   renderMap(s);
-  $("note").textContent = s.from_setup ? "" :
-    "Inventories count only the item movements the trace records (mining and pick-ups name no items); positions follow verified moves.";
+  const notes = [...(s.notes || [])];
+  if (s.inventory_from === "world") {
+    notes.unshift(`Inventories: exact, from the world${s.inventory_tick === null ? " (start)" : ` at tick ${s.inventory_tick}`}.`);
+  } else if (!notes.length) {
+    notes.unshift("Inventories count only the item movements the trace records (mining, pick-ups and smelting outputs name no items).");
+  }
+  notes.push("Positions follow verified moves.");
+  $("note").textContent = notes.join(" ");
   if (span) {
     $("scrubber").min = span[0];
     $("scrubber").max = span[1];
@@ -176,7 +184,9 @@ function connect() {
   ws.onmessage = (e) => {
     const m = JSON.parse(e.data);
     if (m.type === "error") { $("note").textContent = m.error; return; }
-    state = m.state;
+    // A live update carries only the sections that changed since the last one; a
+    // replay (and a first or skipped-to live update) carries them all.
+    state = Object.assign(m.span || !state ? {} : state, m.state);
     if (m.span) { span = m.span; $("replay").hidden = false; }
     $("status").textContent = state.mode === "replay" ? "replay" : (state.ended ? "live · ended" : "live");
     $("status").className = `pill ${state.mode}`;

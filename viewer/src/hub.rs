@@ -1,101 +1,210 @@
-//! The live feed: the run hands every trace event to a [`Feed`], which only pushes it
-//! onto a shared queue (an uncontended lock, no task wake-up: the crew never waits for
-//! the viewer). One hub task takes the queue every [`PUBLISH_EVERY`], folds the events
-//! into the [`ViewState`] and publishes a JSON snapshot on a `watch` channel. A watch
-//! channel holds only the latest value, so a browser that lags simply skips to the
-//! newest state.
+//! The live feed. The run's probe hands each step's events (and the bots' inventories
+//! when one changed) to a [`Feed`], which only pushes them onto a shared queue (an
+//! uncontended lock, no task wake-up: the crew never waits for the viewer). One hub
+//! task takes the queue every [`PUBLISH_EVERY`] and folds it into the [`ViewState`];
+//! while a browser is connected and the state changed, it serialises it once into a
+//! shared [`Published`] (the whole state and the sections that changed since the last
+//! one) and puts it on a `watch` channel. A watch channel holds only the latest value,
+//! so a browser that lags simply skips to the newest state; every websocket sends the
+//! same bytes, never a copy of its own.
+
+mod publish;
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use gatecrew_protocol::trace::{Event, EventKind};
 use tokio::sync::watch;
 
+pub use publish::{Published, Publisher};
+
+use crate::inventory::Inventories;
 use crate::scene::Scene;
 use crate::state::ViewState;
 
 /// How often the page's state is refreshed at most.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
-type Queue = Arc<Mutex<Vec<Event>>>;
+/// What the run hands over, in order.
+#[derive(Debug)]
+enum Item {
+    Event(Event),
+    /// Every bot's inventory, right after the events before it.
+    Inventories(Inventories),
+}
 
-/// The run's end of the live feed. Sending never blocks on the viewer; when every
-/// clone is dropped the hub publishes what is left and keeps the last state.
+impl Item {
+    fn tick(&self) -> u64 {
+        match self {
+            Item::Event(e) => e.t,
+            Item::Inventories(i) => i.tick,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    items: Mutex<Vec<Item>>,
+    finished: AtomicBool,
+}
+
+type Queue = Arc<Shared>;
+
+/// The run's end of the live feed. Handing over never blocks on the viewer; once the
+/// run calls [`Feed::finish`] (or every clone is dropped) the hub publishes what is
+/// left and keeps the last state.
 #[derive(Debug, Clone)]
 pub struct Feed {
     queue: Queue,
 }
 
 impl Feed {
-    /// Hands one trace event to the viewer.
+    /// Hands over one step: its events, then the inventories if one changed.
+    pub fn step(&self, events: &[Event], inventories: Option<Inventories>) {
+        if events.is_empty() && inventories.is_none() {
+            return;
+        }
+        let mut q = self.queue.items.lock().unwrap_or_else(PoisonError::into_inner);
+        q.extend(events.iter().cloned().map(Item::Event));
+        q.extend(inventories.map(Item::Inventories));
+    }
+
+    /// Hands over one event (a driver without a probe: inventories then follow the trace).
     pub fn event(&self, ev: &Event) {
-        self.queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(ev.clone());
+        self.step(std::slice::from_ref(ev), None);
+    }
+
+    /// The run is over: nothing more comes (clones held elsewhere, e.g. by a probe in
+    /// a setup, need not be dropped first).
+    pub fn finish(&self) {
+        self.queue.finished.store(true, Ordering::Release);
     }
 }
 
-/// The snapshots' end: what the server's websockets read.
-pub type Snapshots = watch::Receiver<Arc<str>>;
+/// The browsers' end: the latest published state, and how many browsers watch it.
+#[derive(Debug, Clone)]
+pub struct Live {
+    rx: watch::Receiver<Arc<Published>>,
+    clients: Arc<AtomicUsize>,
+}
+
+impl Live {
+    /// A browser starts watching: the hub serialises states while any does.
+    pub fn subscribe(&self) -> Subscription {
+        self.clients.fetch_add(1, Ordering::Relaxed);
+        Subscription { rx: self.rx.clone(), clients: self.clients.clone() }
+    }
+
+    /// Browsers watching now.
+    pub fn clients(&self) -> usize {
+        self.clients.load(Ordering::Relaxed)
+    }
+}
+
+/// One browser's view of the published states; counted until dropped.
+#[derive(Debug)]
+pub struct Subscription {
+    rx: watch::Receiver<Arc<Published>>,
+    clients: Arc<AtomicUsize>,
+}
+
+impl Subscription {
+    /// The latest state, marked as seen.
+    pub fn latest(&mut self) -> Arc<Published> {
+        self.rx.borrow_and_update().clone()
+    }
+
+    /// Waits for a newer state; `false` once the hub is gone.
+    pub async fn changed(&mut self) -> bool {
+        self.rx.changed().await.is_ok()
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.clients.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// Starts the hub on the current tokio runtime. `pace`, in ticks per second, holds
 /// the page back to a watchable speed (the run itself is never slowed; events wait in
 /// the hub's queue); `None` shows events as they come.
-pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Snapshots) {
+pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Live) {
     let queue: Queue = Arc::default();
-    let state = ViewState::new(&scene, "live");
-    let (out, snapshots) = watch::channel(snapshot(&state));
-    tokio::spawn(run(queue.clone(), scene, pace, out));
-    (Feed { queue }, snapshots)
+    let mut publisher = Publisher::default();
+    let first = publisher.publish(&ViewState::new(&scene, "live")).unwrap_or_default();
+    let (out, rx) = watch::channel(Arc::new(first));
+    let live = Live { rx, clients: Arc::default() };
+    let hub = Hub { scene, pace, publisher, clients: live.clients.clone() };
+    tokio::spawn(hub.run(queue.clone(), out));
+    (Feed { queue }, live)
 }
 
-/// The JSON message the page receives (of a refreshed state).
-pub fn snapshot(state: &ViewState) -> Arc<str> {
-    let v = serde_json::json!({ "type": "state", "state": state });
-    Arc::from(v.to_string())
+struct Hub {
+    scene: Scene,
+    pace: Option<f64>,
+    publisher: Publisher,
+    clients: Arc<AtomicUsize>,
 }
 
-async fn run(shared: Queue, scene: Scene, pace: Option<f64>, out: watch::Sender<Arc<str>>) {
-    let mut state = ViewState::new(&scene, "live");
-    let mut tick = tokio::time::interval(PUBLISH_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut queue: VecDeque<Event> = VecDeque::new();
-    let started = tokio::time::Instant::now();
-    let mut first_tick: Option<u64> = None;
-    loop {
-        tick.tick().await;
-        // Every feed gone: the run is over once the queue is drained.
-        let open = Arc::strong_count(&shared) > 1;
-        queue.extend(std::mem::take(&mut *shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)));
-        let allowed = match pace {
-            Some(tps) => {
-                let t0 = *first_tick.get_or_insert_with(|| queue.front().map_or(0, |e| e.t));
-                t0.saturating_add((started.elapsed().as_secs_f64() * tps) as u64)
+impl Hub {
+    async fn run(mut self, shared: Queue, out: watch::Sender<Arc<Published>>) {
+        let mut state = ViewState::new(&self.scene, "live");
+        let mut tick = tokio::time::interval(PUBLISH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut queue: VecDeque<Item> = VecDeque::new();
+        let started = tokio::time::Instant::now();
+        let mut first_tick: Option<u64> = None;
+        // Folded but not yet published (no browser was watching).
+        let mut unpublished = false;
+        loop {
+            tick.tick().await;
+            // Finished, or every feed gone: the run is over once the queue is drained.
+            let open = !shared.finished.load(Ordering::Acquire) && Arc::strong_count(&shared) > 1;
+            queue.extend(std::mem::take(&mut *shared.items.lock().unwrap_or_else(PoisonError::into_inner)));
+            let allowed = match self.pace {
+                Some(tps) => {
+                    let t0 = *first_tick.get_or_insert_with(|| queue.front().map_or(0, Item::tick));
+                    t0.saturating_add((started.elapsed().as_secs_f64() * tps) as u64)
+                }
+                None => u64::MAX,
+            };
+            while let Some(item) = queue.front().filter(|i| i.tick() <= allowed) {
+                match item {
+                    Item::Event(ev) => {
+                        // A feed that goes on to another episode starts the view afresh.
+                        if matches!(ev.kind, EventKind::EpisodeStart { .. }) && state.events > 0 {
+                            state = ViewState::new(&self.scene, "live");
+                        }
+                        state.observe(ev);
+                    }
+                    Item::Inventories(inv) => state.inventories(inv),
+                }
+                queue.pop_front();
+                unpublished = true;
             }
-            None => u64::MAX,
-        };
-        let mut dirty = false;
-        while let Some(ev) = queue.front().filter(|e| e.t <= allowed) {
-            // A feed that goes on to another episode starts the view afresh.
-            if matches!(ev.kind, EventKind::EpisodeStart { .. }) && state.events > 0 {
-                state = ViewState::new(&scene, "live");
+            if self.pace.is_some() && allowed > state.tick && !queue.is_empty() {
+                state.at(allowed);
+                unpublished = true;
             }
-            state.observe(ev);
-            queue.pop_front();
-            dirty = true;
-        }
-        if pace.is_some() && allowed > state.tick && !queue.is_empty() {
-            state.at(allowed);
-            dirty = true;
-        }
-        if dirty {
-            state.refresh();
-            out.send_replace(snapshot(&state));
-        }
-        if !open && queue.is_empty() {
-            // Keep the last state for late browsers: the sender lives on in this task
-            // until every receiver is gone.
-            out.closed().await;
-            return;
+            let over = !open && queue.is_empty();
+            // Nobody watching: fold (the state stays small) but do not serialise, except
+            // the last state, which late browsers get.
+            if unpublished && (self.clients.load(Ordering::Relaxed) > 0 || over) {
+                state.refresh();
+                if let Some(p) = self.publisher.publish(&state) {
+                    out.send_replace(Arc::new(p));
+                }
+                unpublished = false;
+            }
+            if over {
+                // Keep the last state for late browsers: the sender lives on in this task
+                // until every receiver is gone.
+                out.closed().await;
+                return;
+            }
         }
     }
 }

@@ -1,10 +1,12 @@
 //! A recorded episode, viewable at any tick: the state at tick `t` is the fold of every
-//! event up to `t`, so a replay shows exactly what the run went through.
+//! event up to `t`, so a replay shows exactly what the run went through; with the
+//! inventories of a re-simulation, the cards hold the world's counts at `t`.
 
 use std::sync::Arc;
 
 use gatecrew_protocol::trace::Event;
 
+use crate::inventory::{InventorySource, Timeline};
 use crate::scene::Scene;
 use crate::state::ViewState;
 
@@ -14,15 +16,31 @@ pub struct Recording {
     scene: Scene,
     events: Vec<Event>,
     ticks: Vec<u64>,
+    inventories: Timeline,
 }
 
 impl Recording {
-    /// A recording of the given events (one episode, in trace order).
-    pub fn new(scene: Scene, events: Vec<Event>) -> Self {
+    /// A recording of the given events (one episode, in trace order); the cards'
+    /// inventories follow the trace unless [`Self::with_inventories`] gives the world's.
+    pub fn new(mut scene: Scene, events: Vec<Event>) -> Self {
+        scene.inventory = InventorySource::Trace;
         let mut ticks: Vec<u64> = events.iter().map(|e| e.t).collect();
         ticks.sort_unstable();
         ticks.dedup();
-        Recording { scene, events, ticks }
+        Recording { scene, events, ticks, inventories: Timeline::default() }
+    }
+
+    /// With the world's inventories (from a re-simulation that wrote this very trace):
+    /// the cards show them instead of the trace's item movements.
+    pub fn with_inventories(mut self, inventories: Timeline) -> Self {
+        self.scene.inventory = InventorySource::World;
+        self.inventories = inventories;
+        self
+    }
+
+    /// The scene.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
     }
 
     /// The first and last ticks with events.
@@ -60,8 +78,16 @@ impl Recording {
         }
         s.at(t);
         s.tick = t;
-        s.refresh();
+        self.settle(&mut s, t);
         s
+    }
+
+    /// The tick's inventories, then the derived parts.
+    fn settle(&self, s: &mut ViewState, t: u64) {
+        if let Some(inv) = self.inventories.at(t) {
+            s.inventories(inv);
+        }
+        s.refresh();
     }
 }
 
@@ -96,7 +122,7 @@ impl Cursor {
         }
         self.state.at(t);
         self.state.tick = t;
-        self.state.refresh();
+        self.rec.settle(&mut self.state, t);
         &self.state
     }
 

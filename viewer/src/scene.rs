@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use gatecrew_protocol::Pos;
 use serde::Serialize;
 
+use crate::inventory::InventorySource;
+
 /// A blueprint cell.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SceneCell {
@@ -43,4 +45,10 @@ pub struct Scene {
     pub cooldown_ticks: u64,
     /// Whether the cells and bots come from the run's own setup.
     pub from_setup: bool,
+    /// Where the cards' inventories will come from: `World` when exact snapshots are
+    /// handed over beside the events (a live run, a re-simulated replay).
+    pub inventory: InventorySource,
+    /// What the page must say about the data's limits (e.g. why a replay's
+    /// inventories are not exact).
+    pub notes: Vec<String>,
 }

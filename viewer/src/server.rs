@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::hub::Snapshots;
+use crate::hub::{Live, Subscription};
 use crate::replay::{Cursor, Recording};
 use crate::state::ViewState;
 
@@ -39,7 +39,7 @@ pub enum ServeError {
 #[derive(Debug, Clone)]
 pub enum Source {
     /// A running crew.
-    Live(Snapshots),
+    Live(Live),
     /// A recorded episode.
     Replay(Arc<Recording>),
 }
@@ -120,20 +120,29 @@ async fn ws(State(app): State<App>, headers: HeaderMap, upgrade: WebSocketUpgrad
         return (StatusCode::FORBIDDEN, "websocket upgrades only from this server's own page\n").into_response();
     }
     match app.source {
-        Source::Live(rx) => upgrade.on_upgrade(move |s| live(s, rx)),
+        Source::Live(hub) => {
+            let sub = hub.subscribe();
+            upgrade.on_upgrade(move |s| live(s, sub))
+        }
         Source::Replay(rec) => upgrade.on_upgrade(move |s| replay(s, rec)),
     }
 }
 
-async fn live(mut socket: WebSocket, mut rx: Snapshots) {
+async fn live(mut socket: WebSocket, mut sub: Subscription) {
+    // The publish this browser last got: it is sent the sections changed since, or the
+    // whole state when it skipped some (a lagging browser jumps to the newest).
+    let mut sent: Option<u64> = None;
     loop {
-        let snap = rx.borrow_and_update().clone();
-        if socket.send(Message::Text(snap.as_ref().into())).await.is_err() {
-            return;
+        let latest = sub.latest();
+        if let Some(text) = latest.for_browser(sent) {
+            if socket.send(Message::Text(text)).await.is_err() {
+                return;
+            }
+            sent = Some(latest.seq);
         }
         // Whatever came while sending is in the watch slot already: only the newest.
         tokio::select! {
-            changed = rx.changed() => if changed.is_err() { return },
+            changed = sub.changed() => if !changed { return },
             msg = socket.recv() => match msg {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
                 Some(Ok(_)) => {}

@@ -2,10 +2,12 @@
 //! live hub and the replay both drive it, and the tests check it event by event).
 //!
 //! Nothing here reads the world: positions come from verified `move_to` outcomes,
-//! inventories from the scene's starting inventories plus the item movements the trace
-//! records, blueprint progress from verified `place` and `mine` outcomes at blueprint
-//! cells. What the trace does not record (the drops a `mine` or `pick_up` yields, the
-//! output of a `smelt`) is not guessed; the page says so.
+//! blueprint progress from verified `place` and `mine` outcomes at blueprint cells.
+//! Inventories are exact when the driver hands over the world's [`Inventories`]
+//! (a live run, a re-simulated replay); otherwise they are the scene's starting
+//! inventories plus the item movements the trace records, and what the trace does not
+//! record (the drops a `mine` or `pick_up` yields, the output of a `smelt`) is not
+//! guessed; the page says so.
 
 mod blocks;
 mod board;
@@ -18,6 +20,7 @@ pub use blocks::{Blocks, CellView, LayerView};
 pub use board::{Board, GateView, ThreadMessage, ThreadView};
 pub use bots::{Blocker, BotView, Cooldown, Handover, Outcome};
 
+use crate::inventory::{Inventories, InventorySource};
 use crate::scene::Scene;
 
 /// Everything the page shows at one tick.
@@ -49,6 +52,12 @@ pub struct ViewState {
     pub handovers: Vec<Handover>,
     /// Whether the ghost and the inventories come from the run's setup.
     pub from_setup: bool,
+    /// Where the inventories come from: `world` (exact) or `trace` (approximate).
+    pub inventory_from: InventorySource,
+    /// The tick of the world's inventories shown (with `world`).
+    pub inventory_tick: Option<u64>,
+    /// What the page must say about the data's limits.
+    pub notes: Vec<String>,
     #[serde(skip)]
     cooldown_ticks: u64,
 }
@@ -70,6 +79,9 @@ impl ViewState {
             blocks: Blocks::new(&scene.cells),
             handovers: Vec::new(),
             from_setup: scene.from_setup,
+            inventory_from: scene.inventory,
+            inventory_tick: None,
+            notes: scene.notes.clone(),
             cooldown_ticks: scene.cooldown_ticks,
         }
     }
@@ -97,7 +109,8 @@ impl ViewState {
                         self.blocks.acted(*action, *p, item.as_deref());
                     }
                 }
-                self.bot(agent.0).action(ev);
+                let counted = self.inventory_from == InventorySource::Trace;
+                self.bot(agent.0).action(ev, counted);
             }
             EventKind::Unfinished { pos: Some(p), block: Some(b), .. } => self.blocks.name(*p, b),
             EventKind::EpisodeEnd { reason, correct_blocks, .. } => {
@@ -140,8 +153,11 @@ impl ViewState {
     fn settle(&mut self, done: board::Settled, t: u64, cooldown: u64) {
         match done {
             board::Settled::Confirmed { from, to, item, count } => {
-                // The supplier's `give` outcome already took the items out of its inventory.
-                self.bot(to).receive(&item, count);
+                // The supplier's `give` outcome already took the items out of its
+                // inventory; with the world's inventories the next snapshot has both.
+                if self.inventory_from == InventorySource::Trace {
+                    self.bot(to).receive(&item, count);
+                }
                 let (from_pos, to_pos) = (self.bot(from).pos, self.bot(to).pos);
                 self.handovers.push(Handover { t, from, to, item, count, from_pos, to_pos });
             }
@@ -151,6 +167,16 @@ impl ViewState {
                 }
             }
         }
+    }
+
+    /// The world's inventories at the end of `inv.tick` replace the cards' counts.
+    pub fn inventories(&mut self, inv: &Inventories) {
+        for (i, items) in inv.bots.iter().enumerate() {
+            let b = self.bot(i as u32);
+            b.inventory.clone_from(items);
+            b.inventory_known = true;
+        }
+        self.inventory_tick = Some(inv.tick);
     }
 
     /// The card of a bot, made on first sight.

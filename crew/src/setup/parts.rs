@@ -142,6 +142,7 @@ impl Setup {
             labels,
             scorer,
             llm: None,
+            probe: None,
         })
     }
 }

@@ -89,7 +89,8 @@ pub struct BotView {
     pub pos: Option<Pos>,
     /// What it is doing, in words: out, waiting on the board, recovering, or its last action.
     pub doing: String,
-    /// Inventory: start plus the movements the trace records (never below zero).
+    /// Inventory: the world's (exact), or the start plus the movements the trace
+    /// records (never below zero); the view's `inventory_from` says which.
     pub inventory: BTreeMap<String, u32>,
     /// Whether the starting inventory was known (from the setup).
     pub inventory_known: bool,
@@ -148,8 +149,8 @@ impl BotView {
         *self.inventory.entry(item.to_owned()).or_default() += n;
     }
 
-    /// An action outcome.
-    pub(crate) fn action(&mut self, ev: &Event) {
+    /// An action outcome; `counted`: the inventory follows the trace's item movements.
+    pub(crate) fn action(&mut self, ev: &Event, counted: bool) {
         let EventKind::Action { action, ok, reason, item, count, pos, .. } = &ev.kind else { return };
         self.actions += 1;
         if !ok {
@@ -167,9 +168,15 @@ impl BotView {
         if !ok {
             return;
         }
+        if *action == ActionName::MoveTo {
+            self.pos = pos.or(self.pos);
+        }
+        if !counted {
+            return;
+        }
         let (item, n) = (item.as_deref().unwrap_or(""), count.unwrap_or(0));
         match action {
-            ActionName::MoveTo => self.pos = pos.or(self.pos),
+            ActionName::MoveTo => {}
             ActionName::Place | ActionName::Give | ActionName::Drop | ActionName::Deposit => self.give(item, n),
             ActionName::Craft | ActionName::Withdraw => self.receive(item, n),
             ActionName::Smelt => self.give(item, n),

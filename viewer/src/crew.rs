@@ -1,0 +1,161 @@
+//! The viewer's ends in a crew's run: the [`Scene`] of a setup, the probe that hands
+//! each step's events and the world's exact inventories over ([`ViewProbe`]), and the
+//! re-simulation that recovers a recorded run's inventories ([`resimulate`]).
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use gatecrew_crew::{Policy, Resolver, Setup, WorldProbe};
+use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_protocol::{AgentId, Tick};
+use gatecrew_world::{BlockId, GameData, Inventory, Part, World};
+
+use crate::hub::Feed;
+use crate::inventory::{Inventories, InventorySource, Timeline};
+use crate::scene::{Scene, SceneBot, SceneCell};
+
+/// The viewer's scene from a run's setup: the blueprint's cells (and what stands on
+/// them at tick 0), the bots' starts and inventories, the gate's cooldown. Inventories
+/// are marked as coming from the world: the caller hands them over with an
+/// [`ViewProbe`] (or says otherwise).
+pub fn scene(setup: &Setup) -> Scene {
+    let data = &setup.data;
+    let world = &setup.world;
+    let cells = setup
+        .blueprint
+        .cells()
+        .iter()
+        .map(|c| SceneCell {
+            pos: c.pos,
+            block: data.block_name(c.block).to_owned(),
+            initially: (world.block_at(c.pos) != BlockId::AIR).then(|| world.has_cell(c)),
+            fills_above: c.part == Part::Lower,
+        })
+        .collect();
+    let bots = (0..world.agent_count())
+        .filter_map(|i| world.body(AgentId(i as u32)))
+        .map(|b| SceneBot { pos: b.pos, inventory: named(data, &b.inventory) })
+        .collect();
+    // The cooldown is the gate's rule; no_gate and flatcomm ask again at once.
+    let gated = !matches!(setup.policy, Policy::Flatcomm | Policy::NoGate);
+    Scene {
+        blueprint: setup.blueprint.name.clone(),
+        cells,
+        bots,
+        cooldown_ticks: if gated { setup.gate.spec().cooldown_ticks } else { 0 },
+        from_setup: true,
+        inventory: InventorySource::World,
+        notes: Vec::new(),
+    }
+}
+
+fn named(data: &GameData, inv: &Inventory) -> std::collections::BTreeMap<String, u32> {
+    inv.iter().filter(|&(_, n)| n > 0).map(|(item, n)| (data.item_name(item).to_owned(), n)).collect()
+}
+
+/// Where the probe's steps go.
+#[derive(Debug)]
+enum Sink {
+    /// A live hub: the step's events and, when one changed, the inventories.
+    Feed(Feed),
+    /// A re-simulation keeping the inventories (its events go to its own trace).
+    Keep(Mutex<Timeline>),
+}
+
+/// The viewer's [`WorldProbe`]. Feeding a live hub, it hands over each step's events
+/// followed by every bot's inventory whenever one changed, in one push: the hub sees
+/// the world's inventories exactly where they stand among the events, whichever
+/// runtime drives the episode. On the crew's thread it clones the events and compares
+/// the inventories with the last ones (a few small maps); names are looked up and a
+/// snapshot built only on a change.
+#[derive(Debug)]
+pub struct ViewProbe {
+    data: Arc<GameData>,
+    last: Mutex<Vec<Inventory>>,
+    sink: Sink,
+}
+
+impl ViewProbe {
+    /// A probe feeding a live hub.
+    pub fn feeding(data: Arc<GameData>, feed: Feed) -> Arc<Self> {
+        Arc::new(ViewProbe { data, last: Mutex::default(), sink: Sink::Feed(feed) })
+    }
+
+    /// A probe keeping the inventories (for a replay's re-simulation).
+    pub fn keeping(data: Arc<GameData>) -> Arc<Self> {
+        Arc::new(ViewProbe { data, last: Mutex::default(), sink: Sink::Keep(Mutex::default()) })
+    }
+
+    /// The inventories kept so far (empty for a feeding probe).
+    pub fn timeline(&self) -> Timeline {
+        match &self.sink {
+            Sink::Keep(t) => t.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+            Sink::Feed(_) => Timeline::default(),
+        }
+    }
+
+    /// Every bot's inventory if one changed since the last call.
+    fn changed(&self, tick: Tick, world: &World) -> Option<Inventories> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = world.agent_count();
+        let body = |i: usize| world.body(AgentId(i as u32));
+        if last.len() == n && (0..n).all(|i| body(i).is_some_and(|b| b.inventory == last[i])) {
+            return None;
+        }
+        last.clear();
+        last.extend((0..n).map(|i| body(i).map(|b| b.inventory.clone()).unwrap_or_default()));
+        Some(Inventories { tick: tick.0, bots: last.iter().map(|i| named(&self.data, i)).collect() })
+    }
+}
+
+impl WorldProbe for ViewProbe {
+    fn step(&self, tick: Tick, world: &World, events: &[Event]) {
+        let inv = self.changed(tick, world);
+        match &self.sink {
+            Sink::Feed(f) => f.step(events, inv),
+            Sink::Keep(t) => {
+                if let Some(inv) = inv {
+                    t.lock().unwrap_or_else(PoisonError::into_inner).push(inv);
+                }
+            }
+        }
+    }
+}
+
+/// Why a re-simulation gives no exact inventories.
+#[derive(Debug, thiserror::Error)]
+pub enum ResimError {
+    /// The tier-3 resolver failed.
+    #[error("the re-simulation stopped: {0}")]
+    Stopped(String),
+    /// The re-simulated trace is not the given one.
+    #[error("re-simulating it does not reproduce the trace (it differs {})", match .line {
+        Some(l) => format!("from its line {l} of the episode"),
+        None => "in length".to_owned(),
+    })]
+    Differs {
+        /// The first differing line (1-based), `None` when one is a prefix of the other.
+        line: Option<usize>,
+    },
+}
+
+/// Re-simulates `setup`'s episode (the world is deterministic) with a probe keeping
+/// every bot's inventory, and returns them only if the re-simulated trace is `given`
+/// (that episode's lines as written) byte for byte: then they are the run's own.
+pub fn resimulate(setup: &Setup, given: &[u8], resolver: &mut dyn Resolver) -> Result<Timeline, ResimError> {
+    let probe = ViewProbe::keeping(setup.data.clone());
+    let mut setup = setup.clone();
+    setup.probe = Some(probe.clone());
+    let mut again = Vec::with_capacity(given.len());
+    let mut writer = TraceWriter::new(&mut again);
+    let mut sink = |e: &Event| {
+        // Writing into a Vec cannot fail.
+        let _ = writer.write(e);
+    };
+    gatecrew_crew::run_with(&setup, &mut sink, resolver).map_err(|e| ResimError::Stopped(e.to_string()))?;
+    let _ = writer.flush();
+    if again == given {
+        return Ok(probe.timeline());
+    }
+    let mut lines = again.split(|&b| b == b'\n').zip(given.split(|&b| b == b'\n'));
+    Err(ResimError::Differs { line: lines.position(|(a, b)| a != b).map(|i| i + 1) })
+}
