@@ -10,7 +10,7 @@ use gatecrew_protocol::{AgentId, Tick};
 use gatecrew_world::{BlockId, GameData, Inventory, Part, World};
 
 use crate::hub::Feed;
-use crate::inventory::{Inventories, InventorySource, Timeline};
+use crate::inventory::{Inventories, InventorySource, Timeline, WorldChange, named};
 use crate::scene::{Scene, SceneBot, SceneCell};
 
 /// The viewer's scene from a run's setup: the blueprint's cells (and what stands on
@@ -48,10 +48,6 @@ pub fn scene(setup: &Setup) -> Scene {
     }
 }
 
-fn named(data: &GameData, inv: &Inventory) -> std::collections::BTreeMap<String, u32> {
-    inv.iter().filter(|&(_, n)| n > 0).map(|(item, n)| (data.item_name(item).to_owned(), n)).collect()
-}
-
 /// Where the probe's steps go.
 #[derive(Debug)]
 enum Sink {
@@ -62,11 +58,11 @@ enum Sink {
 }
 
 /// The viewer's [`WorldProbe`]. Feeding a live hub, it hands over each step's events
-/// followed by every bot's inventory whenever one changed, in one push: the hub sees
-/// the world's inventories exactly where they stand among the events, whichever
-/// runtime drives the episode. On the crew's thread it clones the events and compares
-/// the inventories with the last ones (a few small maps); names are looked up and a
-/// snapshot built only on a change.
+/// followed by the inventories that changed, in one push: the hub sees the world's
+/// inventories exactly where they stand among the events, whichever runtime drives the
+/// episode. On the crew's thread it only clones the events, compares each bot's
+/// inventory with the last one (a small map) and clones those that changed; item names
+/// are looked up by the hub.
 #[derive(Debug)]
 pub struct ViewProbe {
     data: Arc<GameData>,
@@ -93,30 +89,42 @@ impl ViewProbe {
         }
     }
 
-    /// Every bot's inventory if one changed since the last call.
-    fn changed(&self, tick: Tick, world: &World) -> Option<Inventories> {
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+    /// The bots whose inventory changed since the last call (all of them the first
+    /// time), with their inventories now; `last` is updated.
+    fn changed(&self, world: &World, last: &mut Vec<Inventory>) -> Vec<(u32, Inventory)> {
         let n = world.agent_count();
-        let body = |i: usize| world.body(AgentId(i as u32));
-        if last.len() == n && (0..n).all(|i| body(i).is_some_and(|b| b.inventory == last[i])) {
-            return None;
+        let first = last.len() != n;
+        if first {
+            last.clear();
+            last.resize(n, Inventory::default());
         }
-        last.clear();
-        last.extend((0..n).map(|i| body(i).map(|b| b.inventory.clone()).unwrap_or_default()));
-        Some(Inventories { tick: tick.0, bots: last.iter().map(|i| named(&self.data, i)).collect() })
+        let mut changed = Vec::new();
+        for (i, was) in last.iter_mut().enumerate() {
+            let Some(body) = world.body(AgentId(i as u32)) else { continue };
+            if first || body.inventory != *was {
+                was.clone_from(&body.inventory);
+                changed.push((i as u32, body.inventory.clone()));
+            }
+        }
+        changed
     }
 }
 
 impl WorldProbe for ViewProbe {
     fn step(&self, tick: Tick, world: &World, events: &[Event]) {
-        let inv = self.changed(tick, world);
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        let bots = self.changed(world, &mut last);
         match &self.sink {
-            Sink::Feed(f) => f.step(events, inv),
-            Sink::Keep(t) => {
-                if let Some(inv) = inv {
-                    t.lock().unwrap_or_else(PoisonError::into_inner).push(inv);
-                }
+            Sink::Feed(f) => {
+                drop(last);
+                let change = (!bots.is_empty()).then(|| WorldChange { tick: tick.0, bots, data: self.data.clone() });
+                f.step(events, change);
             }
+            Sink::Keep(t) if !bots.is_empty() => {
+                let inv = Inventories { tick: tick.0, bots: last.iter().map(|i| named(&self.data, i)).collect() };
+                t.lock().unwrap_or_else(PoisonError::into_inner).push(inv);
+            }
+            Sink::Keep(_) => {}
         }
     }
 }

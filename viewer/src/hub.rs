@@ -1,7 +1,9 @@
 //! The live feed. The run's probe hands each step's events (and the bots' inventories
 //! when one changed) to a [`Feed`], which only pushes them onto a shared queue (an
-//! uncontended lock, no task wake-up: the crew never waits for the viewer). One hub
-//! task takes the queue every [`PUBLISH_EVERY`] and folds it into the [`ViewState`];
+//! uncontended lock, and a wake-up only every [`TAKE_AT`] items: the crew never waits
+//! for the viewer). One hub task takes the queue every [`PUBLISH_EVERY`] (or sooner, at
+//! [`TAKE_AT`] items) and folds it into the [`ViewState`] (inventories are named only
+//! when published);
 //! while a browser is connected and the state changed, it serialises it once into a
 //! shared [`Published`] (the whole state and the sections that changed since the last
 //! one) and puts it on a `watch` channel. A watch channel holds only the latest value,
@@ -10,36 +12,43 @@
 
 mod publish;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_world::{GameData, Inventory};
 use tokio::sync::watch;
 
 pub use publish::{Published, Publisher};
 
-use crate::inventory::Inventories;
+use crate::inventory::{WorldChange, named};
 use crate::scene::Scene;
 use crate::state::ViewState;
 
 /// How often the page's state is refreshed at most.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
+/// The hub takes the queue at the latest when it holds this many items: the run's
+/// copies of its events are then freed soon (copies that pile up for a whole publish
+/// interval fragment the run's heap and slow its own allocations; measured in
+/// benches/viewer.rs). One wake-up per this many events costs the run nothing to speak of.
+pub const TAKE_AT: usize = 256;
+
 /// What the run hands over, in order.
 #[derive(Debug)]
 enum Item {
     Event(Event),
-    /// Every bot's inventory, right after the events before it.
-    Inventories(Inventories),
+    /// The inventories that changed, right after the events before it.
+    World(WorldChange),
 }
 
 impl Item {
     fn tick(&self) -> u64 {
         match self {
             Item::Event(e) => e.t,
-            Item::Inventories(i) => i.tick,
+            Item::World(w) => w.tick,
         }
     }
 }
@@ -48,6 +57,8 @@ impl Item {
 struct Shared {
     items: Mutex<Vec<Item>>,
     finished: AtomicBool,
+    /// Wakes the hub when [`TAKE_AT`] items are waiting.
+    full: tokio::sync::Notify,
 }
 
 type Queue = Arc<Shared>;
@@ -61,14 +72,20 @@ pub struct Feed {
 }
 
 impl Feed {
-    /// Hands over one step: its events, then the inventories if one changed.
-    pub fn step(&self, events: &[Event], inventories: Option<Inventories>) {
-        if events.is_empty() && inventories.is_none() {
+    /// Hands over one step: its events, then the inventories that changed, if any.
+    pub fn step(&self, events: &[Event], world: Option<WorldChange>) {
+        if events.is_empty() && world.is_none() {
             return;
         }
         let mut q = self.queue.items.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = q.len();
         q.extend(events.iter().cloned().map(Item::Event));
-        q.extend(inventories.map(Item::Inventories));
+        q.extend(world.map(Item::World));
+        let crossed = before < TAKE_AT && q.len() >= TAKE_AT;
+        drop(q);
+        if crossed {
+            self.queue.full.notify_one();
+        }
     }
 
     /// Hands over one event (a driver without a probe: inventories then follow the trace).
@@ -151,19 +168,27 @@ struct Hub {
 
 impl Hub {
     async fn run(mut self, shared: Queue, out: watch::Sender<Arc<Published>>) {
-        let mut state = ViewState::new(&self.scene, "live");
+        let mut folding = Folding::new(&self.scene);
         let mut tick = tokio::time::interval(PUBLISH_EVERY);
+        let mut last_publish: Option<tokio::time::Instant> = None;
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut queue: VecDeque<Item> = VecDeque::new();
+        let mut spare: Vec<Item> = Vec::new();
         let started = tokio::time::Instant::now();
         let mut first_tick: Option<u64> = None;
         // Folded but not yet published (no browser was watching).
         let mut unpublished = false;
         loop {
-            tick.tick().await;
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = shared.full.notified() => {}
+            }
             // Finished, or every feed gone: the run is over once the queue is drained.
             let open = !shared.finished.load(Ordering::Acquire) && Arc::strong_count(&shared) > 1;
-            queue.extend(std::mem::take(&mut *shared.items.lock().unwrap_or_else(PoisonError::into_inner)));
+            // The run pushes into the buffer it finds; handing it an emptied one that
+            // keeps its capacity spares the run's thread from growing a new one.
+            std::mem::swap(&mut *shared.items.lock().unwrap_or_else(PoisonError::into_inner), &mut spare);
+            queue.extend(spare.drain(..));
             let allowed = match self.pace {
                 Some(tps) => {
                     let t0 = *first_tick.get_or_insert_with(|| queue.front().map_or(0, Item::tick));
@@ -171,30 +196,23 @@ impl Hub {
                 }
                 None => u64::MAX,
             };
-            while let Some(item) = queue.front().filter(|i| i.tick() <= allowed) {
-                match item {
-                    Item::Event(ev) => {
-                        // A feed that goes on to another episode starts the view afresh.
-                        if matches!(ev.kind, EventKind::EpisodeStart { .. }) && state.events > 0 {
-                            state = ViewState::new(&self.scene, "live");
-                        }
-                        state.observe(ev);
-                    }
-                    Item::Inventories(inv) => state.inventories(inv),
+            while queue.front().is_some_and(|i| i.tick() <= allowed) {
+                if let Some(item) = queue.pop_front() {
+                    folding.take(item, &self.scene);
+                    unpublished = true;
                 }
-                queue.pop_front();
-                unpublished = true;
             }
-            if self.pace.is_some() && allowed > state.tick && !queue.is_empty() {
-                state.at(allowed);
+            if self.pace.is_some() && allowed > folding.state.tick && !queue.is_empty() {
+                folding.state.at(allowed);
                 unpublished = true;
             }
             let over = !open && queue.is_empty();
             // Nobody watching: fold (the state stays small) but do not serialise, except
             // the last state, which late browsers get.
-            if unpublished && (self.clients.load(Ordering::Relaxed) > 0 || over) {
-                state.refresh();
-                if let Some(p) = self.publisher.publish(&state) {
+            let due = last_publish.is_none_or(|t| t.elapsed() >= PUBLISH_EVERY);
+            if unpublished && ((due && self.clients.load(Ordering::Relaxed) > 0) || over) {
+                last_publish = Some(tokio::time::Instant::now());
+                if let Some(p) = self.publisher.publish(folding.settle()) {
                     out.send_replace(Arc::new(p));
                 }
                 unpublished = false;
@@ -206,5 +224,50 @@ impl Hub {
                 return;
             }
         }
+    }
+}
+
+/// The hub's state: the view, and the world's inventories received since the last
+/// publish, kept as the world holds them. Steps come far more often than publishes, so
+/// item names are looked up only for what is published (each bot's latest).
+struct Folding {
+    state: ViewState,
+    world: BTreeMap<u32, Inventory>,
+    world_tick: u64,
+    data: Option<Arc<GameData>>,
+}
+
+impl Folding {
+    fn new(scene: &Scene) -> Self {
+        Folding { state: ViewState::new(scene, "live"), world: BTreeMap::new(), world_tick: 0, data: None }
+    }
+
+    /// Folds one item in.
+    fn take(&mut self, item: Item, scene: &Scene) {
+        match item {
+            Item::Event(ev) => {
+                // A feed that goes on to another episode starts the view afresh.
+                if matches!(ev.kind, EventKind::EpisodeStart { .. }) && self.state.events > 0 {
+                    *self = Folding::new(scene);
+                }
+                self.state.observe(&ev);
+            }
+            Item::World(w) => {
+                self.world.extend(w.bots);
+                self.world_tick = w.tick;
+                self.data = Some(w.data);
+            }
+        }
+    }
+
+    /// The state with the latest inventories named and the derived parts up to date.
+    fn settle(&mut self) -> &ViewState {
+        if let Some(data) = &self.data {
+            for (id, inv) in std::mem::take(&mut self.world) {
+                self.state.inventory(id, named(data, &inv), self.world_tick);
+            }
+        }
+        self.state.refresh();
+        &self.state
     }
 }

@@ -4,7 +4,9 @@
 //! its episode and keeps one snapshot per tick at which an inventory changed.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use gatecrew_world::{GameData, Inventory};
 use serde::Serialize;
 
 /// Every bot's inventory at the end of one tick's step, by item name.
@@ -14,6 +16,23 @@ pub struct Inventories {
     pub tick: u64,
     /// Per bot, in agent-id order: item name to count (items at zero left out).
     pub bots: Vec<BTreeMap<String, u32>>,
+}
+
+/// The bots whose inventory changed in one step, as the world holds them (item ids:
+/// names are looked up on the viewer's side, not on the crew's thread).
+#[derive(Debug, Clone)]
+pub struct WorldChange {
+    /// The tick.
+    pub tick: u64,
+    /// Agent id and its whole inventory now, for each bot whose inventory changed.
+    pub bots: Vec<(u32, Inventory)>,
+    /// For the item names.
+    pub data: Arc<GameData>,
+}
+
+/// An inventory by item name (items at zero left out).
+pub fn named(data: &GameData, inv: &Inventory) -> BTreeMap<String, u32> {
+    inv.iter().filter(|&(_, n)| n > 0).map(|(item, n)| (data.item_name(item).to_owned(), n)).collect()
 }
 
 /// Where the cards' inventories come from.

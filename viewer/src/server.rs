@@ -119,6 +119,9 @@ async fn ws(State(app): State<App>, headers: HeaderMap, upgrade: WebSocketUpgrad
         tracing::warn!(origin = ?headers.get(header::ORIGIN), host = ?headers.get(header::HOST), "websocket refused");
         return (StatusCode::FORBIDDEN, "websocket upgrades only from this server's own page\n").into_response();
     }
+    // The page sends only `{"seek":N}` and `{"step":1}`: a small read buffer (each read
+    // attempt clears it) and a small message limit (nothing big is ever accepted).
+    let upgrade = upgrade.read_buffer_size(4096).max_message_size(4096).max_frame_size(4096);
     match app.source {
         Source::Live(hub) => {
             let sub = hub.subscribe();

@@ -179,6 +179,14 @@ impl ViewState {
         self.inventory_tick = Some(inv.tick);
     }
 
+    /// One bot's inventory in the world at the end of `tick`.
+    pub fn inventory(&mut self, id: u32, items: std::collections::BTreeMap<String, u32>, tick: u64) {
+        let b = self.bot(id);
+        b.inventory = items;
+        b.inventory_known = true;
+        self.inventory_tick = Some(tick);
+    }
+
     /// The card of a bot, made on first sight.
     fn bot(&mut self, id: u32) -> &mut BotView {
         while self.bots.len() <= id as usize {
