@@ -36,7 +36,8 @@ fn stat_ticks(stat: &str) -> Option<(String, u64)> {
 fn threads_cpu(name: &str) -> Duration {
     let mut ticks = 0;
     for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
-        if let Some((comm, t)) = std::fs::read_to_string(task.path().join("stat")).ok().as_deref().and_then(stat_ticks) {
+        if let Some((comm, t)) = std::fs::read_to_string(task.path().join("stat")).ok().as_deref().and_then(stat_ticks)
+        {
             if comm == name {
                 ticks += t;
             }

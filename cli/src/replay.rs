@@ -155,7 +155,12 @@ pub fn run(a: ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let rt = crate::watch::runtime()?;
     let bound = rt.block_on(bind(addr, Source::Replay(rec.clone())))?;
     let exact = if rec.scene().inventory == InventorySource::World { "exact" } else { "approximate" };
-    writeln!(out, "replaying {} ({} events, ticks {first}..{last}; inventories {exact})", a.trace.display(), rec.len())?;
+    writeln!(
+        out,
+        "replaying {} ({} events, ticks {first}..{last}; inventories {exact})",
+        a.trace.display(),
+        rec.len()
+    )?;
     out.flush()?;
     a.serve.announce(bound.addr(), err)?;
     let linger = a.serve.linger;

@@ -100,7 +100,8 @@ fn json<T: Serialize>(v: &T) -> String {
 
 /// `{"type":"state","state":{<meta's fields>,"bots":...,...}}` with the chosen sections.
 fn message(meta: &str, sections: &[String; 4], include: &[bool]) -> String {
-    let len = meta.len() + 64 + sections.iter().zip(include).filter(|(_, i)| **i).map(|(s, _)| s.len() + 16).sum::<usize>();
+    let len =
+        meta.len() + 64 + sections.iter().zip(include).filter(|(_, i)| **i).map(|(s, _)| s.len() + 16).sum::<usize>();
     let mut m = String::with_capacity(len);
     m.push_str(r#"{"type":"state","state":"#);
     // The meta object without its closing brace, then the sections.
