@@ -37,6 +37,9 @@ pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 pub const TAKE_AT: usize = 256;
 
 /// What the run hands over, in order.
+// Events are nearly every item: boxing them would cost the crew's thread one more
+// allocation per event, which is what this queue is built to avoid.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Item {
     Event(Event),
