@@ -338,14 +338,16 @@ struct Resolved<'a> {
 impl Setup {
     /// Loads a crew config, applying overrides.
     pub fn load(path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse(&text, path, ov)
     }
 
     /// Loads a crew config with game data already loaded (the config's `data` key is
     /// ignored): for suites, where hundreds of episodes share one data file.
     pub fn load_with_data(path: &Path, ov: &Overrides, data: Arc<GameData>) -> Result<Setup, SetupError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse_inner(&text, path, ov, Some(data))
     }
 

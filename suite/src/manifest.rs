@@ -59,8 +59,8 @@ pub enum ManifestError {
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (missing, too large, not UTF-8).
+        source: gatecrew_protocol::limits::ReadFileError,
     },
     /// The TOML is invalid.
     #[error("{path}: {message}")]
@@ -89,7 +89,8 @@ impl Manifest {
     /// Reads `DIR/suite.toml`.
     pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         let path = Self::path_in(dir);
-        let text = std::fs::read_to_string(&path).map_err(|source| ManifestError::Io { path: path.clone(), source })?;
+        let text = gatecrew_protocol::limits::read_text_file(&path)
+            .map_err(|source| ManifestError::Io { path: path.clone(), source })?;
         let m: Manifest =
             toml::from_str(&text).map_err(|e| ManifestError::Syntax { path: path.clone(), message: e.to_string() })?;
         if m.version != 1 {
