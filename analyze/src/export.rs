@@ -101,7 +101,7 @@ impl Labels {
             } => {
                 *self = Labels {
                     ep: ev.ep.clone(),
-                    policy: Some(policy.clone()),
+                    policy: Some(policy.as_str().to_owned()),
                     class: class.clone(),
                     seed: Some(*seed),
                     split: split.clone(),

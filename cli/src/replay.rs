@@ -5,7 +5,7 @@ use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::trace::{Event, EventKind, TraceError, TraceReader};
 use gatecrew_viewer::Scene;
 use gatecrew_viewer::replay::Recording;
@@ -67,7 +67,7 @@ fn scene_from_config(config: &std::path::Path, events: &[Event]) -> anyhow::Resu
             BadInput("the trace does not start with episode_start; --config needs its seed and policy".into()).into()
         );
     };
-    let policy = policy.parse::<Policy>().map_err(|e| BadInput(format!("the trace's policy: {e}")))?;
+    let policy = *policy;
     let ov = Overrides { seed: Some(*seed), policy: Some(policy), ..Overrides::default() };
     let setup = Setup::load(config, &ov).map_err(|e| BadInput(e.to_string()))?;
     let warning = (setup.config_hash != *config_hash).then(|| {

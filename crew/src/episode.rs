@@ -40,31 +40,7 @@ use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
 use crate::agent::{BoardNews, Intent, StepInput, StepOutput};
 use crate::setup::Setup;
 
-/// Why an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndReason {
-    /// Every blueprint block is in place.
-    Complete,
-    /// The tick limit was reached.
-    TickLimit,
-    /// Nothing was left that anyone could do.
-    Stalled,
-    /// Every agent's bot stopped for good (a real server: kicked, unreachable, the
-    /// bridge died).
-    AgentsFailed,
-}
-
-impl EndReason {
-    /// The trace name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EndReason::Complete => "complete",
-            EndReason::TickLimit => "tick_limit",
-            EndReason::Stalled => "stalled",
-            EndReason::AgentsFailed => "agents_failed",
-        }
-    }
-}
+pub use gatecrew_protocol::trace::EndReason;
 
 /// Blocks in place so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -111,7 +87,6 @@ fn idle(s: &Slot) -> bool {
 #[derive(Debug, Clone)]
 pub struct Episode {
     id: String,
-    policy: String,
     seed: u64,
     config_hash: String,
     labels: crate::setup::Labels,
@@ -148,7 +123,6 @@ impl Episode {
         }
         Episode {
             id: setup.name.clone(),
-            policy: setup.policy.as_str().to_owned(),
             seed: setup.seed,
             config_hash: setup.config_hash.clone(),
             labels: setup.labels.clone(),
@@ -355,7 +329,7 @@ impl Episode {
     fn start(&mut self) {
         let agents = (0..self.slots.len() as u32).map(AgentId).collect();
         self.push(EventKind::EpisodeStart {
-            policy: self.policy.clone(),
+            policy: self.policy_kind,
             seed: self.seed,
             config_hash: self.config_hash.clone(),
             agents,
@@ -465,7 +439,7 @@ impl Episode {
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
         if !muted {
             for to in out.chats {
-                if self.lost(agent, "chat") {
+                if self.lost(agent, gatecrew_protocol::trace::LineKind::Chat) {
                     continue;
                 }
                 self.record_chat(agent, to);
@@ -473,7 +447,7 @@ impl Episode {
             }
             for ask in out.manager {
                 if let manager::ManagerAsk::Issue { issue, .. } = ask {
-                    if self.lost(agent, "manager") {
+                    if self.lost(agent, gatecrew_protocol::trace::LineKind::Manager) {
                         self.report_lost(agent, issue);
                         continue;
                     }
@@ -590,7 +564,7 @@ impl Episode {
             complete: p.correct == p.total,
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
-            reason: reason.as_str().to_owned(),
+            reason,
             scores,
         });
         p

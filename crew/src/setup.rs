@@ -434,7 +434,10 @@ impl Setup {
             board: &file.board,
             agent: &file.agent,
             faults: &file.faults,
-            llm: llm.as_ref().filter(|_| file.episode.policy.gate() == GatePolicy::Gated).map(LlmSpec::episode_terms),
+            llm: llm
+                .as_ref()
+                .filter(|_| crate::policy::gate_policy(file.episode.policy) == GatePolicy::Gated)
+                .map(LlmSpec::episode_terms),
             world: &file.world,
             agents: &agents,
             blueprint: cells,
@@ -466,7 +469,7 @@ impl Setup {
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or
     /// its command-line overrides) under the `gated` policy.
     pub fn consults(&self) -> bool {
-        self.llm.is_some() && self.policy.gate() == GatePolicy::Gated
+        self.llm.is_some() && crate::policy::gate_policy(self.policy) == GatePolicy::Gated
     }
 
     /// The crew roster.
@@ -488,7 +491,7 @@ impl Setup {
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),
-                    gate: Gate::new(self.gate, self.policy.gate()),
+                    gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
                     policy: self.policy,
                     tuning: self.tuning,
                     physics: physics.clone(),

@@ -128,7 +128,7 @@ fn message_faults_happen_and_replay_byte_for_byte() {
     // A duplicate reaches the board twice and the copy is refused as such: nothing is
     // offered, confirmed or handed over twice.
     let dup_rejects =
-        all.iter().filter(|e| matches!(&e.kind, EventKind::BoardReject { error, .. } if error == "duplicate")).count();
+        all.iter().filter(|e| matches!(&e.kind, EventKind::BoardReject { error, .. } if *error == gatecrew_protocol::RejectKind::Duplicate)).count();
     assert_eq!(dup_rejects, count(MessageFault::Duplicated), "every copy was refused as a duplicate");
 }
 

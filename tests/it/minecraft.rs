@@ -71,9 +71,9 @@ fn failures(events: &[Event]) -> Vec<(AgentId, String)> {
         .collect()
 }
 
-fn end_reason(events: &[Event]) -> String {
+fn end_reason(events: &[Event]) -> EndReason {
     match events.last().map(|e| &e.kind) {
-        Some(EventKind::EpisodeEnd { reason, .. }) => reason.clone(),
+        Some(EventKind::EpisodeEnd { reason, .. }) => *reason,
         other => panic!("the trace does not end with episode_end: {other:?}"),
     }
 }
@@ -187,7 +187,7 @@ fn an_unreachable_server_fails_every_agent_with_a_clear_error() {
     let failed = failures(&events);
     assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1]);
     assert!(failed.iter().all(|(_, why)| why.contains("cannot join")), "{failed:?}");
-    assert_eq!(end_reason(&events), "agents_failed");
+    assert_eq!(end_reason(&events), EndReason::AgentsFailed);
     assert!(!events.iter().any(|e| matches!(e.kind, EventKind::Action { .. })));
 }
 
@@ -223,8 +223,8 @@ fn a_kicked_bot_fails_its_agent_and_the_crew_goes_on() {
         assert!(!events.iter().any(|e| e.t > t_fail
             && matches!(&e.kind, EventKind::Action { agent: AgentId(0), .. })));
         let reason = end_reason(&events);
-        assert!(reason == "stalled" || reason == "tick_limit", "{reason}");
-        assert_eq!(run.finished.reason.as_str(), reason);
+        assert!(matches!(reason, EndReason::Stalled | EndReason::TickLimit), "{reason}");
+        assert_eq!(run.finished.reason, reason);
     });
 }
 
@@ -248,7 +248,7 @@ fn a_dead_bridge_fails_every_agent_and_the_episode_ends_cleanly() {
             failed.iter().all(|(_, why)| why.contains("bridge process") && why.contains("signal: 9")),
             "{failed:?}"
         );
-        assert_eq!(end_reason(&events), "agents_failed");
+        assert_eq!(end_reason(&events), EndReason::AgentsFailed);
         assert_eq!(run.finished.reason, EndReason::AgentsFailed);
         assert_eq!(run.observed_correct, None, "nobody was left to look");
         // Unfinished work is reported for both agents.
