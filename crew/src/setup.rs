@@ -59,13 +59,13 @@ pub struct EpisodeSpec {
     pub oracle_ticks: u64,
     /// Suite class (A..D or standard), written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
+    pub class: Option<gatecrew_protocol::trace::SuiteClass>,
     /// Suite template, written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// Suite split, written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub split: Option<String>,
+    pub split: Option<gatecrew_protocol::trace::Split>,
 }
 
 impl Default for EpisodeSpec {
@@ -297,11 +297,11 @@ pub struct Setup {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Labels {
     /// Class A..D.
-    pub class: Option<String>,
+    pub class: Option<gatecrew_protocol::trace::SuiteClass>,
     /// Template name.
     pub template: Option<String>,
     /// Split name.
-    pub split: Option<String>,
+    pub split: Option<gatecrew_protocol::trace::Split>,
     /// What an imported task file describes that the blueprint does not hold as
     /// described, each with its JSON path (empty for configs and the suite).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

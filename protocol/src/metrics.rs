@@ -80,7 +80,7 @@ impl EpisodeMetrics {
             EventKind::EpisodeStart { policy, agents, class, .. } => {
                 self.episode = ev.ep.clone();
                 self.policy = policy.as_str().to_owned();
-                self.class = class.clone();
+                self.class = class.map(|c| c.as_str().to_owned());
                 self.agents = agents.len() as u32;
             }
             EventKind::Action { .. } => self.cs += 1,

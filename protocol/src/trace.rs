@@ -21,7 +21,7 @@ pub use hitl::{
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;
-pub use values::{EndReason, FallbackCause, LineKind, Policy, UnknownPolicy};
+pub use values::{EndReason, FallbackCause, LineKind, Policy, Split, SuiteClass, UnknownPolicy};
 
 /// The schema major version this build writes and reads.
 pub const TRACE_VERSION: u32 = 1;

@@ -253,13 +253,13 @@ pub enum EventKind {
         blueprint_blocks: u32,
         /// Suite class (A..D).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        class: Option<String>,
+        class: Option<super::SuiteClass>,
         /// Suite template.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         template: Option<String>,
         /// Suite split.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        split: Option<String>,
+        split: Option<super::Split>,
         /// Blueprint name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blueprint: Option<String>,

@@ -148,6 +148,85 @@ impl fmt::Display for FallbackCause {
     }
 }
 
+/// The class of a suite episode (DESIGN section 7): which kind of coordination issue
+/// was injected, or `standard` for the hand-written episodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SuiteClass {
+    /// Solvable locally within budget.
+    A,
+    /// Only a teammate holds the item.
+    B,
+    /// Both routes exist; the local one is long.
+    C,
+    /// Adversarial: a muted or unreliable holder, or no source at all.
+    D,
+    /// A hand-written episode, no injection.
+    #[serde(rename = "standard")]
+    Standard,
+}
+
+impl SuiteClass {
+    /// The name in manifests, configs and traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuiteClass::A => "A",
+            SuiteClass::B => "B",
+            SuiteClass::C => "C",
+            SuiteClass::D => "D",
+            SuiteClass::Standard => "standard",
+        }
+    }
+}
+
+impl fmt::Display for SuiteClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The split a suite episode belongs to: calibration tunes the gate, test measures it,
+/// standard holds the hand-written episodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    /// The episodes calibration searches on.
+    Calibration,
+    /// The held-out episodes results are reported on.
+    Test,
+    /// The hand-written episodes.
+    Standard,
+}
+
+impl Split {
+    /// Every split, in manifest order.
+    pub const ALL: [Split; 3] = [Split::Calibration, Split::Test, Split::Standard];
+
+    /// The name in manifests, configs, flags and traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Calibration => "calibration",
+            Split::Test => "test",
+            Split::Standard => "standard",
+        }
+    }
+}
+
+impl fmt::Display for Split {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl FromStr for Split {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Split::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| format!("unknown split \"{s}\" (expected calibration, test or standard)"))
+    }
+}
+
 /// A public line a message fault hit: one of the four board messages, a flatcomm chat
 /// line or a report to central_dag's manager.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -229,6 +308,13 @@ mod tests {
             LineKind::Manager,
         ] {
             assert_eq!(serde_json::to_string(&l).unwrap(), format!("\"{}\"", l.as_str()));
+        }
+        for c in [SuiteClass::A, SuiteClass::B, SuiteClass::C, SuiteClass::D, SuiteClass::Standard] {
+            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{c}\""));
+        }
+        for s in Split::ALL {
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
+            assert_eq!(s.as_str().parse::<Split>(), Ok(s));
         }
         assert!("gate".parse::<Policy>().unwrap_err().to_string().contains("unknown policy \"gate\""));
     }
