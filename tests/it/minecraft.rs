@@ -297,3 +297,38 @@ fn a_walk_that_times_out_stops_the_pathfinder_and_the_next_walk_works() {
         assert!(gone(pids.0) && gone(pids.1));
     });
 }
+
+/// The default crew config (`gatecrew run --world minecraft --local-server` with no
+/// `--config`): three bots build the 96-cell house on the local flying-squid. The roof is
+/// out of reach from the ground, so bots pillar up on scaffold blocks (jump-places) and
+/// dig the pillars back; the door fills two cells.
+#[test]
+fn the_default_house_completes_on_the_local_server() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let setup = Setup::load(&root().join("configs/crew.toml"), &Overrides::default()).unwrap();
+        let total = setup.blueprint.len() as u32;
+        let (run, events) = play(&setup, &on_harness(&server)).await;
+
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
+        assert_eq!((run.finished.progress.correct, run.finished.progress.total), (total, total));
+        assert_eq!(run.observed_correct, Some(total), "the driver's last look");
+        assert_eq!(run.finished.progress.scaffold_left, 0, "scaffold left standing");
+        // The roof was reached from pillars: jump-places that moved the bot up, and the
+        // same number of digs that brought it down again.
+        let climbs = events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Action { action, ok: true, .. } if action.as_str() == "place"))
+            .count();
+        assert!(climbs > total as usize, "no scaffold block was placed ({climbs} places for {total} cells)");
+        // A bot that took no part sees every cell right, both halves of the door included.
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid), "the server (pid {pid}) is still there");
+    });
+}
