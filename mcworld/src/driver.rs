@@ -16,7 +16,7 @@ use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
 use gatecrew_crew::{EndReason, Episode, Finished, Observer, Setup};
 use gatecrew_gating::Deterministic;
 use gatecrew_protocol::{AgentId, Board, Pos, Tick};
-use gatecrew_world::{Action, BlockId, Failure, Outcome, World};
+use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
 use tokio::sync::mpsc;
 
 use crate::bridge::{Bridge, Latency};
@@ -52,6 +52,8 @@ pub struct McRun {
     /// Blueprint cells a bot saw holding the right block at the end (`None`: no bot
     /// was left to look).
     pub observed_correct: Option<u32>,
+    /// Each bot's inventory as it last reported it (the mirror's), by agent.
+    pub inventories: Vec<Inventory>,
     /// Every bridge command's round trip and game time.
     pub latencies: Vec<Latency>,
     /// Phase durations.
@@ -114,11 +116,12 @@ async fn with_bridge(
         join_all(quits).await;
     }
     bridge.stop(Duration::from_secs(3)).await;
-    let (finished, failed, observed_correct) = result?;
+    let (finished, failed, observed_correct, inventories) = result?;
     Ok(McRun {
         finished,
         failed,
         observed_correct,
+        inventories,
         latencies: bridge.latencies(),
         timings,
         bridge_pid: bridge.pid(),
@@ -126,7 +129,7 @@ async fn with_bridge(
     })
 }
 
-type Played = (Finished, Vec<(AgentId, String)>, Option<u32>);
+type Played = (Finished, Vec<(AgentId, String)>, Option<u32>, Vec<Inventory>);
 
 #[allow(clippy::too_many_arguments)]
 async fn play(
@@ -489,7 +492,11 @@ impl Driver<'_> {
         let progress = self.episode.end();
         self.flush();
         let reason = self.episode.ended().unwrap_or(EndReason::Stalled);
-        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed)
+        let world = self.episode.world();
+        let inventories = (0..world.agent_count())
+            .map(|i| world.body(AgentId(i as u32)).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory))
+            .collect();
+        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed, inventories)
     }
 
     async fn final_look(&mut self) -> Option<u32> {
