@@ -360,13 +360,17 @@ fn a_bot_pillars_up_on_the_server_and_digs_its_pillar_back() {
         let outside = |p: &gatecrew_protocol::Pos| setup.blueprint.cell_at(*p).is_none();
         let scaffold_places = events
             .iter()
-            .filter(|e| matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
-                if action.as_str() == "place" && outside(p)))
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
+                if action.as_str() == "place" && outside(p))
+            })
             .count();
         let scaffold_digs = events
             .iter()
-            .filter(|e| matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
-                if action.as_str() == "mine" && outside(p)))
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
+                if action.as_str() == "mine" && outside(p))
+            })
             .count();
         assert!(scaffold_places >= 1, "the top is out of reach without a pillar");
         assert_eq!(scaffold_places, scaffold_digs, "every scaffold block was dug back");
