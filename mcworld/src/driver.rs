@@ -20,7 +20,7 @@ use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
 use tokio::sync::mpsc;
 
 use crate::bridge::{Bridge, Latency};
-use crate::error::McError;
+use crate::error::{BridgeError, McError};
 use crate::server::LocalServer;
 use crate::stage::block_named;
 use crate::verify::{Done, Verdict};
@@ -195,6 +195,28 @@ async fn play(
     Ok(played)
 }
 
+/// After a walk that failed in the game (no path, out of time) with the bot somewhere
+/// else than where it started, walks it back to its start so that the agent's own idea
+/// of where it stands stays true. The failure stands; its data is where the bot is now.
+async fn walk_back(bridge: &Bridge, name: &str, e: BridgeError, start: [i32; 3], t: crate::Timeouts) -> BridgeError {
+    let BridgeError::Command { bot, code, message, data } = e else { return e };
+    let moved = data.as_ref().is_some_and(|d| d.feet.is_some_and(|f| f != start));
+    if code.is_fatal() || !moved {
+        return BridgeError::Command { bot, code, message, data };
+    }
+    let [x, y, z] = start;
+    let back = Command::MoveTo { x, y, z, range: 0.0, timeout_ms: t.walk.as_millis() as u64 };
+    let now = match bridge.request(name, &back, t.walk + Duration::from_secs(5)).await {
+        Ok(d) => Some(Box::new(d)),
+        Err(BridgeError::Command { data: Some(d), .. }) => Some(d),
+        Err(other) => {
+            tracing::debug!(bot = name, "the walk back failed: {other}");
+            data
+        }
+    };
+    BridgeError::Command { bot, code, message, data: now }
+}
+
 fn fault_tick(f: &Fault) -> u64 {
     match f {
         Fault::KickAt { tick, .. } | Fault::KillBridgeAt { tick } => *tick,
@@ -354,12 +376,22 @@ impl Driver<'_> {
             let bridge = self.ctx.bridge.clone();
             let name = self.ctx.name(agent).to_owned();
             let timeouts = self.ctx.timeouts;
+            // Where a failed walk returns to: the agent keeps its position when a walk
+            // fails (a failed outcome moves nobody), so the bot walks back to it.
+            let start = world.body(agent).map(|b| self.ctx.origin.to_mc(b.pos));
             tokio::spawn(async move {
                 let started = Instant::now();
                 let reply = match cmd {
                     Some(cmd) => {
-                        let wait = if matches!(cmd, Command::MoveTo { .. }) { timeouts.walk } else { timeouts.command };
-                        bridge.request(&name, &cmd, wait + Duration::from_secs(5)).await.map_err(Some)
+                        let walk = matches!(cmd, Command::MoveTo { .. });
+                        let wait = if walk { timeouts.walk } else { timeouts.command };
+                        let reply = bridge.request(&name, &cmd, wait + Duration::from_secs(5)).await;
+                        match (reply, start) {
+                            (Err(e), Some(start)) if walk => {
+                                Err(Some(walk_back(&bridge, &name, e, start, timeouts).await))
+                            }
+                            (r, _) => r.map_err(Some),
+                        }
                     }
                     None => Err(None),
                 };
