@@ -121,7 +121,8 @@ impl Executor {
     /// The verified outcome of the action it asked for.
     pub fn outcome(&mut self, plan: &Plan, o: &Outcome) {
         if let Some(f) = plan.active().and_then(|a| self.frames.get_mut(&a)) {
-            if o.result.is_err() {
+            // A stop cancelled it: not the leaf's failure.
+            if o.result.is_err() && !matches!(o.result, Err(gatecrew_world::Failure::Interrupted { .. })) {
                 f.failures += 1;
             }
         }

@@ -102,6 +102,10 @@ pub struct Partner {
     share: (u32, u32),
     has_share: bool,
     busy: bool,
+    /// The executor's own action in flight (not the crew core's): what a stop cuts.
+    own_action: Option<gatecrew_world::Action>,
+    /// A stop asks the driver to cancel the action in flight.
+    halt: bool,
     dirty: bool,
     events: Vec<EventKind>,
     said: Vec<String>,
@@ -162,6 +166,8 @@ impl Partner {
             share: share_of(core),
             has_share: share_total > 0,
             busy: false,
+            own_action: None,
+            halt: false,
             dirty: false,
             events: Vec::new(),
             said: Vec::new(),
@@ -265,6 +271,11 @@ impl Partner {
         !self.busy && std::mem::take(&mut self.dirty)
     }
 
+    /// Whether a stop asks for the action in flight to be cancelled now (once).
+    pub fn take_halt(&mut self) -> bool {
+        std::mem::take(&mut self.halt)
+    }
+
     /// Whether lines are held for merging.
     pub fn holding(&self) -> bool {
         self.merger.holding()
@@ -313,6 +324,7 @@ impl Partner {
         let had_outcome = input.outcome.clone();
         if had_outcome.is_some() {
             self.busy = false;
+            self.own_action = None;
         }
         self.know.observe(&input.view, input.tick);
         self.pos = input.view.pos;
@@ -381,7 +393,10 @@ impl Partner {
         };
         self.exec_events(ev);
         out.intent = match next {
-            Next::Act(a) => CoreIntent::Act(a),
+            Next::Act(a) => {
+                self.own_action = Some(a);
+                CoreIntent::Act(a)
+            }
             Next::Idle => CoreIntent::Wait(None),
             Next::Delegate => {
                 // The plan moved on to the share: the core decides after all.

@@ -152,11 +152,15 @@ impl Partner {
                 self.note_intent(c, &intent, None, &[]);
                 let doing = self.plan.next_leaf().map(|n| self.plan.label(n).to_owned());
                 let up = self.plan.stop();
+                // The executor's action in flight is cancelled by the driver in this
+                // tick: a walk ends where the bot is, a placement is not made.
+                let cut = self.own_action.filter(|_| self.busy);
+                self.halt = cut.is_some();
                 self.stopped_by = Some((self.now, text.to_owned()));
                 self.log.feedback.push("stop".into());
                 self.remember("interrupted");
                 self.note_plan("stop", &up, &[]);
-                let text = self.stopped_line(doing, text);
+                let text = self.stopped_line(doing, cut, text);
                 self.say("preview", text);
                 "stop"
             }
@@ -253,11 +257,17 @@ impl Partner {
 
     /// The bot's line after a stop: what it stopped, and what "go on" will do; a
     /// question asked in the same line is answered too.
-    fn stopped_line(&mut self, doing: Option<String>, text: &str) -> String {
+    fn stopped_line(&mut self, doing: Option<String>, cut: Option<gatecrew_world::Action>, text: &str) -> String {
         let mut s = match doing {
             Some(d) => format!("Stopped: I was going to {d}."),
             None => "Stopped.".to_owned(),
         };
+        s.push_str(match cut {
+            Some(gatecrew_world::Action::MoveTo { .. }) => " I stop walking where I am.",
+            Some(gatecrew_world::Action::Place { .. }) => " The block I was placing is not placed.",
+            Some(_) => " What I was doing is left undone.",
+            None => "",
+        });
         let mut probe = self.plan.clone();
         probe.resume();
         s.push_str(&match probe.next_leaf() {

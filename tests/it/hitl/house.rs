@@ -85,7 +85,7 @@ fn a_stop_in_any_phrasing_halts_within_the_tick_and_says_how_to_resume() {
         assert!(stop.2.starts_with("Stopped: I was going to place"), "{stop:?}");
         assert!(stop.2.contains("say \"go on\" and I will place"), "{stop:?}");
         // No action of bot0 starts after the stop until the resume; the one in flight
-        // (world actions are atomic) completes.
+        // is cut at the stop (see `halt.rs`).
         let started_while_stopped = ev
             .iter()
             .filter_map(|e| match &e.kind {
