@@ -106,7 +106,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
     pub fn plan_goal(&mut self, plan: &mut Plan, goal: &Goal) -> StepId {
         let _span = tracing::debug_span!("plan_goal").entered();
         match *goal {
-            Goal::Obtain { item, count } => self.obtain(plan, item, count),
+            Goal::Obtain { item, count } => self.obtain(plan, item, count.get()),
             Goal::Fetch { item, from } => {
                 self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(from) }), goal.describe(self.data))
             }

@@ -200,10 +200,11 @@ pub fn prepare(
                     .cloned()
                     .ok_or_else(|| format!("no built-in plan `{n}` (built-in: {})", BUILTIN.join(", "))),
                 PlanRef::Goal(g) => match read_goal(g, vocab) {
-                    Some(Goal::Obtain { item, count }) => {
+                    Some(Ok(Goal::Obtain { item, count })) => {
                         let name = data.item_name(item).to_owned();
-                        Ok(build_plan(data, vocab, &[(name.as_str(), count)], 2, false))
+                        Ok(build_plan(data, vocab, &[(name.as_str(), count.get())], 2, false))
                     }
+                    Some(Err(bad)) => Err(format!("`{g}`: {bad}")),
                     _ => Err(format!(
                         "`{g}` is neither a built-in plan ({}) nor a goal naming an item",
                         BUILTIN.join(", ")
@@ -322,7 +323,7 @@ pub fn score(plan: &Plan, u: &Labelled, got: &Intent, vocab: &Vocabulary, data: 
             if let Some(g) = &u.goal {
                 let want = parse_goal(data, g);
                 let words_ = got.node.clone().unwrap_or_else(|| u.text.clone());
-                let mut goal = read_goal(&words_, vocab);
+                let mut goal = read_goal(&words_, vocab).and_then(Result::ok);
                 if let (Some(Goal::Obtain { item, .. }), Some((from, _))) = (goal, coords(&words(&u.text))) {
                     goal = Some(Goal::Fetch { item, from });
                 }

@@ -9,7 +9,7 @@ use gatecrew_world::ContainerKind;
 
 use super::{Partner, Question};
 use crate::classify::{Classified, Context};
-use crate::goal::{Goal, read_goal};
+use crate::goal::{BadCount, Goal, read_goal};
 use crate::intent::{Intent, IntentType};
 use crate::knowledge::Told;
 use crate::memory::{Fact, Provenance};
@@ -114,7 +114,8 @@ impl Partner {
                     self.note_intent(c, &intent, None, &[]);
                     // Not in the plan: a goal to add and work on now.
                     match read_goal(words, &self.vocab) {
-                        Some(goal @ Goal::Obtain { .. }) => {
+                        Some(Err(bad)) => self.bad_count(&bad, "switch"),
+                        Some(Ok(goal @ Goal::Obtain { .. })) => {
                             let root = self.plan.root();
                             let n = self.add_goal(goal, root, text, false);
                             let _ = self.plan.switch_to(n);
@@ -172,7 +173,8 @@ impl Partner {
                     .and_then(|w| read_goal(w, &self.vocab))
                     .or_else(|| read_goal(text, &self.vocab));
                 match goal {
-                    Some(goal) => self.new_task(goal),
+                    Some(Ok(goal)) => self.new_task(goal),
+                    Some(Err(bad)) => self.bad_count(&bad, "new_task"),
                     None => {
                         let p = self.plan.preview();
                         self.say("answer", format!("I did not understand the new task. {p}"));
@@ -226,8 +228,11 @@ impl Partner {
                 // The answer chose the parent of an add.
                 let goal = intent.node.as_deref().and_then(|w| read_goal(w, &self.vocab));
                 match goal {
-                    Some(g) => {
+                    Some(Ok(g)) => {
                         self.add_goal(g, n, intent.node.as_deref().unwrap_or_default(), true);
+                    }
+                    Some(Err(bad)) => {
+                        self.bad_count(&bad, "add");
                     }
                     None => self.say("answer", "I did not catch what to add.".into()),
                 }
@@ -300,7 +305,7 @@ impl Partner {
         let node_words = intent.node.clone().unwrap_or_else(|| text.to_owned());
         // "Add the windows back": a part of the build left out before.
         if crate::parts::mentions_part(&node_words)
-            && matches!(read_goal(&node_words, &self.vocab), None | Some(Goal::Build))
+            && matches!(read_goal(&node_words, &self.vocab), None | Some(Ok(Goal::Build)))
         {
             if let Some(op) = self.add_part_back(&node_words) {
                 self.note_intent(c, intent, None, &[]);
@@ -309,10 +314,17 @@ impl Partner {
         }
         let ws = words(text);
         let goal = read_goal(&node_words, &self.vocab);
-        // The model may leave the coordinates out of its node words.
+        // The model may leave the coordinates out of its node words; a place to take an
+        // item from has no count.
         let goal = match (goal, coords(&ws)) {
-            (Some(Goal::Obtain { item, .. }), Some((from, _))) => Some(Goal::Fetch { item, from }),
-            (g, _) => g,
+            (Some(Ok(Goal::Obtain { item, .. }) | Err(BadCount { item, .. })), Some((from, _))) => {
+                Some(Goal::Fetch { item, from })
+            }
+            (Some(Err(bad)), None) => {
+                self.note_intent(c, intent, None, &[]);
+                return self.bad_count(&bad, "add");
+            }
+            (g, _) => g.and_then(Result::ok),
         };
         let parent = intent.parent.as_deref().map(|p| resolve(&self.plan, p, &self.vocab, &self.data));
         match goal {
@@ -377,6 +389,16 @@ impl Partner {
                 "add"
             }
         }
+    }
+
+    /// A goal whose count no bot can carry: the plan is left as it is and the person
+    /// is told the bounds.
+    pub(super) fn bad_count(&mut self, bad: &BadCount, op: &'static str) -> &'static str {
+        metrics::counter!("gatecrew_hitl_bad_counts_total").increment(1);
+        let p = self.plan.preview();
+        let reply = bad.reply(&self.data);
+        self.say("answer", format!("{reply} {p}"));
+        op
     }
 
     /// Plans a goal and attaches it under `parent`; says what happens now.
