@@ -11,6 +11,7 @@
 mod apply;
 mod build;
 mod chat;
+mod materials;
 
 use std::sync::Arc;
 
@@ -106,6 +107,8 @@ pub struct Partner {
     own_action: Option<gatecrew_world::Action>,
     /// A stop asks the driver to cancel the action in flight.
     halt: bool,
+    /// A build planned whose missing blocks are planned at the next wake-up.
+    materials_due: Option<StepId>,
     dirty: bool,
     events: Vec<EventKind>,
     said: Vec<String>,
@@ -168,6 +171,7 @@ impl Partner {
             busy: false,
             own_action: None,
             halt: false,
+            materials_due: None,
             dirty: false,
             events: Vec::new(),
             said: Vec::new(),
@@ -379,6 +383,9 @@ impl Partner {
             // The core's own action is still in flight (it started before a switch).
             self.busy = true;
             return out;
+        }
+        if let Some(build) = self.materials_due.take() {
+            self.plan_materials(build);
         }
         let (next, ev) = {
             let b = Body {
