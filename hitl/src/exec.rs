@@ -13,11 +13,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use gatecrew_protocol::{ItemId, Pos};
-use gatecrew_world::{Action, Blueprint, GameData, Inventory, Outcome, reach_distance};
+use gatecrew_world::{Action, Blueprint, GameData, Inventory, Outcome};
 
 use crate::knowledge::Knowledge;
-use crate::plan::{Group, Kind, Leaf, Plan, State, StepId};
-use crate::validate::{Seen, Snapshot, Verdict, items_of, judge};
+use crate::plan::{Kind, Leaf, Plan, State, StepId};
+use crate::validate::{Seen, Snapshot, Verdict, judge};
 
 mod leaf;
 mod need;

@@ -18,18 +18,18 @@ mod step;
 
 use std::sync::Arc;
 
-use gatecrew_crew::agent::{AgentCore, Intent as CoreIntent, Physics, StepInput, StepOutput};
-use gatecrew_protocol::trace::{EventKind, MemoryNote, PlanNote, SayNote, ValidatorNote};
+use gatecrew_crew::agent::{AgentCore, Physics};
+use gatecrew_protocol::trace::{EventKind, PlanNote, SayNote};
 use gatecrew_protocol::{AgentId, Pos, Tick};
 use gatecrew_world::{Blueprint, GameData, Inventory};
 
 use crate::classify::Classify;
-use crate::exec::{Body, ExecEvent, Executor, Next};
-use crate::knowledge::{Knowledge, Told};
-use crate::memory::{Fact, Origin, PlanLog, Provenance, Store, summarise};
+use crate::exec::Executor;
+use crate::knowledge::Knowledge;
+use crate::memory::{PlanLog, Store};
 use crate::merge::Merger;
 use crate::plan::ops::Update;
-use crate::plan::{Kind, Leaf, Plan, StepId};
+use crate::plan::{Plan, StepId};
 use crate::recipe::PlannerConfig;
 use crate::words::Vocabulary;
 

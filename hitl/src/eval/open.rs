@@ -21,12 +21,10 @@
 //! its node names nothing in the plan) is counted and listed, never dropped.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use gatecrew_world::GameData;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
 use super::{build_plan, parse_goal, plans, question_text};
 use crate::classify::{Classify, Context};
@@ -38,7 +36,7 @@ use crate::words::{Vocabulary, coords, words};
 
 mod load;
 
-pub use load::{Labelled, PlanRef, load};
+pub use load::{BUILTIN, Labelled, PlanRef, load};
 
 /// Builds every plan the set refers to, once each: built-in plans, goals, and files
 /// (through `load_file`, which turns a blueprint, crew config or task file into a

@@ -4,7 +4,7 @@
 //! can carry.
 
 use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::MemoryNote;
+use gatecrew_protocol::trace::{EventKind, MemoryNote};
 use gatecrew_world::ContainerKind;
 
 use super::{Partner, Question};
@@ -13,6 +13,7 @@ use crate::goal::{BadCount, Goal, read_goal};
 use crate::intent::{Intent, IntentType};
 use crate::knowledge::Told;
 use crate::memory::{Fact, Provenance};
+use crate::plan::ops::Update;
 use crate::plan::repair::repair;
 use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
 use crate::resolve::{Resolution, resolve};
@@ -169,7 +170,7 @@ impl Partner {
         self.events.push(EventKind::Memory(MemoryNote {
             agent: self.cfg.agent,
             op: "write".into(),
-            text: super::fact_text(&fact),
+            text: super::recall::fact_text(&fact),
             provenance: Provenance::Told.as_str().into(),
         }));
         let parent = parent.filter(|p| self.plan.step(*p).kind.is_or()).or_else(|| {

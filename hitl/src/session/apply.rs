@@ -3,22 +3,18 @@
 
 use std::time::Instant;
 
-use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote, MemoryNote};
-use gatecrew_world::ContainerKind;
+use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote};
 
 use super::{Partner, Question};
 use crate::classify::{Classified, Context};
-use crate::goal::{BadCount, Goal, read_goal};
+use crate::goal::{Goal, read_goal};
 use crate::intent::{Intent, IntentType};
-use crate::knowledge::Told;
-use crate::memory::{Fact, Provenance};
 use crate::merge::Batch;
 use crate::plan::ops::Update;
 use crate::plan::repair::repair;
-use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
+use crate::plan::StepId;
 use crate::resolve::{Resolution, choose, resolve};
-use crate::words::{coords, item_words, words};
+use crate::words::{coords, words};
 
 impl Partner {
     pub(super) fn handle(&mut self, batch: &Batch) {

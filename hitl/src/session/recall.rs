@@ -81,7 +81,7 @@ impl Partner {
     }
 }
 
-fn fact_text(f: &Fact) -> String {
+pub(super) fn fact_text(f: &Fact) -> String {
     match f.pos {
         Some((x, y, z)) => {
             format!("{} {} at ({x}, {y}, {z}){}", f.kind, f.item, f.count.map(|c| format!(" x{c}")).unwrap_or_default())
