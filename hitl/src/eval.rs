@@ -19,7 +19,7 @@ use gatecrew_protocol::{Count, ItemId, Pos};
 use gatecrew_world::cost::Knowledge as Know;
 use gatecrew_world::{BlockId, GameData, Rules, TickCosts};
 
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::plan::repair::repair;
 use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
 use crate::recipe::{PlannerConfig, RecipePlanner};
@@ -170,7 +170,7 @@ pub fn parse_goal(data: &GameData, s: &str) -> Option<Goal> {
     }
     let (name, rest) = s.split_once(' ').unwrap_or((s, ""));
     let Ok(item) = data.item(name) else {
-        return Vocabulary::new(data).ok().and_then(|v| read_goal(s, &v)).and_then(Result::ok);
+        return Vocabulary::new(data).ok().and_then(|v| read_goal_checked(s, &v)).and_then(Result::ok);
     };
     if let Some(n) = rest.strip_prefix('x') {
         return Some(Goal::Obtain { item, count: Count::new(n.parse().ok()?).ok()? });

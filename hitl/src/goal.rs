@@ -81,7 +81,7 @@ const BUILD_WORDS: [&str; 7] = ["build", "building", "house", "blueprint", "cons
 /// Reads a goal from words: an item (and a count, default 1), with a position it is a
 /// place to fetch from; building words without an item are the crew's build. `None`:
 /// no goal in the words; `Some(Err)`: an item with a count out of bounds.
-pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<ReadGoal> {
+pub fn read_goal_checked(text: &str, vocab: &Vocabulary) -> Option<ReadGoal> {
     let ws = words(text);
     let at = coords(&ws);
     let skip = at.as_ref().map(|(_, r)| r.clone());
@@ -102,9 +102,9 @@ pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<ReadGoal> {
     }
 }
 
-/// Reads a goal, taking a bad count as no goal (for the places that only look).
-pub fn goal_in(text: &str, vocab: &Vocabulary) -> Option<Goal> {
-    read_goal(text, vocab).and_then(Result::ok)
+/// Reads a goal, a bad count being no goal (see [`read_goal_checked`] for the answer).
+pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<Goal> {
+    read_goal_checked(text, vocab).and_then(Result::ok)
 }
 
 #[cfg(test)]

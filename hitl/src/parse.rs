@@ -13,7 +13,7 @@ mod question;
 use lexicon::{FILLERS, STOPS, NEW_TASK, RESUME, SWITCH_LEADS, SWITCH_TAILS, DELETE_LEADS, ADD_LEADS, ADD_TAILS, TASK_LEADS, NEGATIONS, POSITIVE_VERBS};
 pub use question::is_question;
 
-use crate::goal::read_goal;
+use crate::goal::read_goal_checked;
 use crate::intent::{Intent, IntentType};
 use crate::stop::{Halt, halt};
 use crate::words::{Vocabulary, coords, words};
@@ -125,7 +125,7 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);
-    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
+    let has_goal = |w: &[String]| read_goal_checked(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
     if ws.is_empty() || all.iter().all(|w| FILLERS.contains(&w.as_str())) {
         return Intent::bare(IntentType::Chat);
     }

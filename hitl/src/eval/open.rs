@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use super::{build_plan, parse_goal, plans, question_text};
 use crate::classify::{Classify, Context};
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
 use crate::plan::{Plan, StepId};
 use crate::resolve::{Resolution, choose, leaves_of, resolve};
@@ -57,7 +57,7 @@ pub fn prepare(
                     .get(n.as_str())
                     .cloned()
                     .ok_or_else(|| format!("no built-in plan `{n}` (built-in: {})", BUILTIN.join(", "))),
-                PlanRef::Goal(g) => match read_goal(g, vocab) {
+                PlanRef::Goal(g) => match read_goal_checked(g, vocab) {
                     Some(Ok(Goal::Obtain { item, count })) => {
                         let name = data.item_name(item).to_owned();
                         Ok(build_plan(data, vocab, &[(name.as_str(), count.get())], 2, false))
@@ -181,7 +181,7 @@ pub fn score(plan: &Plan, u: &Labelled, got: &Intent, vocab: &Vocabulary, data: 
             if let Some(g) = &u.goal {
                 let want = parse_goal(data, g);
                 let words_ = got.node.clone().unwrap_or_else(|| u.text.clone());
-                let mut goal = read_goal(&words_, vocab).and_then(Result::ok);
+                let mut goal = read_goal_checked(&words_, vocab).and_then(Result::ok);
                 if let (Some(Goal::Obtain { item, .. }), Some((from, _))) = (goal, coords(&words(&u.text))) {
                     goal = Some(Goal::Fetch { item, from });
                 }

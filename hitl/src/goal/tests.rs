@@ -15,7 +15,7 @@ fn data() -> GameData {
 fn read(text: &str) -> (GameData, Option<ReadGoal>) {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
-    let g = read_goal(text, &v);
+    let g = read_goal_checked(text, &v);
     (d, g)
 }
 

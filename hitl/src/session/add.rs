@@ -9,7 +9,7 @@ use gatecrew_world::ContainerKind;
 
 use super::{Partner, Question};
 use crate::classify::Classified;
-use crate::goal::{BadCount, Goal, read_goal};
+use crate::goal::{BadCount, Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
 use crate::knowledge::Told;
 use crate::memory::{Fact, Provenance};
@@ -24,7 +24,7 @@ impl Partner {
         let node_words = intent.node.clone().unwrap_or_else(|| text.to_owned());
         // "Add the windows back": a part of the build left out before.
         if crate::parts::mentions_part(&node_words)
-            && matches!(read_goal(&node_words, &self.vocab), None | Some(Ok(Goal::Build)))
+            && matches!(read_goal_checked(&node_words, &self.vocab), None | Some(Ok(Goal::Build)))
         {
             if let Some(op) = self.add_part_back(&node_words) {
                 self.note_intent(c, intent, None, &[]);
@@ -32,7 +32,7 @@ impl Partner {
             }
         }
         let ws = words(text);
-        let goal = read_goal(&node_words, &self.vocab);
+        let goal = read_goal_checked(&node_words, &self.vocab);
         // The model may leave the coordinates out of its node words; a place to take an
         // item from has no count.
         let goal = match (goal, coords(&ws)) {

@@ -7,7 +7,7 @@ use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote};
 
 use super::{Partner, Question};
 use crate::classify::{Classified, Context};
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
 use crate::merge::Batch;
 use crate::plan::ops::Update;
@@ -109,7 +109,7 @@ impl Partner {
                     }
                     self.note_intent(c, &intent, None, &[]);
                     // Not in the plan: a goal to add and work on now.
-                    match read_goal(words, &self.vocab) {
+                    match read_goal_checked(words, &self.vocab) {
                         Some(Err(bad)) => self.bad_count(&bad, "switch"),
                         Some(Ok(goal @ Goal::Obtain { .. })) => {
                             let root = self.plan.root();
@@ -166,8 +166,8 @@ impl Partner {
                 let goal = intent
                     .node
                     .as_deref()
-                    .and_then(|w| read_goal(w, &self.vocab))
-                    .or_else(|| read_goal(text, &self.vocab));
+                    .and_then(|w| read_goal_checked(w, &self.vocab))
+                    .or_else(|| read_goal_checked(text, &self.vocab));
                 match goal {
                     Some(Ok(goal)) => self.new_task(goal),
                     Some(Err(bad)) => self.bad_count(&bad, "new_task"),
@@ -222,7 +222,7 @@ impl Partner {
             }
             IntentType::Add => {
                 // The answer chose the parent of an add.
-                let goal = intent.node.as_deref().and_then(|w| read_goal(w, &self.vocab));
+                let goal = intent.node.as_deref().and_then(|w| read_goal_checked(w, &self.vocab));
                 match goal {
                     Some(Ok(g)) => {
                         self.add_goal(g, n, intent.node.as_deref().unwrap_or_default(), true);
