@@ -126,7 +126,10 @@ pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent 
             if intent.kind == IntentType::Switch
                 && intent.node.as_deref().is_some_and(|w| {
                     resolve(ctx.plan, w, ctx.vocab, ctx.data) == Resolution::None
-                        && matches!(read_goal_checked(w, ctx.vocab), Some(Ok(crate::goal::Goal::Obtain { .. }) | Err(_)))
+                        && matches!(
+                            read_goal_checked(w, ctx.vocab),
+                            Some(Ok(crate::goal::Goal::Obtain { .. }) | Err(_))
+                        )
                 }) =>
         {
             Intent { kind: IntentType::NewTask, ..intent }
@@ -135,7 +138,8 @@ pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent 
             let usable = match intent.kind {
                 IntentType::Chat | IntentType::Answer | IntentType::Stop => false,
                 IntentType::Switch | IntentType::Delete => intent.node.as_deref().is_some_and(|w| {
-                    resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None || read_goal_checked(w, ctx.vocab).is_some()
+                    resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None
+                        || read_goal_checked(w, ctx.vocab).is_some()
                 }),
                 IntentType::Add | IntentType::NewTask => true,
             };

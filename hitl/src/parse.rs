@@ -10,7 +10,10 @@ mod lexicon;
 mod parts;
 mod question;
 
-use lexicon::{FILLERS, STOPS, NEW_TASK, RESUME, SWITCH_LEADS, SWITCH_TAILS, DELETE_LEADS, ADD_LEADS, ADD_TAILS, TASK_LEADS, NEGATIONS, POSITIVE_VERBS};
+use lexicon::{
+    ADD_LEADS, ADD_TAILS, DELETE_LEADS, FILLERS, NEGATIONS, NEW_TASK, POSITIVE_VERBS, RESUME, STOPS, SWITCH_LEADS,
+    SWITCH_TAILS, TASK_LEADS,
+};
 pub use question::is_question;
 
 use crate::goal::read_goal_checked;

@@ -316,5 +316,4 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         }
         or
     }
-
 }

@@ -10,9 +10,9 @@ use crate::classify::{Classified, Context};
 use crate::goal::{Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
 use crate::merge::Batch;
+use crate::plan::StepId;
 use crate::plan::ops::Update;
 use crate::plan::repair::repair;
-use crate::plan::StepId;
 use crate::resolve::{Resolution, choose, resolve};
 use crate::words::{coords, words};
 

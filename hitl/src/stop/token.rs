@@ -11,7 +11,8 @@ pub(super) enum Tok {
 }
 
 /// Quote characters that open and close a quoted span.
-pub(super) const QUOTES: &[(char, char)] = &[('"', '"'), ('\u{201c}', '\u{201d}'), ('`', '`'), ('\u{ab}', '\u{bb}'), ('\'', '\'')];
+pub(super) const QUOTES: &[(char, char)] =
+    &[('"', '"'), ('\u{201c}', '\u{201d}'), ('`', '`'), ('\u{ab}', '\u{bb}'), ('\'', '\'')];
 
 /// Replaces quoted spans by the word `quoted`. A `'` counts as a quote only at a word
 /// boundary ("'stop'"), not inside a word ("don't").

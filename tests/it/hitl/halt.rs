@@ -97,19 +97,24 @@ fn pos_at(at: &[(u64, Pos)], t: u64) -> Pos {
 fn a_stop_during_a_walk_cuts_it_within_the_tick_and_go_on_finishes_the_house() {
     let (quiet, quiet_at) = session(&[]);
     assert_eq!(placed(&quiet.events).len(), 95, "the house is built without a stop");
-    // A long walk well into the build, stopped half way.
-    let (end, ticks, ..) = walks(&quiet.events)
-        .into_iter()
-        .filter(|(t, n, ok, _)| *ok && *n >= 6 && t.saturating_sub(*n) > 100)
-        .nth(1)
-        .expect("a long walk in the build");
+    // The first walk of two blocks or more (10 ticks: from the start towards the site,
+    // on open ground), stopped one tick before it would arrive: every step but the
+    // last is walked. (A walk cut while crossing cells still to be built ends on the
+    // last cell it may stand on, which can be where it started.)
+    let all = walks(&quiet.events);
+    let (end, ticks, ..) = all
+        .iter()
+        .find(|(_, n, ok, _)| *ok && *n >= 10)
+        .cloned()
+        .unwrap_or_else(|| panic!("a walk of 10 ticks or more: {all:?}"));
     let start = end - ticks;
-    let stop = start + ticks / 2;
+    let stop = end - 1;
     let resume = stop + 150;
     let walk_end = pos_at(&quiet_at, end);
     let walk_start = pos_at(&quiet_at, start);
 
-    let (ev, at) = session(&[(stop, "STOP"), (resume, "go on")]);
+    // A question on the next tick makes the clock stop there (it changes nothing).
+    let (ev, at) = session(&[(stop, "STOP"), (stop + 1, "where are you?"), (resume, "go on")]);
     let e = &ev.events;
     // Until the stop both runs are the same.
     let before = |v: &[Event]| v.iter().filter(|x| x.t < stop).cloned().collect::<Vec<_>>();
@@ -120,14 +125,17 @@ fn a_stop_during_a_walk_cuts_it_within_the_tick_and_go_on_finishes_the_house() {
     // Where it stands after the stop's round: part of the way, not at the walk's end.
     let here = pos_at(&at, stop);
     assert_ne!(here, walk_end, "the walk went on to its end");
-    assert_ne!(here, walk_start, "half a walk of {ticks} ticks moves the bot");
+    assert_ne!(here, walk_start, "{} of {ticks} ticks walked move the bot", ticks - 1);
     // It stays there on every round until "go on", and nothing is placed meanwhile.
     let rounds: Vec<_> = at.iter().filter(|(t, _)| *t > stop && *t < resume).collect();
-    assert!(!rounds.is_empty(), "the clock runs while the bot is stopped");
+    assert_eq!(rounds.first().map(|(t, _)| *t), Some(stop + 1), "a round on the next tick");
     assert!(rounds.iter().all(|(_, p)| *p == here), "moved while stopped: {rounds:?}");
     assert!(placed(e).iter().all(|t| *t <= start || *t > resume), "placed while stopped: {:?}", placed(e));
     let line = ev.said.iter().find(|(t, _)| *t == stop).expect("the bot answers the stop");
-    assert!(line.1.starts_with("Stopped: I was going to place") && line.1.contains("I stop walking where I am"), "{line:?}");
+    assert!(
+        line.1.starts_with("Stopped: I was going to place") && line.1.contains("I stop walking where I am"),
+        "{line:?}"
+    );
     assert!(line.1.contains("say \"go on\" and I will place"), "{line:?}");
     // "go on" re-plans from where it stands: its next walk starts there, and the house
     // is finished.
