@@ -2,7 +2,7 @@
 //! executor that works it, what the bot knows, the merge buffer, the open clarifying
 //! question and the task memory, and it shares one body with the bot's crew agent
 //! core: while the crew-share goal is active the core works as usual; otherwise the
-//! core only takes in news ([`AgentCore::step_held`]) and the executor acts.
+//! core only takes in news ([`gatecrew_crew::agent::AgentCore::step_held`]) and the executor acts.
 //!
 //! Everything is keyed to episode ticks: a scripted session is as deterministic as
 //! any episode. Trace events and the bot's lines accumulate here and are drained by
@@ -14,11 +14,12 @@ mod build;
 mod chat;
 mod materials;
 mod recall;
+mod share;
 mod step;
 
 use std::sync::Arc;
 
-use gatecrew_crew::agent::{AgentCore, Physics};
+use gatecrew_crew::agent::Physics;
 use gatecrew_protocol::trace::{EventKind, PlanNote, SayNote};
 use gatecrew_protocol::{AgentId, Pos, Tick};
 use gatecrew_world::{Blueprint, GameData, Inventory};
@@ -32,6 +33,7 @@ use crate::plan::ops::Update;
 use crate::plan::{Plan, StepId};
 use crate::recipe::PlannerConfig;
 use crate::words::Vocabulary;
+use share::{share_cells, share_of};
 
 /// How the partner is set up.
 #[derive(Debug, Clone)]
@@ -317,26 +319,4 @@ impl Partner {
             crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
         planner.plan_goal(&mut self.plan, goal)
     }
-}
-
-/// The blueprint cells of the core's share.
-fn share_cells(core: &AgentCore) -> std::collections::BTreeSet<usize> {
-    let plan = core.plan();
-    let Some(root) = plan.agent_root(core.id()) else { return Default::default() };
-    plan.children(root)
-        .into_iter()
-        .filter_map(|n| match plan.node(n).kind {
-            gatecrew_crew::plan::NodeKind::Task(gatecrew_crew::plan::Task::Place { cell, .. }) => Some(cell as usize),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Blocks of the core's share it has seen in place, and the share's size.
-fn share_of(core: &AgentCore) -> (u32, u32) {
-    let plan = core.plan();
-    let Some(root) = plan.agent_root(core.id()) else { return (0, 0) };
-    let kids = plan.children(root);
-    let done = kids.iter().filter(|n| plan.node(**n).state == gatecrew_crew::plan::NodeState::Done).count();
-    (done as u32, kids.len() as u32)
 }

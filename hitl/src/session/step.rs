@@ -5,7 +5,8 @@
 use gatecrew_crew::agent::{AgentCore, Intent as CoreIntent, StepInput, StepOutput};
 use gatecrew_protocol::trace::{EventKind, ValidatorNote};
 
-use super::{Partner, share_of};
+use super::Partner;
+use super::share::share_of;
 use crate::exec::{Body, ExecEvent, Executor, Next};
 use crate::plan::{Kind, Leaf, Plan};
 
