@@ -172,6 +172,26 @@ impl Episode {
         self.push(kind);
     }
 
+    /// Cancels `agent`'s action in flight in the simulator (a person told the bot to
+    /// stop): a walk ends where the bot has got to, anything else is not done
+    /// ([`World::interrupt`]). The action is recorded with its ticks so far and the
+    /// `interrupted` reason, and the agent wakes now with that outcome. `false` when
+    /// nothing is in flight here (an action on a real server runs to its end).
+    pub fn interrupt(&mut self, agent: AgentId) -> bool {
+        let now = self.tick;
+        let Some(s) = self.slots.get_mut(agent.index()) else { return false };
+        let Some((end, pending)) = s.pending.take() else { return false };
+        // Reading costs may have pushed the end back: those ticks were not walked.
+        let elapsed = pending.ticks.saturating_sub(end.0.saturating_sub(now.0));
+        s.ready = None;
+        let outcome = self.world.interrupt(agent, pending, elapsed);
+        self.record_action(agent, &outcome);
+        let s = &mut self.slots[agent.index()];
+        s.outcome = Some(outcome);
+        s.wake = true;
+        true
+    }
+
     /// Whether `agent` has an action in flight.
     pub fn acting(&self, agent: AgentId) -> bool {
         self.slots.get(agent.index()).is_some_and(|s| !idle(s))
