@@ -126,7 +126,8 @@ fn plan_ref(v: &Value, dir: &Path) -> Result<PlanRef, String> {
 /// Reads a JSON Lines file of labelled lines; an error names the file, the line and
 /// the key. Blank lines and lines starting with `#` or `//` are skipped.
 pub fn load(path: &Path) -> Result<Vec<Labelled>, String> {
-    let text = gatecrew_protocol::limits::read_text_file(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text =
+        gatecrew_protocol::limits::read_text_file(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out = Vec::new();
     for (i, l) in text.lines().enumerate() {
