@@ -50,12 +50,13 @@ fn updates(c: &mut Criterion) {
                 criterion::BatchSize::SmallInput,
             )
         });
+        let four = gatecrew_protocol::Count::new(4).expect("4 is a count");
         g.bench_function("add", |b| {
             b.iter_batched(
                 || plan.clone(),
                 |mut p| {
                     let mut pl = RecipePlanner::new(&data, &vocab, &k, PlannerConfig::default(), Origin::Person);
-                    let sub = pl.plan_goal(&mut p, &Goal::Obtain { item: stick, count: 4 });
+                    let sub = pl.plan_goal(&mut p, &Goal::Obtain { item: stick, count: four });
                     if let Some(or) = or {
                         let _ = p.attach(or, sub, pl.added(), false);
                     }

@@ -19,7 +19,7 @@ fn suite(c: &mut Criterion) {
     let setups: Vec<Setup> = manifest
         .episode
         .iter()
-        .filter(|e| e.split != "standard")
+        .filter(|e| e.split != gatecrew_protocol::trace::Split::Standard)
         .map(|e| Setup::load_with_data(&dir.join(&e.file), &Overrides::default(), data.clone()).expect("episode loads"))
         .collect();
     assert_eq!(setups.len(), 200);

@@ -181,31 +181,151 @@ async function moveTo (entry, req) {
 
 const SUPPORT_FACES = [[0, -1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, 1, 0]]
 
+// Reach as the embedded world measures it (world/src/grid.rs `reach_distance`): from the
+// eyes, 1.62 above the centre of the feet cell, to the nearest point of the block, at
+// most 4.5 (survival). The same rule on both sides, so that an action the mirror prices
+// as in reach is one the bridge tries.
+const REACH = 4.5
+const EYE_HEIGHT = 1.62
+
+function reachDistance (feet, target) {
+  const eye = [feet.x + 0.5, feet.y + EYE_HEIGHT, feet.z + 0.5]
+  const axis = (e, lo) => (e < lo ? lo - e : e > lo + 1 ? e - lo - 1 : 0)
+  const d = [axis(eye[0], target.x), axis(eye[1], target.y), axis(eye[2], target.z)]
+  return Math.hypot(d[0], d[1], d[2])
+}
+
+function feetOf (bot) {
+  const p = bot.entity.position
+  return new Vec3(Math.floor(p.x), Math.floor(p.y + 1e-6), Math.floor(p.z))
+}
+
+function inReach (bot, target) {
+  return reachDistance(feetOf(bot), target) <= REACH + 1e-9
+}
+
+const solid = (b) => !!b && b.boundingBox === 'block'
+const empty = (b) => !b || b.boundingBox === 'empty'
+
+// Blocks that fill two cells (doors, tall plants): a `half` state of upper/lower.
+function isTall (bot, item) {
+  const block = bot.registry.blocksByName[item]
+  const half = block && block.states && block.states.find((s) => s.name === 'half')
+  return !!half && Array.isArray(half.values) && half.values.includes('upper') && half.values.includes('lower')
+}
+
+// Whether the bot's body (0.6 wide, 1.8 tall) overlaps a cell.
+function bodyOverlaps (bot, cell) {
+  const p = bot.entity.position
+  const w = (bot.entity.width ?? 0.6) / 2
+  const h = bot.entity.height ?? 1.8
+  return p.x + w > cell.x && p.x - w < cell.x + 1 &&
+    p.z + w > cell.z && p.z - w < cell.z + 1 &&
+    p.y + h > cell.y && p.y < cell.y + 1
+}
+
+// Steps the bot to the middle of its feet cell (a few ticks of walking), so that its
+// body stays in its own column: a jump-place lands on the new block, and a block placed
+// beside it does not overlap it.
+async function centre (bot, ms = 1500) {
+  const end = Date.now() + ms
+  const cell = feetOf(bot)
+  const mid = new Vec3(cell.x + 0.5, bot.entity.position.y, cell.z + 0.5)
+  try {
+    while (Date.now() < end) {
+      const p = bot.entity.position
+      const dx = mid.x - p.x
+      const dz = mid.z - p.z
+      if (Math.abs(dx) < 0.2 && Math.abs(dz) < 0.2) break
+      await bot.lookAt(new Vec3(mid.x, p.y + (bot.entity.height ?? 1.8) * 0.9, mid.z), true)
+      bot.setControlState('forward', true)
+      bot.setControlState('sneak', true) // never walks off an edge
+      await sleep(50)
+      bot.setControlState('forward', false)
+      await sleep(50)
+    }
+  } finally {
+    bot.setControlState('forward', false)
+    bot.setControlState('sneak', false)
+  }
+}
+
+// Waits until the bot stands on something (after a jump or a fall), at most `ms`.
+async function landed (bot, ms = 3000) {
+  const end = Date.now() + ms
+  await sleep(100)
+  while (!bot.entity.onGround && Date.now() < end) await sleep(25)
+  await sleep(100) // the last position packet
+}
+
+// Pillaring as a player does it: jump, and at the top of the jump place a block into
+// the cell the feet just left, against the top of the block below; land on it.
+async function jumpPlace (entry, target, held) {
+  const { bot } = entry
+  const below = bot.blockAt(target.offset(0, -1, 0))
+  if (!solid(below)) throw new BridgeError('no_support', `nothing under ${target} to jump from`, snapshot(bot))
+  const head = bot.blockAt(target.offset(0, 2, 0))
+  if (!empty(head)) throw new BridgeError('occupied', `no room to jump: ${target.offset(0, 2, 0)} holds ${head.name}`, snapshot(bot))
+  await bot.equip(held, 'hand')
+  await centre(bot)
+  await bot.lookAt(target.offset(0.5, 0, 0.5), true)
+  bot.setControlState('jump', true)
+  try {
+    // The server refuses a block in the cell its copy of the player stands in: wait
+    // until the feet are clear of it, plus a tick for the position packet.
+    const up = await until(() => bot.entity.position.y >= target.y + 1.0, 1500)
+    if (!up) throw new BridgeError('refused', `the jump from ${target} did not clear the cell`, snapshot(bot))
+    await sleep(50)
+    bot.setControlState('jump', false)
+    await bot.placeBlock(below, new Vec3(0, 1, 0))
+  } catch (e) {
+    if (e instanceof BridgeError) throw e
+    console.error(`[bridge] ${entry.name} jump-place: ${e.message}`)
+  } finally {
+    bot.setControlState('jump', false)
+  }
+  await landed(bot)
+}
+
 async function placeBlock (entry, req) {
   const { bot } = entry
   const target = vec(req)
   const item = itemName(req)
   const here = bot.blockAt(target)
-  if (here && here.boundingBox !== 'empty') throw new BridgeError('occupied', `${target} holds ${here.name}`, snapshot(bot))
-  const feet = bot.entity.position.floored()
-  if (feet.equals(target) || feet.offset(0, 1, 0).equals(target)) throw new BridgeError('occupied', `the bot stands in ${target}`, snapshot(bot))
-  const eyes = bot.entity.position.offset(0, bot.entity.height ?? 1.62, 0)
-  if (eyes.distanceTo(target.offset(0.5, 0.5, 0.5)) > 5.0) throw new BridgeError('out_of_reach', `${target} is out of reach`, snapshot(bot))
+  if (!empty(here)) throw new BridgeError('occupied', `${target} holds ${here.name}`, snapshot(bot))
+  const tall = isTall(bot, item)
+  const feet = feetOf(bot)
+  const pillar = feet.equals(target) && !tall
+  if (!pillar && (feet.equals(target) || feet.offset(0, 1, 0).equals(target) || (tall && feet.equals(target.offset(0, 1, 0))))) {
+    throw new BridgeError('occupied', `the bot stands in ${target}`, snapshot(bot))
+  }
+  if (tall) {
+    const top = bot.blockAt(target.offset(0, 1, 0))
+    if (!empty(top)) throw new BridgeError('occupied', `${target.offset(0, 1, 0)} holds ${top.name}`, snapshot(bot))
+  }
+  if (!inReach(bot, target)) throw new BridgeError('out_of_reach', `${target} is out of reach (${reachDistance(feet, target).toFixed(2)} from the eyes)`, snapshot(bot))
   const held = bot.inventory.items().find((i) => i.name === item)
   if (!held) throw new BridgeError('missing_items', `has no ${item}`, snapshot(bot))
-  let ref = null
-  let face = null
-  for (const [dx, dy, dz] of SUPPORT_FACES) {
-    const b = bot.blockAt(target.offset(dx, dy, dz))
-    if (b && b.boundingBox === 'block') { ref = b; face = new Vec3(-dx, -dy, -dz); break }
-  }
-  if (!ref) throw new BridgeError('no_support', `nothing supports ${target}`, snapshot(bot))
-  await bot.equip(held, 'hand')
-  try {
-    await bot.placeBlock(ref, face)
-  } catch (e) {
-    // mineflayer gives up after 5 s without a block update; the observation decides.
-    console.error(`[bridge] ${entry.name} placeBlock: ${e.message}`)
+  if (pillar) {
+    await jumpPlace(entry, target, held)
+  } else {
+    let ref = null
+    let face = null
+    // A two-cell block stands on the block below it.
+    const faces = tall ? SUPPORT_FACES.slice(0, 1) : SUPPORT_FACES
+    for (const [dx, dy, dz] of faces) {
+      const b = bot.blockAt(target.offset(dx, dy, dz))
+      if (solid(b)) { ref = b; face = new Vec3(-dx, -dy, -dz); break }
+    }
+    if (!ref) throw new BridgeError('no_support', `nothing supports ${target}`, snapshot(bot))
+    if (bodyOverlaps(bot, target) || (tall && bodyOverlaps(bot, target.offset(0, 1, 0)))) await centre(bot)
+    await bot.equip(held, 'hand')
+    try {
+      await bot.placeBlock(ref, face)
+    } catch (e) {
+      // mineflayer gives up after 5 s without a block update; the observation decides.
+      console.error(`[bridge] ${entry.name} placeBlock: ${e.message}`)
+    }
   }
   const now = bot.blockAt(target)
   return { block: now ? now.name : 'air', props: now && now.getProperties ? now.getProperties() : {}, ...snapshot(bot) }
@@ -216,10 +336,17 @@ async function dig (entry, req) {
   const target = vec(req)
   const b = bot.blockAt(target)
   if (!b || b.name === 'air') throw new BridgeError('nothing_there', `nothing at ${target}`, snapshot(bot))
-  if (!bot.canDigBlock(b)) throw new BridgeError('out_of_reach', `cannot dig ${b.name} at ${target}`, snapshot(bot))
+  if (!b.diggable) throw new BridgeError('refused', `${b.name} at ${target} cannot be dug`, snapshot(bot))
+  if (!inReach(bot, target)) throw new BridgeError('out_of_reach', `cannot reach ${b.name} at ${target}`, snapshot(bot))
   const before = b.name
+  const underFeet = feetOf(bot).offset(0, -1, 0).equals(target)
+  const drops = new Map(inventory(bot).map((s) => [s.name, s.count]))
   await bot.dig(b, true)
-  if (!entry.standins) await sleep(400) // drops fly to the bot before they are counted
+  if (underFeet) await landed(bot) // digging the pillar down: the bot falls onto the next block
+  // Drops reach the inventory after the block is gone (the stand-in's at once, a real
+  // server's when the item flies to the bot): wait for the count to move.
+  const changed = () => inventory(bot).some((s) => s.count > (drops.get(s.name) ?? 0))
+  await until(changed, entry.standins ? 1500 : 1000)
   const now = bot.blockAt(target)
   return { removed: before, block: now ? now.name : 'air', ...snapshot(bot) }
 }

@@ -16,6 +16,16 @@
 //                                                    recipes need a crafting table in reach
 //   /gc-stock <nonce> <player> <item> <count>        scenario setup: give in proper stacks
 //
+// Two mechanics are patched in the server itself rather than by command, because the
+// bot's own action (a dig, a placement) is what the server must answer:
+// * a dug block's drops go straight into the digger's inventory (flying-squid spawns
+//   them as item entities that no bot ever picks up): a scaffold dug back returns its
+//   item, as on a real server where the drop flies to the player;
+// * a two-cell block (a `half` state of upper/lower: doors, tall flowers) placed by a
+//   player fills both cells, lower and upper, with the player's facing; flying-squid
+//   places only the lower cell, with a `half` value doors do not have. Refused, as in
+//   vanilla, when the upper cell is not free.
+//
 // flying-squid's own /give adds any count to one stack: past the stack size the
 // client stops applying the server's packets (a later /tp is ignored), hence gc-stock.
 //
@@ -232,6 +242,35 @@ function installStandIns (serv) {
     }
     throw new Error(why)
   })
+
+  serv.on('newPlayer', (player) => {
+    player.on('dug', (data, cancelled) => {
+      if (cancelled || !data.dropBlock || player.gameMode !== 0) return
+      data.dropBlock = false
+      for (const d of data.drops ?? []) {
+        const id = d.blockDropId
+        if (id === undefined || id === null || !registry.items[id]) continue
+        if (room(player, id) > 0) give(player, id, d.blockDropCount ?? 1)
+      }
+    })
+  })
+
+  for (const block of registry.blocksArray) {
+    const half = block.states && block.states.find((st) => st.name === 'half')
+    if (!half || !half.values || !half.values.includes('upper') || !half.values.includes('lower')) continue
+    if (!registry.itemsByName[block.name]) continue
+    serv.onItemPlace(block.name, async ({ player, placedPosition, properties }) => {
+      const above = placedPosition.offset(0, 1, 0)
+      const top = await player.world.getBlock(above)
+      if (top && top.boundingBox !== 'empty') return {} // no room: nothing is placed
+      const props = { ...properties, half: 'lower', open: false, powered: false, hinge: 'left' }
+      const base = block.defaultState - block.minStateId
+      const lower = serv.setBlockDataProperties(base, block.states, props)
+      const upper = serv.setBlockDataProperties(base, block.states, { ...props, half: 'upper' })
+      player.setBlock(above, block.minStateId + upper)
+      return { id: block.id, data: lower }
+    }, false)
+  }
 
   // Ingredient counts of a minecraft-data recipe, and whether it needs a 3x3 grid.
   function ingredients (r) {

@@ -101,10 +101,10 @@ impl Labels {
             } => {
                 *self = Labels {
                     ep: ev.ep.clone(),
-                    policy: Some(policy.clone()),
-                    class: class.clone(),
+                    policy: Some(policy.as_str().to_owned()),
+                    class: class.map(|c| c.as_str().to_owned()),
                     seed: Some(*seed),
-                    split: split.clone(),
+                    split: split.map(|s| s.as_str().to_owned()),
                     template: template.clone(),
                     blueprint: blueprint.clone(),
                     config_hash: Some(config_hash.clone()),

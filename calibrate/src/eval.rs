@@ -21,7 +21,7 @@ pub struct Case {
     /// Template family.
     pub family: String,
     /// Split.
-    pub split: String,
+    pub split: gatecrew_protocol::trace::Split,
     /// The episode.
     pub setup: Setup,
 }

@@ -99,8 +99,8 @@ pub enum GridError {
     Io {
         /// The file.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (missing, too large, not UTF-8).
+        source: gatecrew_protocol::limits::ReadFileError,
     },
     /// Invalid TOML or an unknown key (the message names line and key).
     #[error("{path}: {message}")]
@@ -153,7 +153,8 @@ pub struct Grid {
 impl Grid {
     /// Reads a grid file.
     pub fn load(path: &Path) -> Result<Grid, GridError> {
-        let text = std::fs::read_to_string(path).map_err(|source| GridError::Io { path: path.into(), source })?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|source| GridError::Io { path: path.into(), source })?;
         Self::parse(&text, path)
     }
 

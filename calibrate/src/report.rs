@@ -25,7 +25,8 @@ pub fn write_all(c: &Calibration, out: &Path) -> std::io::Result<()> {
 /// Reads `summary.json` back.
 pub fn load_summary(out: &Path) -> Result<Calibration, String> {
     let path = out.join("summary.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = gatecrew_protocol::limits::read_text_file(&path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

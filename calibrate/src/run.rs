@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
+
+use gatecrew_protocol::trace::Split;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -151,18 +153,12 @@ fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
     let data = Arc::new(GameData::load(&opts.data).map_err(|e| CalibrateError::Suite(e.to_string()))?);
     m.episode
         .iter()
-        .filter(|e| e.split == "calibration" || e.split == "test")
+        .filter(|e| matches!(e.split, Split::Calibration | Split::Test))
         .filter(|e| opts.filter.as_deref().is_none_or(|f| e.id.contains(f)))
         .map(|e| {
             let setup = Setup::load_with_data(&opts.suite.join(&e.file), &Overrides::default(), data.clone())
                 .map_err(|err| CalibrateError::Suite(err.to_string()))?;
-            Ok(Case {
-                id: e.id.clone(),
-                template: e.template.clone(),
-                family: e.family.clone(),
-                split: e.split.clone(),
-                setup,
-            })
+            Ok(Case { id: e.id.clone(), template: e.template.clone(), family: e.family.clone(), split: e.split, setup })
         })
         .collect()
 }
@@ -205,8 +201,8 @@ pub fn calibrate(
 ) -> Result<Calibration, CalibrateError> {
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
     let eval = Evaluator::new(load_cases(opts)?);
-    let cal = eval.select(|c| c.split == "calibration");
-    let test = eval.select(|c| c.split == "test");
+    let cal = eval.select(|c| c.split == Split::Calibration);
+    let test = eval.select(|c| c.split == Split::Test);
     let objective = grid.objective;
     let results_path = opts.out.join("points.jsonl");
     let done = resume(&results_path, grid)?;
@@ -293,13 +289,13 @@ pub fn calibrate(
     let in_one = |c: &Case| GROUP_ONE.contains(&c.family.as_str());
     let groups: [(Vec<usize>, Vec<usize>, Vec<String>); 2] = [
         (
-            eval.select(|c| c.split == "calibration" && in_one(c)),
-            eval.select(|c| c.split == "test" && in_one(c)),
+            eval.select(|c| c.split == Split::Calibration && in_one(c)),
+            eval.select(|c| c.split == Split::Test && in_one(c)),
             families(&eval, true),
         ),
         (
-            eval.select(|c| c.split == "calibration" && !in_one(c)),
-            eval.select(|c| c.split == "test" && !in_one(c)),
+            eval.select(|c| c.split == Split::Calibration && !in_one(c)),
+            eval.select(|c| c.split == Split::Test && !in_one(c)),
             families(&eval, false),
         ),
     ];

@@ -3,7 +3,7 @@
 //! run. Exit 0 when the model decided, 1 when a fallback had to.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use gatecrew_crew::{Overrides, Setup};
@@ -34,13 +34,14 @@ pub struct AdjudicateArgs {
     json: bool,
 }
 
-fn read_card(path: &PathBuf) -> anyhow::Result<DecisionCard> {
+fn read_card(path: &Path) -> anyhow::Result<DecisionCard> {
     let (name, text) = if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).context("reading the card from stdin")?;
         ("<stdin>".to_owned(), s)
     } else {
-        let s = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
+        let s = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
         (path.display().to_string(), s)
     };
     serde_json::from_str(&text).map_err(|e| BadInput(format!("{name}: not a decision card: {e}")).into())

@@ -103,7 +103,7 @@ impl Defect {
         Defect { file: file.to_path_buf(), line: Some(line as u64), message }
     }
 
-    fn unreadable(file: &Path, e: &std::io::Error) -> Defect {
+    fn unreadable(file: &Path, e: &dyn std::fmt::Display) -> Defect {
         Defect { file: file.to_path_buf(), line: None, message: format!("cannot read: {e}") }
     }
 }
@@ -169,7 +169,8 @@ fn guess(file: &Path) -> anyhow::Result<Kind> {
         Some("json") => Ok(Kind::Task),
         Some("toml") => {
             // A file that does not parse goes to the config loader, which names the line.
-            let table = std::fs::read_to_string(file).ok().and_then(|t| t.parse::<toml::Table>().ok());
+            let table =
+                gatecrew_protocol::limits::read_text_file(file).ok().and_then(|t| t.parse::<toml::Table>().ok());
             let is_blueprint = table.is_some_and(|t| t.contains_key("fill") || t.contains_key("block"));
             Ok(if is_blueprint { Kind::Blueprint } else { Kind::Config })
         }
@@ -290,7 +291,7 @@ fn trace(file: &Path) -> Vec<Defect> {
 
 /// One wire message per line; blank lines are skipped.
 fn messages(file: &Path, data: &GameData) -> Vec<Defect> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match gatecrew_protocol::limits::read_text_file(file) {
         Ok(t) => t,
         Err(e) => return vec![Defect::unreadable(file, &e)],
     };
@@ -313,7 +314,7 @@ fn messages(file: &Path, data: &GameData) -> Vec<Defect> {
 
 /// The adjudicator's reply, checked against the default confidence floor.
 fn reply(file: &Path) -> Vec<Defect> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match gatecrew_protocol::limits::read_text_file(file) {
         Ok(t) => t,
         Err(e) => return vec![Defect::unreadable(file, &e)],
     };

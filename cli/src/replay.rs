@@ -5,7 +5,7 @@ use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gatecrew_crew::{ByAdjudicator, Overrides, Policy, Replay, Resolver, Setup};
+use gatecrew_crew::{ByAdjudicator, Overrides, Replay, Resolver, Setup};
 use gatecrew_gating::Deterministic;
 use gatecrew_protocol::trace::{Event, EventKind, TraceError, TraceReader};
 use gatecrew_viewer::inventory::Timeline;
@@ -71,7 +71,7 @@ fn setup_from_config(config: &Path, events: &[Event]) -> anyhow::Result<(Setup, 
             BadInput("the trace does not start with episode_start; --config needs its seed and policy".into()).into()
         );
     };
-    let policy = policy.parse::<Policy>().map_err(|e| BadInput(format!("the trace's policy: {e}")))?;
+    let policy = *policy;
     let ov = Overrides { seed: Some(*seed), policy: Some(policy), ..Overrides::default() };
     let setup = Setup::load(config, &ov).map_err(|e| BadInput(e.to_string()))?;
     let warning = (setup.config_hash != *config_hash).then(|| {

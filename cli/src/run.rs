@@ -523,7 +523,8 @@ fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecrew_gating::G
     struct GateFile {
         gate: gatecrew_gating::GateSpec,
     }
-    let text = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
+    let text = gatecrew_protocol::limits::read_text_file(path)
+        .map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
     let Ok(value) = text.parse::<toml::Table>() else { return Ok(None) };
     if value.len() != 1 || !value.contains_key("gate") {
         return Ok(None);

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_protocol::metrics::{EpisodeMetrics, GroupMetrics};
-use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_protocol::trace::{Event, Split, SuiteClass, TraceWriter};
 use gatecrew_suite::Manifest;
 use gatecrew_world::GameData;
 use rayon::prelude::*;
@@ -86,15 +86,15 @@ fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         m.episode.len(),
         dir.display(),
         started.elapsed().as_secs_f64(),
-        count(&|e| e.split == "calibration"),
-        count(&|e| e.split == "test"),
-        count(&|e| e.split == "standard"),
-        count(&|e| e.class == "A"),
-        count(&|e| e.class == "B"),
-        count(&|e| e.class == "C"),
-        count(&|e| e.class == "D"),
-        count(&|e| e.split != "standard" && e.agents == 2),
-        count(&|e| e.split != "standard" && e.agents == 3),
+        count(&|e| e.split == Split::Calibration),
+        count(&|e| e.split == Split::Test),
+        count(&|e| e.split == Split::Standard),
+        count(&|e| e.class == SuiteClass::A),
+        count(&|e| e.class == SuiteClass::B),
+        count(&|e| e.class == SuiteClass::C),
+        count(&|e| e.class == SuiteClass::D),
+        count(&|e| e.split != Split::Standard && e.agents == 2),
+        count(&|e| e.split != Split::Standard && e.agents == 3),
     )?;
     Ok(())
 }
@@ -110,8 +110,13 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     let policies: Vec<Policy> =
         a.policy.iter().map(|p| p.parse::<Policy>().map_err(|e| BadInput(e.to_string()))).collect::<Result<_, _>>()?;
+    // `all` is a selector, not a split.
+    let split = match a.split.as_str() {
+        "all" => None,
+        s => Some(s.parse::<Split>().map_err(|e| BadInput(format!("--split: {e}, or all")))?),
+    };
     let entries: Vec<_> =
-        manifest.split(&a.split).filter(|e| a.filter.as_deref().is_none_or(|f| e.id.contains(f))).cloned().collect();
+        manifest.split(split).filter(|e| a.filter.as_deref().is_none_or(|f| e.id.contains(f))).cloned().collect();
     if entries.is_empty() {
         return Err(BadInput(format!("no episodes in split \"{}\" of {}", a.split, dir.display())).into());
     }

@@ -210,7 +210,7 @@ pub enum Note {
         /// or LOCAL_SKIP (set aside until something changes).
         action: gatecrew_protocol::trace::GateAction,
         /// Why the board failed: `timeout`, `cannot_supply`, `rejected`, `lost` or `manager`.
-        cause: &'static str,
+        cause: gatecrew_protocol::trace::FallbackCause,
     },
     /// A node left unfinished at the end.
     Unfinished {

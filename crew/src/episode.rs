@@ -41,33 +41,8 @@ use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
 use crate::agent::{BoardNews, Intent, StepInput, StepOutput};
 use crate::setup::Setup;
 
+pub use gatecrew_protocol::trace::EndReason;
 pub use probe::WorldProbe;
-
-/// Why an episode ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndReason {
-    /// Every blueprint block is in place.
-    Complete,
-    /// The tick limit was reached.
-    TickLimit,
-    /// Nothing was left that anyone could do.
-    Stalled,
-    /// Every agent's bot stopped for good (a real server: kicked, unreachable, the
-    /// bridge died).
-    AgentsFailed,
-}
-
-impl EndReason {
-    /// The trace name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EndReason::Complete => "complete",
-            EndReason::TickLimit => "tick_limit",
-            EndReason::Stalled => "stalled",
-            EndReason::AgentsFailed => "agents_failed",
-        }
-    }
-}
 
 /// Blocks in place so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,7 +89,6 @@ fn idle(s: &Slot) -> bool {
 #[derive(Debug, Clone)]
 pub struct Episode {
     id: String,
-    policy: String,
     seed: u64,
     config_hash: String,
     labels: crate::setup::Labels,
@@ -152,7 +126,6 @@ impl Episode {
         }
         Episode {
             id: setup.name.clone(),
-            policy: setup.policy.as_str().to_owned(),
             seed: setup.seed,
             config_hash: setup.config_hash.clone(),
             labels: setup.labels.clone(),
@@ -201,6 +174,26 @@ impl Episode {
     /// Appends an event from outside the cores (a human partner's) at the current tick.
     pub fn record_external(&mut self, kind: EventKind) {
         self.push(kind);
+    }
+
+    /// Cancels `agent`'s action in flight in the simulator (a person told the bot to
+    /// stop): a walk ends where the bot has got to, anything else is not done
+    /// ([`World::interrupt`]). The action is recorded with its ticks so far and the
+    /// `interrupted` reason, and the agent wakes now with that outcome. `false` when
+    /// nothing is in flight here (an action on a real server runs to its end).
+    pub fn interrupt(&mut self, agent: AgentId) -> bool {
+        let now = self.tick;
+        let Some(s) = self.slots.get_mut(agent.index()) else { return false };
+        let Some((end, pending)) = s.pending.take() else { return false };
+        // Reading costs may have pushed the end back: those ticks were not walked.
+        let elapsed = pending.ticks.saturating_sub(end.0.saturating_sub(now.0));
+        s.ready = None;
+        let outcome = self.world.interrupt(agent, pending, elapsed);
+        self.record_action(agent, &outcome);
+        let s = &mut self.slots[agent.index()];
+        s.outcome = Some(outcome);
+        s.wake = true;
+        true
     }
 
     /// Whether `agent` has an action in flight.
@@ -364,7 +357,7 @@ impl Episode {
     fn start(&mut self) {
         let agents = (0..self.slots.len() as u32).map(AgentId).collect();
         self.push(EventKind::EpisodeStart {
-            policy: self.policy.clone(),
+            policy: self.policy_kind,
             seed: self.seed,
             config_hash: self.config_hash.clone(),
             agents,
@@ -474,7 +467,7 @@ impl Episode {
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
         if !muted {
             for to in out.chats {
-                if self.lost(agent, "chat") {
+                if self.lost(agent, gatecrew_protocol::trace::LineKind::Chat) {
                     continue;
                 }
                 self.record_chat(agent, to);
@@ -482,7 +475,7 @@ impl Episode {
             }
             for ask in out.manager {
                 if let manager::ManagerAsk::Issue { issue, .. } = ask {
-                    if self.lost(agent, "manager") {
+                    if self.lost(agent, gatecrew_protocol::trace::LineKind::Manager) {
                         self.report_lost(agent, issue);
                         continue;
                     }
@@ -599,7 +592,7 @@ impl Episode {
             complete: p.correct == p.total,
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
-            reason: reason.as_str().to_owned(),
+            reason,
             scores,
         });
         p

@@ -179,7 +179,12 @@ pub fn re_escalations(events: &[Event], cooldown: u64) -> Vec<Violation> {
             EventKind::Window { window, event: WindowEvent::Open, issue_id: Some(id), .. } => {
                 window_issue.insert(*window, *id);
             }
-            EventKind::Window { window, event: WindowEvent::Close, outcome: Some(o), .. } if o == "cannot_supply" => {
+            EventKind::Window {
+                window,
+                event: WindowEvent::Close,
+                outcome: Some(gatecrew_protocol::CloseOutcome::CannotSupply),
+                ..
+            } => {
                 if let Some(key) = window_issue.get(window).and_then(|id| issue_of.get(id)) {
                     refused.insert(key.clone(), e.t);
                 }

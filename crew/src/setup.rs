@@ -59,13 +59,13 @@ pub struct EpisodeSpec {
     pub oracle_ticks: u64,
     /// Suite class (A..D or standard), written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
+    pub class: Option<gatecrew_protocol::trace::SuiteClass>,
     /// Suite template, written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
     /// Suite split, written into the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub split: Option<String>,
+    pub split: Option<gatecrew_protocol::trace::Split>,
 }
 
 impl Default for EpisodeSpec {
@@ -300,11 +300,11 @@ pub struct Setup {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Labels {
     /// Class A..D.
-    pub class: Option<String>,
+    pub class: Option<gatecrew_protocol::trace::SuiteClass>,
     /// Template name.
     pub template: Option<String>,
     /// Split name.
-    pub split: Option<String>,
+    pub split: Option<gatecrew_protocol::trace::Split>,
     /// What an imported task file describes that the blueprint does not hold as
     /// described, each with its JSON path (empty for configs and the suite).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -341,14 +341,16 @@ struct Resolved<'a> {
 impl Setup {
     /// Loads a crew config, applying overrides.
     pub fn load(path: &Path, ov: &Overrides) -> Result<Setup, SetupError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse(&text, path, ov)
     }
 
     /// Loads a crew config with game data already loaded (the config's `data` key is
     /// ignored): for suites, where hundreds of episodes share one data file.
     pub fn load_with_data(path: &Path, ov: &Overrides, data: Arc<GameData>) -> Result<Setup, SetupError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?;
         Self::parse_inner(&text, path, ov, Some(data))
     }
 
@@ -435,7 +437,10 @@ impl Setup {
             board: &file.board,
             agent: &file.agent,
             faults: &file.faults,
-            llm: llm.as_ref().filter(|_| file.episode.policy.gate() == GatePolicy::Gated).map(LlmSpec::episode_terms),
+            llm: llm
+                .as_ref()
+                .filter(|_| crate::policy::gate_policy(file.episode.policy) == GatePolicy::Gated)
+                .map(LlmSpec::episode_terms),
             world: &file.world,
             agents: &agents,
             blueprint: cells,
@@ -467,7 +472,7 @@ impl Setup {
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or
     /// its command-line overrides) under the `gated` policy.
     pub fn consults(&self) -> bool {
-        self.llm.is_some() && self.policy.gate() == GatePolicy::Gated
+        self.llm.is_some() && crate::policy::gate_policy(self.policy) == GatePolicy::Gated
     }
 
     /// The crew roster.
@@ -489,7 +494,7 @@ impl Setup {
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),
-                    gate: Gate::new(self.gate, self.policy.gate()),
+                    gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
                     policy: self.policy,
                     tuning: self.tuning,
                     physics: physics.clone(),

@@ -4,7 +4,7 @@
 
 use gatecrew_world::GameData;
 
-use crate::goal::read_goal;
+use crate::goal::read_goal_checked;
 use crate::intent::{Classifier, Intent, IntentType};
 use crate::parse::parse;
 use crate::plan::Plan;
@@ -77,7 +77,7 @@ pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
         // "build the roof" on a house: a part of the plan, not a new goal.
         (IntentType::NewTask, Some(w))
             if crate::parts::mentions_part(w)
-                && matches!(read_goal(w, ctx.vocab), None | Some(crate::goal::Goal::Build))
+                && matches!(read_goal_checked(w, ctx.vocab), None | Some(Ok(crate::goal::Goal::Build)))
                 && in_plan(w) =>
         {
             Intent::about(IntentType::Switch, w.clone())
@@ -101,8 +101,8 @@ pub fn refine(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent {
             let wants = ["want", "need", "like", "me"].iter().any(|x| ws.iter().any(|y| y == x));
             let goal_node = matches!(resolve(ctx.plan, w, ctx.vocab, ctx.data),
                 Resolution::One(n) if ctx.plan.children(ctx.plan.root()).contains(&n));
-            match read_goal(w, ctx.vocab) {
-                Some(g) if (!in_plan || (wants && !goal_node)) && g != crate::goal::Goal::Build => {
+            match read_goal_checked(w, ctx.vocab) {
+                Some(g) if (!in_plan || (wants && !goal_node)) && g != Ok(crate::goal::Goal::Build) => {
                     Intent::about(IntentType::NewTask, w.clone())
                 }
                 _ if in_plan => Intent::about(IntentType::Switch, w.clone()),
@@ -126,7 +126,10 @@ pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent 
             if intent.kind == IntentType::Switch
                 && intent.node.as_deref().is_some_and(|w| {
                     resolve(ctx.plan, w, ctx.vocab, ctx.data) == Resolution::None
-                        && matches!(read_goal(w, ctx.vocab), Some(crate::goal::Goal::Obtain { .. }))
+                        && matches!(
+                            read_goal_checked(w, ctx.vocab),
+                            Some(Ok(crate::goal::Goal::Obtain { .. }) | Err(_))
+                        )
                 }) =>
         {
             Intent { kind: IntentType::NewTask, ..intent }
@@ -135,7 +138,8 @@ pub fn after_stop_rule(text: &str, intent: Intent, ctx: &Context<'_>) -> Intent 
             let usable = match intent.kind {
                 IntentType::Chat | IntentType::Answer | IntentType::Stop => false,
                 IntentType::Switch | IntentType::Delete => intent.node.as_deref().is_some_and(|w| {
-                    resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None || read_goal(w, ctx.vocab).is_some()
+                    resolve(ctx.plan, w, ctx.vocab, ctx.data) != Resolution::None
+                        || read_goal_checked(w, ctx.vocab).is_some()
                 }),
                 IntentType::Add | IntentType::NewTask => true,
             };

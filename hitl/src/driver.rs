@@ -77,6 +77,11 @@ impl Driver {
         self.episode.tick()
     }
 
+    /// The world as it is now (where the bots stand, what is built).
+    pub fn world(&self) -> &gatecrew_world::World {
+        self.episode.world()
+    }
+
     /// The partner.
     pub fn partner(&self) -> &Partner {
         &self.partner
@@ -96,6 +101,17 @@ impl Driver {
     pub fn hear(&mut self, line: &str) {
         let now = self.episode.tick();
         self.partner.hear(now, line);
+        self.halt();
+    }
+
+    /// A stop was heard: the partner's action in flight is cancelled now (the bot
+    /// wakes with the interrupted outcome).
+    fn halt(&mut self) {
+        if self.partner.take_halt() {
+            let me = self.partner.agent();
+            let cut = self.episode.interrupt(me);
+            tracing::debug!(agent = %me, cut, "stop: action in flight cancelled");
+        }
     }
 
     /// One lockstep round, stopping the clock no later than `until` (a scripted line's
@@ -152,6 +168,7 @@ impl Driver {
             self.partner.hear(now, &l);
         }
         self.partner.tick(now);
+        self.halt();
         self.flush_partner(out);
         if self.partner.wants_wake() {
             self.episode.nudge(me);

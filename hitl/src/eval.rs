@@ -15,11 +15,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use gatecrew_crew::agent::Physics;
-use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_protocol::{Count, ItemId, Pos};
 use gatecrew_world::cost::Knowledge as Know;
 use gatecrew_world::{BlockId, GameData, Rules, TickCosts};
 
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::plan::repair::repair;
 use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
 use crate::recipe::{PlannerConfig, RecipePlanner};
@@ -108,8 +108,8 @@ pub fn build_plan(
     let root = plan.root();
     let mut one = RecipePlanner::new(data, vocab, &k, cfg.clone(), Origin::Person);
     for (name, count) in goals {
-        let Ok(item) = data.item(name) else { continue };
-        let goal = Goal::Obtain { item, count: *count };
+        let (Ok(item), Ok(count)) = (data.item(name), Count::new(i64::from(*count))) else { continue };
+        let goal = Goal::Obtain { item, count };
         // Separate planners: goals added one by one do not share nodes.
         let sub = if shared {
             one.plan_goal(&mut plan, &goal)
@@ -170,10 +170,10 @@ pub fn parse_goal(data: &GameData, s: &str) -> Option<Goal> {
     }
     let (name, rest) = s.split_once(' ').unwrap_or((s, ""));
     let Ok(item) = data.item(name) else {
-        return Vocabulary::new(data).ok().and_then(|v| read_goal(s, &v));
+        return Vocabulary::new(data).ok().and_then(|v| read_goal_checked(s, &v)).and_then(Result::ok);
     };
     if let Some(n) = rest.strip_prefix('x') {
-        return Some(Goal::Obtain { item, count: n.parse().ok()? });
+        return Some(Goal::Obtain { item, count: Count::new(n.parse().ok()?).ok()? });
     }
     if let Some(p) = rest.strip_prefix('@') {
         let v: Vec<i32> = p.split(',').filter_map(|x| x.trim().parse().ok()).collect();
@@ -182,7 +182,7 @@ pub fn parse_goal(data: &GameData, s: &str) -> Option<Goal> {
         }
         return None;
     }
-    Some(Goal::Obtain { item, count: 1 })
+    Count::new(1).ok().map(|count| Goal::Obtain { item, count })
 }
 
 /// The options' question text, as the bot asks it.
@@ -236,9 +236,9 @@ pub fn update_latency(plan: &Plan, vocab: &Vocabulary, data: &GameData, reps: us
         let _ = p.preview();
     });
     time("add", &mut |p| {
-        if let (Some(stick), Some(or)) = (stick, or) {
+        if let (Some(stick), Some(or), Ok(count)) = (stick, or, Count::new(4)) {
             let mut pl = RecipePlanner::new(data, vocab, &k, PlannerConfig::default(), Origin::Person);
-            let sub = pl.plan_goal(p, &Goal::Obtain { item: stick, count: 4 });
+            let sub = pl.plan_goal(p, &Goal::Obtain { item: stick, count });
             let added = pl.added();
             let _ = p.attach(or, sub, added, false);
         }
@@ -267,9 +267,9 @@ pub fn update_latency(plan: &Plan, vocab: &Vocabulary, data: &GameData, reps: us
     });
     time("new_task", &mut |p| {
         let mut fresh = Plan::new("my tasks");
-        if let Some(stick) = stick {
+        if let (Some(stick), Ok(count)) = (stick, Count::new(4)) {
             let mut pl = RecipePlanner::new(data, vocab, &k, PlannerConfig::default(), Origin::Person);
-            let sub = pl.plan_goal(&mut fresh, &Goal::Obtain { item: stick, count: 4 });
+            let sub = pl.plan_goal(&mut fresh, &Goal::Obtain { item: stick, count });
             let root = fresh.root();
             let _ = fresh.attach(root, sub, 0, false);
         }

@@ -2,8 +2,13 @@
 //! mapped to an item and a count, a told place to take it from, or the crew's building
 //! work. The classifier (parser or model) only names the goal; the recipe planner
 //! turns it into a sub-graph.
+//!
+//! A count typed in chat is read once, at this edge, into a [`Count`] (1 to
+//! [`MAX_COUNT`], the protocol's bound: what one bot can carry). A count outside it is
+//! no goal but a [`BadCount`], which the partner answers in words: never a silent
+//! clamp, never an absurd plan.
 
-use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_protocol::{Count, CountError, ItemId, MAX_COUNT, Pos};
 use gatecrew_world::GameData;
 
 use crate::words::{Vocabulary, coords, count, item_words, words};
@@ -16,7 +21,7 @@ pub enum Goal {
         /// The item.
         item: ItemId,
         /// How many.
-        count: u32,
+        count: Count,
     },
     /// The item lies at a place (a chest, a dropped stack): take it from there.
     Fetch {
@@ -42,11 +47,41 @@ impl Goal {
     }
 }
 
+/// A goal naming an item with a count no bot can carry out: 0, or more than
+/// [`MAX_COUNT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct BadCount {
+    /// The item named.
+    pub item: ItemId,
+    /// What is wrong with the count.
+    pub error: CountError,
+}
+
+impl BadCount {
+    /// The partner's answer to the person.
+    pub fn reply(&self, data: &GameData) -> String {
+        let name = item_words(data, self.item);
+        match self.error {
+            CountError::NotPositive(n) => {
+                format!("I cannot get {n} {name}: say how many, from 1 to {MAX_COUNT}.")
+            }
+            CountError::TooLarge(n) => format!(
+                "I cannot get {n} {name}: one bot carries at most {MAX_COUNT} (36 stacks of 64); say a number from 1 to {MAX_COUNT}."
+            ),
+        }
+    }
+}
+
+/// A goal read from words, or the item it names with a count that is not one.
+pub type ReadGoal = Result<Goal, BadCount>;
+
 const BUILD_WORDS: [&str; 7] = ["build", "building", "house", "blueprint", "construction", "share", "builds"];
 
 /// Reads a goal from words: an item (and a count, default 1), with a position it is a
-/// place to fetch from; building words without an item are the crew's build.
-pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<Goal> {
+/// place to fetch from; building words without an item are the crew's build. `None`:
+/// no goal in the words; `Some(Err)`: an item with a count out of bounds.
+pub fn read_goal_checked(text: &str, vocab: &Vocabulary) -> Option<ReadGoal> {
     let ws = words(text);
     let at = coords(&ws);
     let skip = at.as_ref().map(|(_, r)| r.clone());
@@ -56,9 +91,21 @@ pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<Goal> {
         .find(|(_, r)| skip.as_ref().is_none_or(|s| !s.contains(&r.start)))
         .map(|(i, _)| i);
     match (item, at) {
-        (Some(item), Some((from, _))) => Some(Goal::Fetch { item, from }),
-        (Some(item), None) => Some(Goal::Obtain { item, count: count(&ws, skip.as_ref()).unwrap_or(1) }),
-        (None, _) if ws.iter().any(|w| BUILD_WORDS.contains(&w.as_str())) => Some(Goal::Build),
+        (Some(item), Some((from, _))) => Some(Ok(Goal::Fetch { item, from })),
+        (Some(item), None) => {
+            // No count said: one.
+            let said = count(&ws, skip.as_ref()).unwrap_or_else(|| Count::new(1));
+            Some(said.map(|count| Goal::Obtain { item, count }).map_err(|error| BadCount { item, error }))
+        }
+        (None, _) if ws.iter().any(|w| BUILD_WORDS.contains(&w.as_str())) => Some(Ok(Goal::Build)),
         (None, _) => None,
     }
 }
+
+/// Reads a goal, a bad count being no goal (see [`read_goal_checked`] for the answer).
+pub fn read_goal(text: &str, vocab: &Vocabulary) -> Option<Goal> {
+    read_goal_checked(text, vocab).and_then(Result::ok)
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,198 +6,20 @@
 //! 10 oak logs"). Everything else is chat. Node names stay words here; they are
 //! resolved against the live plan afterwards.
 
+mod lexicon;
 mod parts;
+mod question;
 
-use crate::goal::read_goal;
+use lexicon::{
+    ADD_LEADS, ADD_TAILS, DELETE_LEADS, FILLERS, NEGATIONS, NEW_TASK, POSITIVE_VERBS, RESUME, STOPS, SWITCH_LEADS,
+    SWITCH_TAILS, TASK_LEADS,
+};
+pub use question::is_question;
+
+use crate::goal::read_goal_checked;
 use crate::intent::{Intent, IntentType};
 use crate::stop::{Halt, halt};
 use crate::words::{Vocabulary, coords, words};
-
-/// Words that open a line without meaning anything for the plan.
-const FILLERS: [&str; 19] = [
-    "hi", "hello", "hey", "ok", "okay", "please", "pls", "yo", "um", "uh", "so", "well", "alright", "hmm", "bot",
-    "buddy", "oh", "right", "now",
-];
-
-const STOPS: [&str; 24] = [
-    "stop",
-    "halt",
-    "freeze",
-    "stop it",
-    "stop now",
-    "stop everything",
-    "hold on",
-    "wait",
-    "stop stop",
-    "cancel",
-    "abort",
-    "stop right there",
-    "stay",
-    "stop moving",
-    "pause",
-    "hold it",
-    "enough",
-    "stop working",
-    "stand still",
-    "dont move",
-    "cancel everything",
-    "forget it",
-    "never mind",
-    "stop that",
-];
-
-const NEW_TASK: [&str; 16] = [
-    "stop what youre doing",
-    "stop what you are doing",
-    "stop whatever youre doing",
-    "stop whatever you are doing",
-    "drop everything",
-    "drop what youre doing",
-    "forget everything",
-    "forget the plan",
-    "forget that",
-    "forget it",
-    "never mind",
-    "new task",
-    "change of plans",
-    "change of plan",
-    "scratch that",
-    "cancel that",
-];
-
-const RESUME: [&str; 10] = [
-    "resume",
-    "continue",
-    "go on",
-    "carry on",
-    "keep going",
-    "back to work",
-    "get back to work",
-    "go ahead",
-    "keep working",
-    "continue the plan",
-];
-
-const SWITCH_LEADS: [&str; 23] = [
-    "start from",
-    "begin from",
-    "start at",
-    "begin with",
-    "start on",
-    "go for",
-    "get going on",
-    "continue with",
-    "lets do",
-    "now do",
-    "do",
-    "switch to",
-    "switch over to",
-    "go back to",
-    "work on",
-    "focus on",
-    "prioritize",
-    "prioritise",
-    "start with",
-    "do the",
-    "move on to",
-    "first",
-    "before anything else",
-];
-
-const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
-
-const DELETE_LEADS: [&str; 35] = [
-    "forget the",
-    "skip",
-    "dont bother with",
-    "dont bother about",
-    "dont bother getting",
-    "dont worry about",
-    "forget about",
-    "no need for",
-    "no need to get",
-    "no need to make",
-    "you dont need",
-    "we dont need",
-    "remove",
-    "drop",
-    "cancel",
-    "leave out",
-    "never mind the",
-    "dont get",
-    "dont make",
-    "dont collect",
-    "dont craft",
-    "dont mine",
-    "dont do",
-    "ill get",
-    "ill collect",
-    "ill make",
-    "ill handle",
-    "ill do",
-    "ill take care of",
-    "i will get",
-    "i will make",
-    "i got",
-    "ive got",
-    "let me get",
-    "let me handle",
-];
-
-const ADD_LEADS: [&str; 14] = [
-    "also",
-    "and also",
-    "add",
-    "and then",
-    "then",
-    "after that",
-    "afterwards",
-    "next",
-    "when youre done",
-    "when you are done",
-    "when youre finished",
-    "later",
-    "plus",
-    "once youre done",
-];
-
-const ADD_TAILS: [&str; 6] = ["too", "as well", "after that", "afterwards", "later", "next"];
-
-const TASK_LEADS: [&str; 26] = [
-    "get",
-    "make",
-    "craft",
-    "build",
-    "collect",
-    "mine",
-    "chop",
-    "gather",
-    "bring",
-    "bring me",
-    "fetch",
-    "find",
-    "smelt",
-    "cook",
-    "i need",
-    "i want",
-    "we need",
-    "can you",
-    "could you",
-    "would you",
-    "lets",
-    "go get",
-    "go mine",
-    "harvest",
-    "cut",
-    "dig",
-];
-
-const NEGATIONS: [&str; 6] = ["dont", "do not", "stop", "quit", "no more", "not"];
-
-const POSITIVE_VERBS: [&str; 16] = [
-    "get", "make", "craft", "do", "collect", "mine", "chop", "gather", "work", "focus", "go", "start", "fetch", "take",
-    "bring", "switch",
-];
 
 /// Words a line leads with, joined: `Some(rest)` when `ws` starts with `lead`.
 fn after<'a>(ws: &'a [String], lead: &str) -> Option<&'a [String]> {
@@ -300,58 +122,13 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-/// Words that open a question.
-const QUESTION_LEADS: [&str; 22] = [
-    "what", "whats", "where", "wheres", "why", "whys", "how", "hows", "when", "which", "who", "whose", "is", "are",
-    "do", "does", "did", "have", "has", "am", "was", "were",
-];
-
-/// Whether a sentence asks rather than orders: it opens with a question word ("what
-/// are you doing", "do you have planks", "is the roof done"), or ends with `?` and is
-/// not a request ("can you get planks?", "the roof first?").
-pub fn is_question(sentence: &str) -> bool {
-    let ws = words(sentence);
-    let ws = strip_fillers(&ws);
-    let Some(first) = ws.first().map(String::as_str) else { return false };
-    let second = ws.get(1).map(String::as_str);
-    // "can you / could you / would you / will you X": a polite order.
-    let request = ["can", "could", "would", "will", "wanna", "mind"].contains(&first)
-        && second.is_some_and(|s| ["you", "u", "ya"].contains(&s))
-        && ws.get(2).is_some_and(|v| !["tell", "see", "hear", "explain", "say", "show"].contains(&v.as_str()));
-    if request {
-        return false;
-    }
-    // "do the roof first", "have a look": orders that open with a question word.
-    if ["do", "have"].contains(&first) && !second.is_some_and(|s| ["you", "u", "we", "i", "they", "it"].contains(&s)) {
-        return false;
-    }
-    // "how about the roof", "what about the door": a suggestion, not a question.
-    if ["how", "what"].contains(&first) && second == Some("about") {
-        return false;
-    }
-    let asks = sentence.trim_end().ends_with('?');
-    // "what/where/why/how/who/which ...": a question; "is it done", "do you have":
-    // a question when a subject follows; "when you're done, get a bucket": a condition.
-    const WH: [&str; 10] = ["what", "whats", "where", "wheres", "why", "whys", "how", "hows", "which", "who"];
-    const SUBJECT: [&str; 10] = ["you", "u", "it", "the", "there", "that", "this", "we", "i", "your"];
-    if WH.contains(&first)
-        || (QUESTION_LEADS.contains(&first) && (asks || second.is_some_and(|s| SUBJECT.contains(&s))))
-    {
-        return first != "when" || asks;
-    }
-    // "the roof first?", "skip the glass?": a tentative order.
-    asks && ws.len() >= 2
-        && !ws.iter().any(|w| SWITCH_TAILS.contains(&w.as_str()) || DELETE_LEADS.contains(&w.as_str()))
-        && !TASK_LEADS.contains(&first)
-}
-
 fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     // "I have planks, skip them": a pronoun stands for what the line named before it.
     let text = &unpronoun(text);
     let all = words(text);
     let ws = strip_fillers(&all);
     let line = join(ws);
-    let has_goal = |w: &[String]| read_goal(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
+    let has_goal = |w: &[String]| read_goal_checked(&join(w), vocab).is_some() || crate::parts::mentions_part(&join(w));
     if ws.is_empty() || all.iter().all(|w| FILLERS.contains(&w.as_str())) {
         return Intent::bare(IntentType::Chat);
     }

@@ -17,12 +17,11 @@ pub mod ops;
 pub mod preview;
 pub mod regroup;
 pub mod repair;
+mod step;
 
 use std::collections::{BTreeSet, VecDeque};
 
-use gatecrew_protocol::{ItemId, Pos};
-use gatecrew_world::BlockId;
-use gatecrew_world::data::RecipeId;
+use gatecrew_protocol::ItemId;
 use petgraph::Direction;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
@@ -30,158 +29,7 @@ use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 /// A node of the plan.
 pub type StepId = NodeIndex<u32>;
 
-/// A leaf: something the bot does with world actions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Leaf {
-    /// Mine blocks of a kind until enough of the item is held.
-    Collect {
-        /// The item wanted.
-        item: ItemId,
-        /// The block that drops it.
-        block: BlockId,
-    },
-    /// Craft a recipe (the count comes from the parent's need).
-    Craft {
-        /// The recipe.
-        recipe: RecipeId,
-    },
-    /// Smelt in a furnace in reach.
-    Smelt {
-        /// Input.
-        input: ItemId,
-        /// Output.
-        output: ItemId,
-    },
-    /// Take the item from a container or a dropped stack: the one at `from` (told by
-    /// the person or remembered), else the nearest known one.
-    Fetch {
-        /// The item.
-        item: ItemId,
-        /// Where.
-        from: Option<Pos>,
-    },
-    /// Walk to a known station (crafting table, furnace).
-    UseStation {
-        /// The station's item.
-        item: ItemId,
-    },
-    /// Place a station from the inventory next to the bot.
-    PlaceStation {
-        /// The station's item.
-        item: ItemId,
-    },
-    /// The bot's share of the crew's blueprint, worked by its own agent core.
-    Share,
-    /// Place one blueprint cell (a leaf of a named part of a build).
-    Place(crate::parts::CellFacts),
-}
-
-/// What a node is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Independent goals (the root): a failed goal is set aside, the others go on.
-    Goals,
-    /// Every child, in order (a recipe: ingredients, station, the craft).
-    AllOf,
-    /// OR: hold `count` of `item`; alternatives in cost order.
-    Obtain {
-        /// The item.
-        item: ItemId,
-        /// The planned quantity (the executor recomputes it from the parent's need).
-        count: u32,
-    },
-    /// OR: have a station in reach.
-    Station {
-        /// The station's item.
-        item: ItemId,
-    },
-    /// A leaf.
-    Leaf(Leaf),
-}
-
-impl Kind {
-    /// An OR node (alternatives).
-    pub fn is_or(&self) -> bool {
-        matches!(self, Kind::Obtain { .. } | Kind::Station { .. })
-    }
-
-    /// A leaf.
-    pub fn is_leaf(&self) -> bool {
-        matches!(self, Kind::Leaf(_))
-    }
-
-    /// The trace name of the kind.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kind::Goals => "goals",
-            Kind::AllOf => "all_of",
-            Kind::Obtain { .. } => "obtain",
-            Kind::Station { .. } => "station",
-            Kind::Leaf(Leaf::Collect { .. }) => "collect",
-            Kind::Leaf(Leaf::Craft { .. }) => "craft",
-            Kind::Leaf(Leaf::Smelt { .. }) => "smelt",
-            Kind::Leaf(Leaf::Fetch { .. }) => "fetch",
-            Kind::Leaf(Leaf::UseStation { .. }) => "use_station",
-            Kind::Leaf(Leaf::PlaceStation { .. }) => "place_station",
-            Kind::Leaf(Leaf::Share) => "share",
-            Kind::Leaf(Leaf::Place(_)) => "place",
-        }
-    }
-}
-
-/// Where a node stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum State {
-    /// Not done (or done before and needed again: obtain nodes are checked each visit).
-    Pending,
-    /// Completed, judged by its validator.
-    Done,
-    /// Failed (an alternative that did not work, or a goal that could not be reached).
-    Failed,
-}
-
-/// Who put a node into the plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Origin {
-    /// The recipe planner.
-    Planner,
-    /// The person, through an intervention.
-    Person,
-    /// Task memory from an earlier run.
-    Memory,
-}
-
-/// A node.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    /// What it is.
-    pub kind: Kind,
-    /// What the person sees ("obtain 3 oak planks").
-    pub label: String,
-    /// Its state.
-    pub state: State,
-    /// Who added it.
-    pub origin: Origin,
-}
-
-/// A parent-to-child edge: the child's rank among its siblings and when the edge was
-/// made (the repair rules undo the newest edge of a cycle).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Link {
-    /// Rank among siblings.
-    pub rank: u32,
-    /// Creation order.
-    pub seq: u64,
-}
-
-/// What an ALL-OF stands for in a build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
-    /// A blueprint share: its children are parts.
-    Build,
-    /// A named part of a build: its children are `place` leaves.
-    Part,
-}
+pub use step::{Group, Kind, Leaf, Link, Origin, State, Step};
 
 /// The plan. See the module docs.
 #[derive(Debug, Clone)]

@@ -18,11 +18,11 @@ use gatecrew_protocol::limits;
 
 /// A script line that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}:{line}: {what}")]
+#[error("{}{}: {what}", path.display(), if *line == 0 { String::new() } else { format!(":{line}") })]
 pub struct ScriptError {
     /// The file.
     pub path: PathBuf,
-    /// 1-based line number.
+    /// 1-based line number; 0 when the file as a whole could not be read.
     pub line: usize,
     /// What is wrong.
     pub what: String,
@@ -38,7 +38,7 @@ pub struct Script {
 impl Script {
     /// Reads a script file.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScriptError {
+        let text = gatecrew_protocol::limits::read_text_file(path).map_err(|e| ScriptError {
             path: path.to_owned(),
             line: 0,
             what: format!("cannot read: {e}"),

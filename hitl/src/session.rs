@@ -2,32 +2,38 @@
 //! executor that works it, what the bot knows, the merge buffer, the open clarifying
 //! question and the task memory, and it shares one body with the bot's crew agent
 //! core: while the crew-share goal is active the core works as usual; otherwise the
-//! core only takes in news ([`AgentCore::step_held`]) and the executor acts.
+//! core only takes in news ([`gatecrew_crew::agent::AgentCore::step_held`]) and the executor acts.
 //!
 //! Everything is keyed to episode ticks: a scripted session is as deterministic as
 //! any episode. Trace events and the bot's lines accumulate here and are drained by
 //! the driver.
 
+mod add;
 mod apply;
 mod build;
 mod chat;
+mod materials;
+mod recall;
+mod share;
+mod step;
 
 use std::sync::Arc;
 
-use gatecrew_crew::agent::{AgentCore, Intent as CoreIntent, Physics, StepInput, StepOutput};
-use gatecrew_protocol::trace::{EventKind, MemoryNote, PlanNote, SayNote, ValidatorNote};
+use gatecrew_crew::agent::Physics;
+use gatecrew_protocol::trace::{EventKind, PlanNote, SayNote};
 use gatecrew_protocol::{AgentId, Pos, Tick};
 use gatecrew_world::{Blueprint, GameData, Inventory};
 
 use crate::classify::Classify;
-use crate::exec::{Body, ExecEvent, Executor, Next};
-use crate::knowledge::{Knowledge, Told};
-use crate::memory::{Fact, Origin, PlanLog, Provenance, Store, summarise};
+use crate::exec::Executor;
+use crate::knowledge::Knowledge;
+use crate::memory::{PlanLog, Store};
 use crate::merge::Merger;
 use crate::plan::ops::Update;
-use crate::plan::{Kind, Leaf, Plan, StepId};
+use crate::plan::{Plan, StepId};
 use crate::recipe::PlannerConfig;
 use crate::words::Vocabulary;
+use share::{share_cells, share_of};
 
 /// How the partner is set up.
 #[derive(Debug, Clone)]
@@ -102,6 +108,12 @@ pub struct Partner {
     share: (u32, u32),
     has_share: bool,
     busy: bool,
+    /// The executor's own action in flight (not the crew core's): what a stop cuts.
+    own_action: Option<gatecrew_world::Action>,
+    /// A stop asks the driver to cancel the action in flight.
+    halt: bool,
+    /// A build planned whose missing blocks are planned at the next wake-up.
+    materials_due: Option<StepId>,
     dirty: bool,
     events: Vec<EventKind>,
     said: Vec<String>,
@@ -162,6 +174,9 @@ impl Partner {
             share: share_of(core),
             has_share: share_total > 0,
             busy: false,
+            own_action: None,
+            halt: false,
+            materials_due: None,
             dirty: false,
             events: Vec::new(),
             said: Vec::new(),
@@ -205,32 +220,6 @@ impl Partner {
         self.say("preview", p);
     }
 
-    fn read_memory(&mut self) {
-        let Some(store) = &self.store else { return };
-        let facts = match store.facts(Some(&self.cfg.world)) {
-            Ok(f) => f,
-            Err(e) => {
-                tracing::warn!(error = %e, "task memory unreadable; going on without it");
-                return;
-            }
-        };
-        for f in facts {
-            if f.kind != "store" {
-                continue;
-            }
-            let (Some((x, y, z)), Ok(item)) = (f.pos, self.data.item(&f.item)) else { continue };
-            let pos = Pos::new(x, y, z);
-            self.know.tell(Told { item, pos, count: f.count.filter(|c| *c > 0) });
-            let text = format!("{} in the chest at ({x}, {y}, {z}) (run {}, tick {})", f.item, f.run, f.tick);
-            self.events.push(EventKind::Memory(MemoryNote {
-                agent: self.cfg.agent,
-                op: "read".into(),
-                text,
-                provenance: f.provenance.as_str().into(),
-            }));
-        }
-    }
-
     /// When the held lines are due (the merge window after the last one).
     pub fn due(&self) -> Option<Tick> {
         self.merger.due()
@@ -263,6 +252,11 @@ impl Partner {
     /// Whether the plan changed while the bot was idle: the driver wakes it.
     pub fn wants_wake(&mut self) -> bool {
         !self.busy && std::mem::take(&mut self.dirty)
+    }
+
+    /// Whether a stop asks for the action in flight to be cancelled now (once).
+    pub fn take_halt(&mut self) -> bool {
+        std::mem::take(&mut self.halt)
     }
 
     /// Whether lines are held for merging.
@@ -306,176 +300,6 @@ impl Partner {
         self.dirty = true;
     }
 
-    /// One wake-up of the bot: the crew core works when the share goal is active,
-    /// otherwise it only takes the news in and the executor acts.
-    pub fn step(&mut self, core: &mut AgentCore, input: StepInput) -> StepOutput {
-        self.now = input.tick;
-        let had_outcome = input.outcome.clone();
-        if had_outcome.is_some() {
-            self.busy = false;
-        }
-        self.know.observe(&input.view, input.tick);
-        self.pos = input.view.pos;
-        if let Some(o) = &had_outcome {
-            self.know.absorb(o);
-            self.exec.outcome(&self.plan, o);
-        }
-        let quiet = StepInput {
-            tick: input.tick,
-            outcome: None,
-            receipts: Vec::new(),
-            board: Vec::new(),
-            view: input.view.clone(),
-            verdicts: Vec::new(),
-            final_call: false,
-            crash: false,
-            directives: Vec::new(),
-        };
-        let share_leaf =
-            self.plan.next_leaf().filter(|l| !self.plan.idle() && self.plan.step(*l).kind == Kind::Leaf(Leaf::Share));
-        if let Some(leaf) = share_leaf {
-            // Walk the path down to the share so that its end is judged there.
-            if self.plan.active() != Some(leaf) {
-                let from = self.plan.active().unwrap_or(self.plan.root());
-                let mut path =
-                    if self.plan.path().is_empty() { vec![self.plan.root()] } else { self.plan.path().to_vec() };
-                path.extend(self.plan.path_down(from, leaf).unwrap_or_default());
-                self.plan.set_path(path);
-            }
-        }
-        let delegate = share_leaf.is_some();
-        let mut out = if delegate { core.step(input) } else { core.step_held(input) };
-        self.inv = core.inventory().clone();
-        self.share = share_of(core);
-        if delegate && out.intent != CoreIntent::Done {
-            self.busy = matches!(out.intent, CoreIntent::Act(_) | CoreIntent::Continue);
-            return out;
-        }
-        if delegate {
-            let b = Body {
-                data: &self.data,
-                know: &self.know,
-                inv: &self.inv,
-                pos: self.pos,
-                blueprint: &self.blueprint,
-                share: self.share,
-            };
-            let ev = self.exec.share_finished(&mut self.plan, &b);
-            self.exec_events(ev);
-        }
-        if matches!(out.intent, CoreIntent::Continue) {
-            // The core's own action is still in flight (it started before a switch).
-            self.busy = true;
-            return out;
-        }
-        let (next, ev) = {
-            let b = Body {
-                data: &self.data,
-                know: &self.know,
-                inv: &self.inv,
-                pos: self.pos,
-                blueprint: &self.blueprint,
-                share: self.share,
-            };
-            self.exec.decide(&mut self.plan, &b)
-        };
-        self.exec_events(ev);
-        out.intent = match next {
-            Next::Act(a) => CoreIntent::Act(a),
-            Next::Idle => CoreIntent::Wait(None),
-            Next::Delegate => {
-                // The plan moved on to the share: the core decides after all.
-                let more = core.step(quiet);
-                out.notes.extend(more.notes);
-                out.posts.extend(more.posts);
-                out.consults.extend(more.consults);
-                out.chats.extend(more.chats);
-                out.manager.extend(more.manager);
-                more.intent
-            }
-        };
-        self.busy = matches!(out.intent, CoreIntent::Act(_) | CoreIntent::Continue);
-        out
-    }
-
-    fn exec_events(&mut self, ev: Vec<ExecEvent>) {
-        for e in ev {
-            match e {
-                ExecEvent::Judged { node, verdict } => {
-                    metrics::counter!("gatecrew_hitl_validations_total", "pass" => if verdict.pass { "true" } else { "false" }).increment(1);
-                    self.events.push(EventKind::Validator(ValidatorNote {
-                        agent: self.cfg.agent,
-                        node: node.index() as u32,
-                        label: self.plan.label(node).to_owned(),
-                        criterion: verdict.criterion,
-                        pass: verdict.pass,
-                        evidence: verdict.evidence,
-                    }));
-                }
-                ExecEvent::GoalEnded { goal, ok } => {
-                    let label = self.plan.label(goal).to_owned();
-                    let text = if ok { format!("Done: {label}.") } else { format!("I could not {label}.") };
-                    self.say("report", text);
-                    if !self.plan.open_goals().is_empty() {
-                        let p = self.plan.preview();
-                        self.say("preview", p);
-                    }
-                }
-                ExecEvent::PlanEnded { ok } => {
-                    self.remember(if ok { "completed" } else { "failed" });
-                    self.plan = Plan::new("my tasks");
-                    self.exec = Executor::new();
-                    self.say("preview", "Everything you asked is done; tell me what to do next.".into());
-                }
-            }
-        }
-    }
-
-    /// Summarises the plan into task memory (when it completed, failed or was
-    /// interrupted) and starts a fresh log.
-    fn remember(&mut self, outcome: &str) {
-        if self.plan.children(self.plan.root()).is_empty() {
-            return;
-        }
-        let at = Origin { world: &self.cfg.world, run: &self.cfg.run, tick: self.now };
-        let (record, facts) = summarise(&self.log, &self.plan, outcome, &self.inv, &self.know, &self.data, &at);
-        let text = format!("{}: {}", record.goal, record.outcome);
-        if let Some(store) = &self.store {
-            if let Err(e) = store.add_record(&record) {
-                tracing::warn!(error = %e, "task memory: the record was not stored");
-            }
-            for f in &facts {
-                if let Err(e) = store.add_fact(f) {
-                    tracing::warn!(error = %e, "task memory: a fact was not stored");
-                }
-            }
-        }
-        self.events.push(EventKind::Memory(MemoryNote {
-            agent: self.cfg.agent,
-            op: "write".into(),
-            text,
-            provenance: Provenance::Seen.as_str().into(),
-        }));
-        for f in facts {
-            self.events.push(EventKind::Memory(MemoryNote {
-                agent: self.cfg.agent,
-                op: "write".into(),
-                text: fact_text(&f),
-                provenance: f.provenance.as_str().into(),
-            }));
-        }
-        self.log = PlanLog::new(self.now, &self.inv);
-    }
-
-    /// The episode ends: an unfinished plan is remembered as interrupted.
-    pub fn finish(&mut self, now: Tick) {
-        self.flush(now);
-        self.now = now;
-        if !self.plan.open_goals().is_empty() {
-            self.remember("interrupted");
-        }
-    }
-
     fn add_goal_under_root(&mut self, goal: &crate::goal::Goal) -> StepId {
         let root = self.plan.root();
         let sub = self.plan_goal(goal, crate::plan::Origin::Planner);
@@ -495,35 +319,4 @@ impl Partner {
             crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
         planner.plan_goal(&mut self.plan, goal)
     }
-}
-
-fn fact_text(f: &Fact) -> String {
-    match f.pos {
-        Some((x, y, z)) => {
-            format!("{} {} at ({x}, {y}, {z}){}", f.kind, f.item, f.count.map(|c| format!(" x{c}")).unwrap_or_default())
-        }
-        None => format!("{} {}", f.kind, f.item),
-    }
-}
-
-/// The blueprint cells of the core's share.
-fn share_cells(core: &AgentCore) -> std::collections::BTreeSet<usize> {
-    let plan = core.plan();
-    let Some(root) = plan.agent_root(core.id()) else { return Default::default() };
-    plan.children(root)
-        .into_iter()
-        .filter_map(|n| match plan.node(n).kind {
-            gatecrew_crew::plan::NodeKind::Task(gatecrew_crew::plan::Task::Place { cell, .. }) => Some(cell as usize),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Blocks of the core's share it has seen in place, and the share's size.
-fn share_of(core: &AgentCore) -> (u32, u32) {
-    let plan = core.plan();
-    let Some(root) = plan.agent_root(core.id()) else { return (0, 0) };
-    let kids = plan.children(root);
-    let done = kids.iter().filter(|n| plan.node(**n).state == gatecrew_crew::plan::NodeState::Done).count();
-    (done as u32, kids.len() as u32)
 }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_protocol::{Count, CountError, ItemId, Pos};
 use gatecrew_world::{BlockId, GameData};
 use serde::Deserialize;
 
@@ -218,8 +218,10 @@ pub fn coords(ws: &[String]) -> Option<(Pos, std::ops::Range<usize>)> {
 }
 
 /// A count said in words or digits, outside `skip` (the coordinates): "10", "ten",
-/// "a dozen", "a stack", "a couple".
-pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<u32> {
+/// "a dozen", "a stack", "a couple". Read once into a [`Count`]: `Some(Err)` when one
+/// is said but is 0 or more than one bot can carry ("get 0 sticks", "get 1100000000
+/// crafting tables").
+pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Result<Count, CountError>> {
     const NUMBERS: [&str; 21] = [
         "zero",
         "one",
@@ -247,20 +249,23 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<u32
         if skip.is_some_and(|r| r.contains(&i)) {
             continue;
         }
-        if let Ok(n) = w.parse::<u32>() {
-            return (n > 0).then_some(n);
+        if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+            // Digits past i64 are a count far too large, not a failed read.
+            let n = w.parse::<i64>().unwrap_or(i64::MAX);
+            return Some(Count::new(n));
         }
         if let Some(n) = NUMBERS.iter().position(|x| x == w) {
-            return (n > 0).then_some(n as u32);
+            return Some(Count::new(n as i64));
         }
         let next = ws.get(i + 1).map(String::as_str);
-        match (w.as_str(), next) {
-            ("dozen", _) => return Some(12),
-            ("stack", _) if i > 0 && ws[i - 1] == "a" => return Some(64),
-            ("couple", _) => return Some(2),
-            ("few", _) => return Some(3),
-            _ => {}
-        }
+        let n = match (w.as_str(), next) {
+            ("dozen", _) => 12,
+            ("stack", _) if i > 0 && ws[i - 1] == "a" => 64,
+            ("couple", _) => 2,
+            ("few", _) => 3,
+            _ => continue,
+        };
+        return Some(Count::new(n));
     }
     None
 }

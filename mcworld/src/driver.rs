@@ -16,11 +16,11 @@ use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
 use gatecrew_crew::{EndReason, Episode, Finished, Observer, Setup};
 use gatecrew_gating::Deterministic;
 use gatecrew_protocol::{AgentId, Board, Pos, Tick};
-use gatecrew_world::{Action, BlockId, Failure, Outcome, World};
+use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
 use tokio::sync::mpsc;
 
 use crate::bridge::{Bridge, Latency};
-use crate::error::McError;
+use crate::error::{BridgeError, McError};
 use crate::server::LocalServer;
 use crate::stage::block_named;
 use crate::verify::{Done, Verdict};
@@ -52,6 +52,8 @@ pub struct McRun {
     /// Blueprint cells a bot saw holding the right block at the end (`None`: no bot
     /// was left to look).
     pub observed_correct: Option<u32>,
+    /// Each bot's inventory as it last reported it (the mirror's), by agent.
+    pub inventories: Vec<Inventory>,
     /// Every bridge command's round trip and game time.
     pub latencies: Vec<Latency>,
     /// Phase durations.
@@ -114,11 +116,12 @@ async fn with_bridge(
         join_all(quits).await;
     }
     bridge.stop(Duration::from_secs(3)).await;
-    let (finished, failed, observed_correct) = result?;
+    let (finished, failed, observed_correct, inventories) = result?;
     Ok(McRun {
         finished,
         failed,
         observed_correct,
+        inventories,
         latencies: bridge.latencies(),
         timings,
         bridge_pid: bridge.pid(),
@@ -126,7 +129,7 @@ async fn with_bridge(
     })
 }
 
-type Played = (Finished, Vec<(AgentId, String)>, Option<u32>);
+type Played = (Finished, Vec<(AgentId, String)>, Option<u32>, Vec<Inventory>);
 
 #[allow(clippy::too_many_arguments)]
 async fn play(
@@ -190,6 +193,28 @@ async fn play(
     let played = d.drive(not_joined).await;
     timings.episode = t.elapsed();
     Ok(played)
+}
+
+/// After a walk that failed in the game (no path, out of time) with the bot somewhere
+/// else than where it started, walks it back to its start so that the agent's own idea
+/// of where it stands stays true. The failure stands; its data is where the bot is now.
+async fn walk_back(bridge: &Bridge, name: &str, e: BridgeError, start: [i32; 3], t: crate::Timeouts) -> BridgeError {
+    let BridgeError::Command { bot, code, message, data } = e else { return e };
+    let moved = data.as_ref().is_some_and(|d| d.feet.is_some_and(|f| f != start));
+    if code.is_fatal() || !moved {
+        return BridgeError::Command { bot, code, message, data };
+    }
+    let [x, y, z] = start;
+    let back = Command::MoveTo { x, y, z, range: 0.0, timeout_ms: t.walk.as_millis() as u64 };
+    let now = match bridge.request(name, &back, t.walk + Duration::from_secs(5)).await {
+        Ok(d) => Some(Box::new(d)),
+        Err(BridgeError::Command { data: Some(d), .. }) => Some(d),
+        Err(other) => {
+            tracing::debug!(bot = name, "the walk back failed: {other}");
+            data
+        }
+    };
+    BridgeError::Command { bot, code, message, data: now }
 }
 
 fn fault_tick(f: &Fault) -> u64 {
@@ -351,12 +376,22 @@ impl Driver<'_> {
             let bridge = self.ctx.bridge.clone();
             let name = self.ctx.name(agent).to_owned();
             let timeouts = self.ctx.timeouts;
+            // Where a failed walk returns to: the agent keeps its position when a walk
+            // fails (a failed outcome moves nobody), so the bot walks back to it.
+            let start = world.body(agent).map(|b| self.ctx.origin.to_mc(b.pos));
             tokio::spawn(async move {
                 let started = Instant::now();
                 let reply = match cmd {
                     Some(cmd) => {
-                        let wait = if matches!(cmd, Command::MoveTo { .. }) { timeouts.walk } else { timeouts.command };
-                        bridge.request(&name, &cmd, wait + Duration::from_secs(5)).await.map_err(Some)
+                        let walk = matches!(cmd, Command::MoveTo { .. });
+                        let wait = if walk { timeouts.walk } else { timeouts.command };
+                        let reply = bridge.request(&name, &cmd, wait + Duration::from_secs(5)).await;
+                        match (reply, start) {
+                            (Err(e), Some(start)) if walk => {
+                                Err(Some(walk_back(&bridge, &name, e, start, timeouts).await))
+                            }
+                            (r, _) => r.map_err(Some),
+                        }
                     }
                     None => Err(None),
                 };
@@ -489,7 +524,11 @@ impl Driver<'_> {
         let progress = self.episode.end();
         self.flush();
         let reason = self.episode.ended().unwrap_or(EndReason::Stalled);
-        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed)
+        let world = self.episode.world();
+        let inventories = (0..world.agent_count())
+            .map(|i| world.body(AgentId(i as u32)).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory))
+            .collect();
+        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed, inventories)
     }
 
     async fn final_look(&mut self) -> Option<u32> {

@@ -71,6 +71,8 @@ impl Ctx {
     /// The verified outcome of a finished command; the mirror is updated on the way.
     pub(crate) fn verify(&self, world: &mut World, done: Done) -> Verdict {
         let Done { agent, action, before, reply, elapsed } = done;
+        // Where the agent stood when the action started (the mirror's, last observed).
+        let from = world.body(agent).map(|b| b.pos);
         let ticks = ((elapsed.as_secs_f64() * 20.0).round() as u64).max(1);
         let fail = |f: Failure| Verdict::Outcome(Outcome { action, ticks, result: Err(f) }, None);
         let data = match reply {
@@ -117,7 +119,19 @@ impl Ctx {
                 world.sync_block(pos, seen, if Some(seen) == want { state } else { Default::default() });
                 match want {
                     Some(b) if b == seen => {
-                        ok(Delta { items: diff(&[item]), placed: vec![(pos, b)], ..Delta::default() })
+                        // Placed by a bot: it counts as built (a scaffold block outside the
+                        // blueprint is then one left standing until it is dug back).
+                        world.put_built(pos, b, state);
+                        let mut placed = vec![(pos, b)];
+                        if world.data().block_info(b).height == 2 {
+                            // A two-cell block (a door) fills the cell above too.
+                            world.put_built(pos.up(), b, state.upper_half());
+                            placed.push((pos.up(), b));
+                        }
+                        // A block placed into the feet cell is a jump-place (pillaring): the
+                        // bot landed on it, as the embedded world moves it.
+                        let moved_to = here.filter(|h| from == Some(pos) && Some(*h) != from);
+                        ok(Delta { items: diff(&[item]), placed, moved_to, ..Delta::default() })
                     }
                     _ if seen != BlockId::AIR => fail(Failure::Occupied { pos }),
                     _ => fail(Failure::Refused),
@@ -126,6 +140,7 @@ impl Ctx {
             Action::Mine { pos } => {
                 let old = data.removed.as_deref().and_then(|n| block_named(world, n)).unwrap_or(BlockId::AIR);
                 let now = data.block.as_deref().and_then(|n| block_named(world, n)).unwrap_or(BlockId::AIR);
+                world.put_built(pos, BlockId::AIR, Default::default());
                 world.sync_block(pos, now, Default::default());
                 if now != BlockId::AIR || old == BlockId::AIR {
                     return fail(Failure::Refused);
@@ -133,7 +148,22 @@ impl Ctx {
                 let info = world.data().block_info(old);
                 let mut items = info.drops.clone();
                 items.extend(info.item);
-                ok(Delta { items: diff(&items), removed: vec![(pos, old)], ..Delta::default() })
+                let tall = info.height == 2;
+                // Digging the block under the feet drops the bot onto the next one.
+                let moved_to = here.filter(|h| Some(*h) != from);
+                let mut removed = vec![(pos, old)];
+                if tall {
+                    // The other half of a door goes with it, as in the game.
+                    for other in [pos.up(), pos.down()] {
+                        if world.block_at(other) == old {
+                            world.put_built(other, BlockId::AIR, Default::default());
+                            world.sync_block(other, BlockId::AIR, Default::default());
+                            removed.push((other, old));
+                            break;
+                        }
+                    }
+                }
+                ok(Delta { items: diff(&items), removed, moved_to, ..Delta::default() })
             }
             Action::Give { to, item, window, .. } => {
                 let given = data.given.unwrap_or(0);

@@ -1,9 +1,14 @@
 //! Limits on lines that arrive from outside (chat, scripts, websocket messages, bridge
 //! replies, trace lines), so that one endless line cannot take unbounded memory. Each
 //! has a default and an environment variable for users who need more
-//! (docs/faults.md, "Limits").
+//! (docs/faults.md, "Limits"). Files read whole are capped too ([`read_text_file`]).
 
 use std::io::{self, BufRead};
+
+mod file;
+pub use file::{
+    DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_VAR, ReadFileError, max_file_bytes, read_text_file, read_text_file_capped,
+};
 
 /// The default for [`max_chat_bytes`]: Minecraft's chat takes 256 characters; sixteen
 /// times that leaves room for pasted instructions while keeping one line small.

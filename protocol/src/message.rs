@@ -160,6 +160,13 @@ impl MessageKind {
     }
 }
 
+impl std::fmt::Display for MessageKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that widths in format strings apply.
+        f.pad(self.as_str())
+    }
+}
+
 impl BoardMessage {
     /// The message kind.
     pub fn kind(&self) -> MessageKind {

@@ -65,7 +65,7 @@ pub struct EpisodeMetrics {
     /// Last tick seen.
     pub ticks: u64,
     /// Why the episode ended, once it has.
-    pub end_reason: Option<String>,
+    pub end_reason: Option<crate::trace::EndReason>,
 }
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
@@ -79,8 +79,8 @@ impl EpisodeMetrics {
         match &ev.kind {
             EventKind::EpisodeStart { policy, agents, class, .. } => {
                 self.episode = ev.ep.clone();
-                self.policy = policy.clone();
-                self.class = class.clone();
+                self.policy = policy.as_str().to_owned();
+                self.class = class.map(|c| c.as_str().to_owned());
                 self.agents = agents.len() as u32;
             }
             EventKind::Action { .. } => self.cs += 1,
@@ -117,7 +117,7 @@ impl EpisodeMetrics {
             EventKind::Window { event, outcome, .. } => match event {
                 WindowEvent::Open => self.windows_opened += 1,
                 WindowEvent::Close => {
-                    if outcome.as_deref() == Some("confirmed") {
+                    if *outcome == Some(crate::CloseOutcome::Confirmed) {
                         self.windows_confirmed += 1;
                     }
                 }
@@ -138,7 +138,7 @@ impl EpisodeMetrics {
             EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
                 self.tsr = *tsr;
                 self.complete = *complete;
-                self.end_reason = Some(reason.clone());
+                self.end_reason = Some(*reason);
             }
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }

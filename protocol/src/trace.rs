@@ -10,6 +10,7 @@ mod event;
 mod hitl;
 mod reader;
 mod scores;
+mod values;
 
 pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,
@@ -20,6 +21,7 @@ pub use hitl::{
 };
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;
+pub use values::{EndReason, FallbackCause, LineKind, Policy, Split, SuiteClass, UnknownPolicy};
 
 /// The schema major version this build writes and reads.
 pub const TRACE_VERSION: u32 = 1;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::Pos;
+use gatecrew_protocol::trace::{Split, SuiteClass};
 use gatecrew_world::{Blueprint, GameData, Part};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -18,7 +19,7 @@ use crate::template::{Template, templates};
 
 /// Seeds per template.
 pub const SEEDS: u64 = 5;
-const CLASSES: [&str; 4] = ["A", "B", "C", "D"];
+const CLASSES: [SuiteClass; 4] = [SuiteClass::A, SuiteClass::B, SuiteClass::C, SuiteClass::D];
 /// Free ground around the site, wide enough for class C's far chest.
 const MARGIN: i32 = 36;
 
@@ -47,7 +48,7 @@ pub enum GenerateError {
         /// The template.
         template: String,
         /// The class.
-        class: String,
+        class: SuiteClass,
     },
 }
 
@@ -235,7 +236,7 @@ fn class_episode(
     let t = site.index;
     let class = CLASSES[(t + s as usize) % 4];
     let agents = if s < 3 { 2 } else { 3 };
-    let split = if (t / 4) % 2 == 0 { "calibration" } else { "test" };
+    let split = if (t / 4) % 2 == 0 { Split::Calibration } else { Split::Test };
     let seed = 1000 * (t as u64 + 1) + s;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let base = base_layout(site, agents, data);
@@ -250,7 +251,7 @@ fn class_episode(
         let holder = others[(seed as usize + victim) % others.len()];
         // Class C needs a local fix within the budget: large shares lose only part.
         let mut deficits = vec![need];
-        if class == "C" {
+        if class == SuiteClass::C {
             deficits.extend([12, 6, 3].into_iter().filter(|d| *d < need));
         }
         for (variant, deficit) in variants(class, s).into_iter().flat_map(|v| deficits.iter().map(move |d| (v, *d))) {
@@ -261,10 +262,10 @@ fn class_episode(
                 file: format!("episodes/{id}.toml"),
                 template: site.template.name.clone(),
                 family: site.template.family.to_owned(),
-                class: class.to_owned(),
+                class,
                 seed: s,
                 agents,
-                split: split.to_owned(),
+                split,
                 victim: Some(victim as u32),
                 item: Some(item.clone()),
                 deficit: Some(deficit),
@@ -282,7 +283,7 @@ fn class_episode(
             }
         }
     }
-    Err(GenerateError::NoInjection { template: site.template.name.clone(), class: class.to_owned() })
+    Err(GenerateError::NoInjection { template: site.template.name.clone(), class })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,14 +306,14 @@ enum Variant {
     Mute,
 }
 
-fn variants(class: &str, s: u64) -> Vec<Variant> {
+fn variants(class: SuiteClass, s: u64) -> Vec<Variant> {
     use Variant::*;
     match class {
-        "A" if s % 2 == 0 => vec![OneCraft, ChestByStart],
-        "A" => vec![ChestByStart],
-        "B" if s % 2 == 0 => vec![Teammate],
-        "B" => vec![TeammateAndSource(30), TeammateAndSource(24), Teammate],
-        "C" => [6, 10, 14, 18, 22, 26].into_iter().map(TeammateAndSource).collect(),
+        SuiteClass::A if s % 2 == 0 => vec![OneCraft, ChestByStart],
+        SuiteClass::A => vec![ChestByStart],
+        SuiteClass::B if s % 2 == 0 => vec![Teammate],
+        SuiteClass::B => vec![TeammateAndSource(30), TeammateAndSource(24), Teammate],
+        SuiteClass::C => [6, 10, 14, 18, 22, 26].into_iter().map(TeammateAndSource).collect(),
         _ if s % 2 == 0 => [30, 24, 18].into_iter().map(GoneButSource).chain([Gone]).collect(),
         _ => [30, 24, 18].into_iter().map(MuteAndSource).chain([Mute]).collect(),
     }
@@ -467,10 +468,10 @@ fn standard_episode(site: &Site<'_>, dir: &Path, data_rel: &str, data: &Arc<Game
         file: format!("episodes/{id}.toml"),
         template: site.template.name.clone(),
         family: site.template.family.to_owned(),
-        class: "standard".into(),
+        class: SuiteClass::Standard,
         seed: 0,
         agents,
-        split: "standard".into(),
+        split: Split::Standard,
         victim: None,
         item: None,
         deficit: None,

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use gatecrew_crew::Setup;
 use gatecrew_crew::agent::FALLBACK_REACH;
+use gatecrew_protocol::trace::SuiteClass;
 use gatecrew_protocol::{AgentId, ItemId};
 use gatecrew_world::Part;
 
@@ -53,7 +54,7 @@ pub fn needs(setup: &Setup) -> Vec<BTreeMap<ItemId, u32>> {
 /// Checks that an episode's injection means what its class says, with the world's
 /// oracle (full knowledge, no teammates' inventories). `Ok` for `standard`.
 pub fn check_class(setup: &Setup, e: &Entry) -> Result<(), String> {
-    if e.class == "standard" {
+    if e.class == SuiteClass::Standard {
         return Ok(());
     }
     let (Some(victim), Some(item)) = (e.victim, e.item.as_deref()) else {
@@ -75,12 +76,12 @@ pub fn check_class(setup: &Setup, e: &Entry) -> Result<(), String> {
     let holder_has = e.holder.is_some_and(|h| surplus(AgentId(h)) >= deficit);
     let muted = e.holder.is_some_and(|h| setup.faults.mute.contains(&h));
     let teammates_spare: u32 = (0..needs.len() as u32).map(AgentId).filter(|a| *a != v).map(surplus).sum();
-    let ok = match e.class.as_str() {
-        "A" => cost.is_some_and(|c| c <= A_MAX_TICKS),
-        "B" => cost.is_none() && holder_has && !muted,
-        "C" => cost.is_some_and(|c| c > C_MIN_TICKS) && holder_has && !muted,
-        "D" => cost.is_none() && (teammates_spare == 0 || (holder_has && muted)),
-        other => return Err(format!("{}: unknown class {other}", e.id)),
+    let ok = match e.class {
+        SuiteClass::A => cost.is_some_and(|c| c <= A_MAX_TICKS),
+        SuiteClass::B => cost.is_none() && holder_has && !muted,
+        SuiteClass::C => cost.is_some_and(|c| c > C_MIN_TICKS) && holder_has && !muted,
+        SuiteClass::D => cost.is_none() && (teammates_spare == 0 || (holder_has && muted)),
+        SuiteClass::Standard => unreachable!("returned above"),
     };
     if ok {
         Ok(())

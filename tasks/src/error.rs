@@ -16,6 +16,11 @@ pub enum TaskErrorKind {
         /// Offset of the first byte that is not UTF-8.
         offset: u64,
     },
+    /// The file is longer than [`crate::max_task_file_bytes`] (read up to the limit).
+    TooLarge {
+        /// The limit that was crossed, in bytes.
+        limit: u64,
+    },
     /// Not JSON.
     Syntax {
         /// 1-based line.
@@ -92,6 +97,11 @@ impl fmt::Display for TaskError {
         match &self.kind {
             TaskErrorKind::Io(e) => write!(f, ": cannot read: {e}"),
             TaskErrorKind::NotUtf8 { offset } => write!(f, ": not UTF-8 text: byte {offset} starts no UTF-8 character"),
+            TaskErrorKind::TooLarge { limit } => write!(
+                f,
+                ": larger than {limit} bytes (the limit; set {} for more)",
+                crate::index::MAX_TASK_FILE_BYTES_VAR
+            ),
             TaskErrorKind::Syntax { line, column, message } => write!(f, ":{line}:{column}: {message}"),
             TaskErrorKind::At { path, message } => write!(f, ": {path}: {message}"),
             TaskErrorKind::UnknownNames(v) => {

@@ -93,11 +93,34 @@ fn syntax(path: &Path, e: &serde_json::Error) -> TaskError {
     TaskError::new(path, TaskErrorKind::Syntax { line: e.line(), column: e.column(), message })
 }
 
-/// Checks that a file is UTF-8, reading it in blocks; the error names the byte offset
-/// of the first bad byte.
+/// The default for [`max_task_file_bytes`]. Memory is bounded by the largest task
+/// (the file is streamed), but time is not: a file that never ends (`/dev/zero`, a
+/// FIFO) would be read forever. MindCraft's generated train and test sets are tens of
+/// MB, the largest shared file 210 KB; 256 MiB is ten times the former and takes a few
+/// seconds to walk.
+pub const DEFAULT_MAX_TASK_FILE_BYTES: u64 = 256 << 20;
+/// The variable that overrides [`DEFAULT_MAX_TASK_FILE_BYTES`].
+pub const MAX_TASK_FILE_BYTES_VAR: &str = "GATECREW_MAX_TASK_FILE_BYTES";
+
+/// The longest task file read, in bytes.
+pub fn max_task_file_bytes() -> u64 {
+    let n = gatecrew_protocol::limits::env_limit(MAX_TASK_FILE_BYTES_VAR, DEFAULT_MAX_TASK_FILE_BYTES);
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// The file, read through the limit: the parser stops at `limit + 1` bytes even if the
+/// file grew after it was checked.
+fn open_capped(path: &Path) -> Result<std::io::Take<File>, TaskError> {
+    let file = File::open(path).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
+    Ok(file.take(max_task_file_bytes().saturating_add(1)))
+}
+
+/// Checks that a file is UTF-8 and within [`max_task_file_bytes`], reading it in
+/// blocks; the error names the byte offset of the first bad byte.
 fn check_utf8(path: &Path) -> Result<(), TaskError> {
     let io = |e: std::io::Error| TaskError::new(path, TaskErrorKind::Io(e.to_string()));
-    let mut f = File::open(path).map_err(io)?;
+    let limit = max_task_file_bytes();
+    let mut f = open_capped(path)?;
     let mut buf = vec![0u8; 1 << 16];
     let (mut carry, mut offset) = (0usize, 0u64);
     loop {
@@ -122,6 +145,9 @@ fn check_utf8(path: &Path) -> Result<(), TaskError> {
             return Ok(());
         }
         offset += len as u64;
+        if offset > limit {
+            return Err(TaskError::new(path, TaskErrorKind::TooLarge { limit }));
+        }
     }
 }
 
@@ -136,7 +162,7 @@ pub(crate) fn walk(source: &Source, path: &Path, f: &mut Visit<'_>) -> Result<To
         }
         Source::File(p) => {
             check_utf8(p)?;
-            let file = File::open(p).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
+            let file = open_capped(p)?;
             let mut de = serde_json::Deserializer::from_reader(BufReader::new(file));
             let top = Walk { f }.deserialize(&mut de).map_err(|e| syntax(path, &e))?;
             de.end().map_err(|e| syntax(path, &e))?;
@@ -152,7 +178,7 @@ pub(crate) fn whole(source: &Source, path: &Path) -> Result<Value, TaskError> {
         Source::Text(t) => serde_json::from_str(t).map_err(|e| syntax(path, &e)),
         Source::File(p) => {
             check_utf8(p)?;
-            let file = File::open(p).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
+            let file = open_capped(p)?;
             serde_json::from_reader(BufReader::new(file)).map_err(|e| syntax(path, &e))
         }
     }

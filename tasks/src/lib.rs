@@ -37,6 +37,7 @@ use gatecrew_world::GameData;
 use serde_json::Value;
 
 pub use error::{TaskError, TaskErrorKind};
+pub use index::{DEFAULT_MAX_TASK_FILE_BYTES, MAX_TASK_FILE_BYTES_VAR, max_task_file_bytes};
 pub use names::Aliases;
 pub use score::{Accuracy, Recall, TaskScorer, mindcraft_accuracy, villager_recall};
 pub use site::{TaskOptions, setup};

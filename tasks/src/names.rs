@@ -38,7 +38,8 @@ impl Aliases {
 
     /// Loads an alias table; a missing file is an error (callers check first).
     pub fn load(path: &Path, data: &GameData) -> Result<Self, TaskError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| TaskError::new(path, TaskErrorKind::Io(e.to_string())))?;
         Self::parse(&text, path, data)
     }
 

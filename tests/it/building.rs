@@ -169,7 +169,7 @@ fn an_item_only_a_teammate_holds_is_requested_through_the_gate() {
     let (events, ep) = run(&s);
     let asked = events.iter().any(|e| {
         matches!(&e.kind, EventKind::Board { msg, item, from, .. }
-            if msg == "REQUEST_MATERIAL" && item == "terracotta" && *from == AgentId(0))
+            if *msg == gatecrew_protocol::MessageKind::RequestMaterial && item == "terracotta" && *from == AgentId(0))
     });
     assert!(asked, "bot0 never asked for terracotta");
     let gated = events.iter().any(|e| matches!(e.kind, EventKind::Gate { .. }));

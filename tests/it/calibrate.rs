@@ -20,7 +20,10 @@ fn cases(filter: &str) -> Vec<Case> {
     let m = Manifest::load(&dir).unwrap();
     m.episode
         .iter()
-        .filter(|e| (e.split == "calibration" || e.split == "test") && e.id.contains(filter))
+        .filter(|e| {
+            matches!(e.split, gatecrew_protocol::trace::Split::Calibration | gatecrew_protocol::trace::Split::Test)
+                && e.id.contains(filter)
+        })
         .map(|e| Case {
             id: e.id.clone(),
             template: e.template.clone(),
@@ -37,7 +40,11 @@ fn the_fast_path_equals_simulating_every_point() {
     let grid = Grid::parse(&small, Path::new("grid.toml")).unwrap();
     assert!(grid.skipped > 0 && grid.points.len() >= 12, "{} points", grid.points.len());
     // Seed 0 and seed 3 of every template: both crew sizes, every class.
-    let cases: Vec<Case> = cases("-s0").into_iter().chain(cases("-s3")).filter(|c| c.split == "calibration").collect();
+    let cases: Vec<Case> = cases("-s0")
+        .into_iter()
+        .chain(cases("-s3"))
+        .filter(|c| c.split == gatecrew_protocol::trace::Split::Calibration)
+        .collect();
     let fast = Evaluator::new(cases.clone());
     let naive = Evaluator::new(cases);
     let all: Vec<usize> = (0..fast.cases().len()).collect();

@@ -51,10 +51,12 @@ fn the_default_episode_builds_the_house_with_one_transfer_and_one_local_fix() {
     let setup = default_setup();
     let evs = events(&stepper_trace(&setup));
     let Some(EventKind::EpisodeEnd { tsr, complete, reason, .. }) = evs.last().map(|e| &e.kind) else { panic!() };
-    assert_eq!((*tsr, *complete, reason.as_str()), (1.0, true, "complete"));
+    assert_eq!((*tsr, *complete, *reason), (1.0, true, gatecrew_protocol::trace::EndReason::Complete));
     let confirmed = evs
         .iter()
-        .filter(|e| matches!(&e.kind, EventKind::Window { outcome: Some(o), .. } if o == "confirmed"))
+        .filter(|e| {
+            matches!(&e.kind, EventKind::Window { outcome: Some(gatecrew_protocol::CloseOutcome::Confirmed), .. })
+        })
         .count();
     assert!(confirmed >= 1, "at least one transfer through the board");
     let local = evs.iter().filter(|e| matches!(e.kind, EventKind::Resolved { by: ResolvedBy::Local, .. })).count();

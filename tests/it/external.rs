@@ -66,7 +66,7 @@ fn delivered_outcomes_build_the_wall_with_one_transfer() {
     assert_eq!(ep.ended(), Some(EndReason::Complete));
     assert_eq!(ep.progress().correct, 12);
     let confirms =
-        events.iter().filter(|e| matches!(&e.kind, EventKind::Board { msg, .. } if msg == "CONFIRM_TRANSFER")).count();
+        events.iter().filter(|e| matches!(&e.kind, EventKind::Board { msg, .. } if *msg == gatecrew_protocol::MessageKind::ConfirmTransfer)).count();
     assert_eq!(confirms, 1);
     // Delivered outcomes are recorded at the tick they were delivered for.
     assert!(events.iter().any(|e| matches!(e.kind, EventKind::Action { .. }) && e.t > 0));

@@ -128,7 +128,7 @@ fn message_faults_happen_and_replay_byte_for_byte() {
     // A duplicate reaches the board twice and the copy is refused as such: nothing is
     // offered, confirmed or handed over twice.
     let dup_rejects =
-        all.iter().filter(|e| matches!(&e.kind, EventKind::BoardReject { error, .. } if error == "duplicate")).count();
+        all.iter().filter(|e| matches!(&e.kind, EventKind::BoardReject { error, .. } if *error == gatecrew_protocol::RejectKind::Duplicate)).count();
     assert_eq!(dup_rejects, count(MessageFault::Duplicated), "every copy was refused as a duplicate");
 }
 
@@ -165,7 +165,7 @@ fn class_d_episodes_with_faults_end_locally_and_never_loop() {
     let m = gatecrew_suite::Manifest::load(&suite).unwrap();
     let rates = Rates { action: 0.05, path: 0.05, drop: 0.1, delay: 0.1, duplicate: 0.1, crash: 0.01, mute: None };
     let mut chains_checked = 0;
-    for e in m.episode.iter().filter(|e| e.class == "D") {
+    for e in m.episode.iter().filter(|e| e.class == gatecrew_protocol::trace::SuiteClass::D) {
         let setup = faulted(&suite.join(&e.file), &rates, e.seed, Policy::Gated, data());
         let r = check(&setup).unwrap_or_else(|err| panic!("{}: {err}", e.id));
         let mut item_of = HashMap::new();

@@ -4,9 +4,12 @@
 //! the live session over a websocket; the intent benchmark's sets and the open
 //! evaluation format; the model classifier against the real llama.cpp server; a house
 //! built as named parts (issue 17: leaving out the glass, the top layer first, a stop
-//! in any phrasing, a question that changes nothing).
+//! in any phrasing, a stop that cuts a walk, a question that changes nothing, a house that obtains
+//! the glass it lacks); counts typed out of bounds (issue 19).
 
+mod counts;
 mod eval;
+mod halt;
 mod house;
 mod live;
 mod llm;

@@ -126,7 +126,7 @@ fn totals(dir: &Path) -> Totals {
             let ev = ev.unwrap();
             *t.kinds.entry(ev.kind.name()).or_default() += 1;
             match &ev.kind {
-                EventKind::Board { msg, .. } => *t.board.entry(msg.clone()).or_default() += 1,
+                EventKind::Board { msg, .. } => *t.board.entry(msg.as_str().to_owned()).or_default() += 1,
                 EventKind::Gate { tier, decision, .. } => {
                     let tier = match tier {
                         Tier::Rules => "1",
@@ -138,7 +138,7 @@ fn totals(dir: &Path) -> Totals {
                     *t.gates.entry((tier, d)).or_default() += 1;
                 }
                 EventKind::Window { event: WindowEvent::Close, outcome, .. } => {
-                    *t.closes.entry(outcome.clone().unwrap_or_default()).or_default() += 1;
+                    *t.closes.entry(outcome.map(|o| o.as_str().to_owned()).unwrap_or_default()).or_default() += 1;
                 }
                 EventKind::Adjudication { prompt_tokens, completion_tokens, .. } => {
                     t.prompt += u64::from(*prompt_tokens);

@@ -15,7 +15,7 @@ use gatecrew_mcworld::{Bridge, Fault, LocalServer, McOptions, McRun, Origin, Ser
 use gatecrew_protocol::AgentId;
 use gatecrew_protocol::trace::{Event, EventKind};
 
-use crate::common::root;
+use crate::common::{item, root, write};
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     crate::common::live_turn()
@@ -71,9 +71,9 @@ fn failures(events: &[Event]) -> Vec<(AgentId, String)> {
         .collect()
 }
 
-fn end_reason(events: &[Event]) -> String {
+fn end_reason(events: &[Event]) -> EndReason {
     match events.last().map(|e| &e.kind) {
-        Some(EventKind::EpisodeEnd { reason, .. }) => reason.clone(),
+        Some(EventKind::EpisodeEnd { reason, .. }) => *reason,
         other => panic!("the trace does not end with episode_end: {other:?}"),
     }
 }
@@ -187,7 +187,7 @@ fn an_unreachable_server_fails_every_agent_with_a_clear_error() {
     let failed = failures(&events);
     assert_eq!(failed.iter().map(|(a, _)| a.0).collect::<Vec<_>>(), vec![0, 1]);
     assert!(failed.iter().all(|(_, why)| why.contains("cannot join")), "{failed:?}");
-    assert_eq!(end_reason(&events), "agents_failed");
+    assert_eq!(end_reason(&events), EndReason::AgentsFailed);
     assert!(!events.iter().any(|e| matches!(e.kind, EventKind::Action { .. })));
 }
 
@@ -223,8 +223,8 @@ fn a_kicked_bot_fails_its_agent_and_the_crew_goes_on() {
         assert!(!events.iter().any(|e| e.t > t_fail
             && matches!(&e.kind, EventKind::Action { agent: AgentId(0), .. })));
         let reason = end_reason(&events);
-        assert!(reason == "stalled" || reason == "tick_limit", "{reason}");
-        assert_eq!(run.finished.reason.as_str(), reason);
+        assert!(matches!(reason, EndReason::Stalled | EndReason::TickLimit), "{reason}");
+        assert_eq!(run.finished.reason, reason);
     });
 }
 
@@ -248,7 +248,7 @@ fn a_dead_bridge_fails_every_agent_and_the_episode_ends_cleanly() {
             failed.iter().all(|(_, why)| why.contains("bridge process") && why.contains("signal: 9")),
             "{failed:?}"
         );
-        assert_eq!(end_reason(&events), "agents_failed");
+        assert_eq!(end_reason(&events), EndReason::AgentsFailed);
         assert_eq!(run.finished.reason, EndReason::AgentsFailed);
         assert_eq!(run.observed_correct, None, "nobody was left to look");
         // Unfinished work is reported for both agents.
@@ -295,5 +295,93 @@ fn a_walk_that_times_out_stops_the_pathfinder_and_the_next_walk_works() {
         let pids = (bridge.pid(), server.pid());
         server.stop(Duration::from_secs(3)).await;
         assert!(gone(pids.0) && gone(pids.1));
+    });
+}
+
+/// The default crew config (`gatecrew run --world minecraft --local-server` with no
+/// `--config`): three bots build the 96-cell house on the local flying-squid, the door
+/// (two cells) included, and bot0's glass comes through the board.
+#[test]
+fn the_default_house_completes_on_the_local_server() {
+    let _one = serial();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let setup = Setup::load(&root().join("configs/crew.toml"), &Overrides::default()).unwrap();
+        let total = setup.blueprint.len() as u32;
+        let (run, _events) = play(&setup, &on_harness(&server)).await;
+
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
+        assert_eq!((run.finished.progress.correct, run.finished.progress.total), (total, total));
+        assert_eq!(run.observed_correct, Some(total), "the driver's last look");
+        assert_eq!(run.finished.progress.scaffold_left, 0, "scaffold left standing");
+        // A bot that took no part sees every cell right, both halves of the door included.
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid), "the server (pid {pid}) is still there");
+    });
+}
+
+/// A lookout post 8 blocks tall with an arm at the top: out of reach from the ground, so
+/// the bot pillars up on dirt (jump-places), builds the top and the arm from the pillar,
+/// and digs the pillar back, every dirt returning to its inventory.
+#[test]
+fn a_bot_pillars_up_on_the_server_and_digs_its_pillar_back() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "configs/blueprints/bp.toml",
+        "name = \"lookout\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [0, 7, 0]\nblock = \"cobblestone\"\n\
+         [[fill]]\nfrom = [1, 7, 0]\nto = [2, 7, 0]\nblock = \"cobblestone\"\n",
+    );
+    let data_file = dir.path().join("configs/data/minecraft-1.20.4.json");
+    std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
+    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
+    let cfg = write(
+        dir.path(),
+        "configs/crew.toml",
+        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n\
+         [episode]\nname = \"mc-lookout\"\nseed = 7\ntick_limit = 6000\npolicy = \"gated\"\n\
+         [world]\nbounds = { min = [-6, 0, -6], max = [8, 12, 6] }\n\
+         [[agents]]\nstart = [-2, 0, 0]\ninventory = { cobblestone = 10, dirt = 10 }\n",
+    );
+    let setup = Setup::load(&cfg, &Overrides::default()).unwrap();
+    runtime().block_on(async {
+        let server = local_server().await;
+        let (run, events) = play(&setup, &on_harness(&server)).await;
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
+        assert_eq!(run.observed_correct, Some(10));
+        assert_eq!(run.finished.progress.scaffold_left, 0);
+        let outside = |p: &gatecrew_protocol::Pos| setup.blueprint.cell_at(*p).is_none();
+        let scaffold_places = events
+            .iter()
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
+                if action.as_str() == "place" && outside(p))
+            })
+            .count();
+        let scaffold_digs = events
+            .iter()
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Action { action, ok: true, pos: Some(p), .. }
+                if action.as_str() == "mine" && outside(p))
+            })
+            .count();
+        assert!(scaffold_places >= 1, "the top is out of reach without a pillar");
+        assert_eq!(scaffold_places, scaffold_digs, "every scaffold block was dug back");
+        // Conserved: the bot's own client saw every dirt come back and every cobblestone go.
+        let inv = &run.inventories[0];
+        assert_eq!((inv.count(item("dirt")), inv.count(item("cobblestone"))), (10, 0));
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid));
     });
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use gatecrew_crew::Overrides;
+use gatecrew_protocol::trace::{Split, SuiteClass};
 use gatecrew_suite::Manifest;
 use gatecrew_suite::inject::check_class;
 
@@ -52,12 +53,12 @@ fn generation_is_deterministic_and_reproduces_the_committed_suite() {
 #[test]
 fn the_suite_is_balanced_and_split_by_template() {
     let m = Manifest::load(&suite_dir()).unwrap();
-    let main: Vec<_> = m.episode.iter().filter(|e| e.split != "standard").collect();
+    let main: Vec<_> = m.episode.iter().filter(|e| e.split != Split::Standard).collect();
     assert_eq!(main.len(), 200);
     let count = |f: &dyn Fn(&&gatecrew_suite::Entry) -> bool| main.iter().filter(|e| f(e)).count();
-    for class in ["A", "B", "C", "D"] {
+    for class in [SuiteClass::A, SuiteClass::B, SuiteClass::C, SuiteClass::D] {
         assert_eq!(count(&|e| e.class == class), 50, "class {class}");
-        for split in ["calibration", "test"] {
+        for split in [Split::Calibration, Split::Test] {
             assert_eq!(count(&|e| e.class == class && e.split == split), 25, "class {class} in {split}");
             assert_eq!(count(&|e| e.class == class && e.split == split && e.agents == 2), 15);
         }
@@ -65,8 +66,8 @@ fn the_suite_is_balanced_and_split_by_template() {
     assert_eq!(count(&|e| e.agents == 2), 120);
     assert_eq!(count(&|e| e.agents == 3), 80);
     let templates =
-        |split: &str| main.iter().filter(|e| e.split == split).map(|e| e.template.clone()).collect::<BTreeSet<_>>();
-    let (cal, test) = (templates("calibration"), templates("test"));
+        |split: Split| main.iter().filter(|e| e.split == split).map(|e| e.template.clone()).collect::<BTreeSet<_>>();
+    let (cal, test) = (templates(Split::Calibration), templates(Split::Test));
     assert_eq!((cal.len(), test.len()), (20, 20));
     assert!(cal.is_disjoint(&test), "no template on both sides");
     let sizes: Vec<usize> = gatecrew_suite::template::templates().iter().map(|t| t.len()).collect();
@@ -90,7 +91,7 @@ fn every_episode_means_what_its_class_says() {
 fn every_standard_episode_is_buildable() {
     let m = Manifest::load(&suite_dir()).unwrap();
     let d = data();
-    for e in m.split("standard") {
+    for e in m.split(Some(Split::Standard)) {
         let setup =
             gatecrew_crew::Setup::load_with_data(&suite_dir().join(&e.file), &Overrides::default(), d.clone()).unwrap();
         let f = gatecrew_crew::run(&setup, &mut |_: &gatecrew_protocol::trace::Event| {});

@@ -401,7 +401,9 @@ fn with_interactive_the_person_is_the_human_and_answers_each_request() {
     let (first, item) = run(&setup)
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::Board { msg, item, .. } if msg.as_str() == "REQUEST_MATERIAL" => Some((e.t, item.clone())),
+            EventKind::Board { msg, item, .. } if *msg == gatecrew_protocol::MessageKind::RequestMaterial => {
+                Some((e.t, item.clone()))
+            }
             _ => None,
         })
         .expect("the bot asks the human for something");

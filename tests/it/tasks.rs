@@ -194,7 +194,7 @@ fn transfers_of_uncraftable(events: &[Event], setup: &Setup) -> Vec<String> {
     for e in events {
         if let EventKind::Board { msg, item, .. } = &e.kind {
             let id = setup.data.item(item).unwrap();
-            if msg == "CONFIRM_TRANSFER" && setup.data.recipes_for(id).is_empty() {
+            if *msg == gatecrew_protocol::MessageKind::ConfirmTransfer && setup.data.recipes_for(id).is_empty() {
                 out.push(item.clone());
             }
         }

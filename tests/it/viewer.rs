@@ -40,7 +40,7 @@ fn the_state_follows_the_default_episode_to_its_end() {
     for ev in &events {
         s.observe(ev);
         if let EventKind::Window { event: WindowEvent::Close, outcome: Some(o), .. } = &ev.kind {
-            confirmed += usize::from(o == "confirmed");
+            confirmed += usize::from(*o == gatecrew_protocol::CloseOutcome::Confirmed);
         }
     }
     s.refresh();

@@ -93,7 +93,7 @@ impl ViewState {
         match &ev.kind {
             EventKind::EpisodeStart { policy, seed, agents, blueprint_blocks, blueprint, .. } => {
                 self.episode = ev.ep.clone();
-                self.policy = policy.clone();
+                self.policy = policy.as_str().to_owned();
                 self.seed = *seed;
                 if let Some(b) = blueprint.as_ref().filter(|_| self.blueprint.is_empty()) {
                     self.blueprint = b.clone();
@@ -114,7 +114,7 @@ impl ViewState {
             }
             EventKind::Unfinished { pos: Some(p), block: Some(b), .. } => self.blocks.name(*p, b),
             EventKind::EpisodeEnd { reason, correct_blocks, .. } => {
-                self.ended = Some(reason.clone());
+                self.ended = Some(reason.as_str().to_owned());
                 self.blocks.reported(*correct_blocks);
             }
             _ => {}

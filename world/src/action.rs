@@ -267,6 +267,13 @@ pub enum Failure {
     /// The action has no counterpart on this server (the Minecraft adapter's world).
     #[error("not supported on this server")]
     Unsupported,
+    /// The action was cancelled before it was done (a person told the bot to stop);
+    /// the bot stands at `at`.
+    #[error("interrupted at {at}")]
+    Interrupted {
+        /// Where the bot stands now.
+        at: Pos,
+    },
 }
 
 impl Failure {
@@ -298,6 +305,7 @@ impl Failure {
             Failure::Injected => "injected",
             Failure::Refused => "refused",
             Failure::Unsupported => "unsupported",
+            Failure::Interrupted { .. } => "interrupted",
         }
     }
 }

@@ -128,11 +128,21 @@ struct RawBlock {
 impl Blueprint {
     /// Loads a blueprint file.
     pub fn load(path: &Path, data: &GameData) -> Result<Self, LoadError> {
-        let io = |e: std::io::Error| LoadError::new(path, LoadErrorKind::Io(e.to_string()));
-        // Before reading: a file past the limit is refused without being held.
-        let size = std::fs::metadata(path).map_err(io)?.len();
+        // A file past the limit is refused before it is read when the file system knows
+        // its size, else after `limit + 1` bytes (special files report 0).
+        let size = std::fs::metadata(path).map_err(|e| LoadError::new(path, LoadErrorKind::Io(e.to_string())))?.len();
         check_size(size, path)?;
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let max = limits::max_blueprint_bytes().map_err(|e| LoadError::new(path, LoadErrorKind::Invalid(e)))?;
+        let text = gatecrew_protocol::limits::read_text_file_capped(path, max).map_err(|e| match e {
+            gatecrew_protocol::limits::ReadFileError::TooLarge { .. } => LoadError::new(
+                path,
+                LoadErrorKind::Invalid(format!(
+                    "the file is more than the limit of {max} bytes for a blueprint (set {} for more)",
+                    limits::MAX_BLUEPRINT_BYTES_VAR
+                )),
+            ),
+            e => LoadError::new(path, LoadErrorKind::Io(e.to_string())),
+        })?;
         Self::parse(&text, path, data)
     }
 

@@ -191,7 +191,8 @@ pub struct GameData {
 impl GameData {
     /// Reads and checks a data file.
     pub fn load(path: &Path) -> Result<Self, DataError> {
-        let text = std::fs::read_to_string(path).map_err(|e| DataError::new(path, DataErrorKind::Io(e.to_string())))?;
+        let text = gatecrew_protocol::limits::read_text_file(path)
+            .map_err(|e| DataError::new(path, DataErrorKind::Io(e.to_string())))?;
         Self::from_json(&text, path)
     }
 

@@ -5,6 +5,7 @@
 //! `complete` in (tick, agent id) order, which makes contention deterministic.
 
 mod apply;
+mod interrupt;
 mod mirror;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -462,6 +463,14 @@ impl World {
     /// outcome and, for a `give`, the receiver's receipt.
     pub fn complete(&mut self, agent: AgentId, pending: Pending) -> (Outcome, Option<(AgentId, Receipt)>) {
         apply::complete(self, agent, pending)
+    }
+
+    /// Cancels `agent`'s action in flight `elapsed` ticks after it began (a person
+    /// told the bot to stop): a walk ends at the last cell of its path reached by then,
+    /// anything else leaves the world unchanged. The outcome fails with
+    /// [`crate::Failure::Interrupted`] and names where the bot stands.
+    pub fn interrupt(&mut self, agent: AgentId, pending: Pending, elapsed: u64) -> Outcome {
+        interrupt::interrupt(self, agent, pending, elapsed)
     }
 
     /// The cheapest walk from `from` to within `range` of `target`, avoiding stops on

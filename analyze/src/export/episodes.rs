@@ -73,7 +73,7 @@ impl Table {
             correct_blocks: l.correct_blocks,
             tsr: Some(m.tsr),
             complete: Some(m.complete),
-            end_reason: m.end_reason.clone(),
+            end_reason: m.end_reason.map(|r| r.as_str().to_owned()),
             ticks: Some(m.ticks),
             cs: Some(m.cs),
             msg: Some(m.msg),

@@ -227,7 +227,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.fallback = fallback.clone();
         }
         EventKind::Board { msg, window, from, to, item, count, reason } => {
-            r.msg = Some(msg.clone());
+            r.msg = Some(msg.as_str().to_owned());
             r.window = Some(window.0);
             r.from_agent = Some(from.0);
             set_to(&mut r, to);
@@ -237,8 +237,8 @@ fn row(l: &Labels, ev: &Event) -> Row {
         }
         EventKind::BoardReject { from, error, msg, window, to, item, count } => {
             r.from_agent = Some(from.0);
-            r.error = Some(error.clone());
-            r.msg = msg.clone();
+            r.error = Some(error.as_str().to_owned());
+            r.msg = msg.map(|m| m.as_str().to_owned());
             r.window = window.map(|w| w.0);
             if let Some(to) = to {
                 set_to(&mut r, to);
@@ -263,7 +263,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
                 WindowEvent::Close => "close",
             });
             r.issue_id = issue_id.map(|i| i.0);
-            r.outcome = outcome.clone();
+            r.outcome = outcome.map(|o| o.as_str().to_owned());
         }
         EventKind::Recovery { agent, issue_id, step, ok } => {
             r.agent = Some(agent.0);
@@ -290,7 +290,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.agent = Some(agent.0);
             r.issue_id = Some(issue_id.0);
             r.gate_action = s(gate_action_name(*action));
-            r.cause = Some(cause.clone());
+            r.cause = Some(cause.as_str().to_owned());
         }
         EventKind::Restart { agent, cause } | EventKind::AgentFailed { agent, cause } => {
             r.agent = Some(agent.0);
@@ -299,10 +299,10 @@ fn row(l: &Labels, ev: &Event) -> Row {
         EventKind::MessageFault { agent, fault, msg, until } => {
             r.agent = Some(agent.0);
             r.fault = s(fault.as_str());
-            r.msg = Some(msg.clone());
+            r.msg = Some(msg.as_str().to_owned());
             r.until = *until;
         }
-        EventKind::EpisodeEnd { reason, .. } => r.reason = Some(reason.clone()),
+        EventKind::EpisodeEnd { reason, .. } => r.reason = Some(reason.as_str().to_owned()),
         // The interactive session's notes keep their own shapes: the agent, and the
         // rest as JSON text (DuckDB's json functions and polars' str.json_decode read it).
         EventKind::Human(n) => hitl(&mut r, n.agent, n),

@@ -2,7 +2,7 @@
 //! items over, confirming what arrived, and falling back to the local solver when a
 //! window closes empty (DESIGN sections 5.6-5.7).
 
-use gatecrew_protocol::trace::{GateAction, ResolvedBy};
+use gatecrew_protocol::trace::{FallbackCause, GateAction, ResolvedBy};
 use gatecrew_protocol::{
     AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason, RejectKind,
 };
@@ -64,11 +64,11 @@ impl AgentCore {
                                     self.gate.params().spec().cooldown_ticks
                                 };
                                 self.history.cannot_supply(aw.key, self.now, cooldown);
-                                self.fall_back(c.item, aw.count, "cannot_supply");
+                                self.fall_back(c.item, aw.count, FallbackCause::CannotSupply);
                             }
                             CloseOutcome::Timeout => {
                                 self.history.timed_out(aw.key);
-                                self.fall_back(c.item, aw.count, "timeout");
+                                self.fall_back(c.item, aw.count, FallbackCause::Timeout);
                             }
                         }
                     }
@@ -79,7 +79,7 @@ impl AgentCore {
                 BoardMessage::RequestMaterial { item, count, .. } => {
                     tracing::warn!(agent = %self.id, ?error, "request rejected");
                     if self.awaiting.remove(&item).is_some() {
-                        self.fall_back(item, count.get(), "rejected");
+                        self.fall_back(item, count.get(), FallbackCause::Rejected);
                     }
                 }
                 BoardMessage::ConfirmTransfer { .. } | BoardMessage::CannotSupply { .. } => {
@@ -101,7 +101,7 @@ impl AgentCore {
             if let Some(aw) = self.awaiting.remove(&item) {
                 tracing::debug!(agent = %self.id, item = item.0, "request lost: treated as timed out");
                 self.history.timed_out(aw.key);
-                self.fall_back(item, aw.count, "lost");
+                self.fall_back(item, aw.count, FallbackCause::Lost);
             }
         }
     }
@@ -129,10 +129,10 @@ impl AgentCore {
 
     /// A window closed without the items: control returns to the local solver at once.
     pub(super) fn fall_back_now(&mut self, item: ItemId, count: u32) {
-        self.fall_back(item, count, "manager");
+        self.fall_back(item, count, FallbackCause::Manager);
     }
 
-    fn fall_back(&mut self, item: ItemId, count: u32, cause: &'static str) {
+    fn fall_back(&mut self, item: ItemId, count: u32, cause: FallbackCause) {
         if let Some(rec) = &mut self.recovery {
             if rec.paused_for() == Some(item) {
                 // The recovery that needed this tool goes on with its local alternatives.

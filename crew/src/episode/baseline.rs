@@ -65,7 +65,7 @@ impl Episode {
                 window: *window,
                 event: WindowEvent::Close,
                 issue_id: None,
-                outcome: Some("confirmed".into()),
+                outcome: Some(gatecrew_protocol::CloseOutcome::Confirmed),
             });
         }
         self.pause_all(replan.pause);
@@ -82,7 +82,7 @@ impl Episode {
                 window,
                 event: WindowEvent::Close,
                 issue_id: None,
-                outcome: Some("timeout".into()),
+                outcome: Some(gatecrew_protocol::CloseOutcome::Timeout),
             });
             self.direct(requester, Directive::RecoverLocally { issue }, 1, 150);
         }

@@ -122,7 +122,7 @@ impl super::Episode {
                 now_out.push(post);
                 continue;
             };
-            let msg = post.0.kind().as_str().to_owned();
+            let msg = gatecrew_protocol::trace::LineKind::from(post.0.kind());
             metrics::counter!("gatecrew_message_faults_total", "fault" => fault.as_str()).increment(1);
             let until = match fault {
                 MessageFault::Dropped => None,
@@ -133,7 +133,7 @@ impl super::Episode {
                     None
                 }
             };
-            tracing::debug!(%agent, ?fault, msg, "message fault");
+            tracing::debug!(%agent, ?fault, msg = msg.as_str(), "message fault");
             self.push(EventKind::MessageFault { agent, fault, msg, until });
         }
         now_out
@@ -142,12 +142,12 @@ impl super::Episode {
     /// Whether a chat line (`flatcomm`) or a report to the central manager
     /// (`central_dag`) is lost on the way. Only the drop fault applies to them: they
     /// carry no window for a delay or a copy to be measured against.
-    pub(super) fn lost(&mut self, agent: AgentId, msg: &str) -> bool {
+    pub(super) fn lost(&mut self, agent: AgentId, msg: gatecrew_protocol::trace::LineKind) -> bool {
         if !self.faults.drops() {
             return false;
         }
         metrics::counter!("gatecrew_message_faults_total", "fault" => MessageFault::Dropped.as_str()).increment(1);
-        self.push(EventKind::MessageFault { agent, fault: MessageFault::Dropped, msg: msg.to_owned(), until: None });
+        self.push(EventKind::MessageFault { agent, fault: MessageFault::Dropped, msg, until: None });
         true
     }
 

@@ -84,9 +84,7 @@ impl Episode {
             }
             Note::Recovery { id, step, ok } => EventKind::Recovery { agent, issue_id: id, step, ok },
             Note::Resolved { id, by } => EventKind::Resolved { agent, issue_id: id, by },
-            Note::Fallback { id, action, cause } => {
-                EventKind::Fallback { agent, issue_id: id, action, cause: cause.to_owned() }
-            }
+            Note::Fallback { id, action, cause } => EventKind::Fallback { agent, issue_id: id, action, cause },
             Note::Unfinished { node, pos, why } => {
                 let block =
                     pos.and_then(|p| self.blueprint.cell_at(p)).map(|c| self.data.block_name(c.block).to_owned());
@@ -109,7 +107,7 @@ impl Episode {
             _ => None,
         };
         self.push(EventKind::Board {
-            msg: msg.kind().as_str().to_owned(),
+            msg: msg.kind(),
             window,
             from: msg.from(),
             to: msg.to(),
@@ -124,15 +122,15 @@ impl Episode {
             window: c.window,
             event: WindowEvent::Close,
             issue_id: None,
-            outcome: Some(c.outcome.as_str().to_owned()),
+            outcome: Some(c.outcome),
         });
     }
 
     pub(super) fn record_reject(&mut self, agent: AgentId, msg: &BoardMessage, e: &BoardError) {
         self.push(EventKind::BoardReject {
             from: agent,
-            error: e.kind().as_str().to_owned(),
-            msg: Some(msg.kind().as_str().to_owned()),
+            error: e.kind(),
+            msg: Some(msg.kind()),
             window: msg.window(),
             to: Some(msg.to()),
             item: Some(self.data.items().display(msg.item()).to_string()),

@@ -4,7 +4,7 @@
 //! item to get ("get 10 logs later") are left to the general rules.
 
 use super::{after, before, join, strip_lead};
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
 use crate::parts::mentions_part;
 use crate::words::Vocabulary;
@@ -96,11 +96,12 @@ const BACK_LEADS: [&str; 8] = ["put", "add", "bring", "do", "build", "include", 
 /// later" is an item to get).
 fn is_part(ws: &[String], vocab: &Vocabulary) -> bool {
     let text = join(ws);
-    let counted = matches!(read_goal(&text, vocab), Some(Goal::Obtain { count, .. }) if count > 1)
+    let counted = matches!(read_goal_checked(&text, vocab), Some(Ok(Goal::Obtain { count, .. })) if count.get() > 1)
+        || matches!(read_goal_checked(&text, vocab), Some(Err(_)))
         || ws.iter().any(|w| {
             w.chars().all(|c| c.is_ascii_digit()) && !["1", "2", "3", "4", "5", "6", "7", "8"].contains(&w.as_str())
         })
-        || crate::words::count(ws, None).is_some_and(|n| n > 8);
+        || crate::words::count(ws, None).is_some_and(|n| n.is_err() || n.is_ok_and(|c| c.get() > 8));
     !ws.is_empty() && mentions_part(&text) && !counted
 }
 

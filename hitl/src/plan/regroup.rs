@@ -3,20 +3,18 @@
 //! acts on it; "X can wait" moves a node after its siblings.
 
 use super::ops::{OpError, Update};
-use super::{Group, Kind, Plan, StepId};
+use super::{Group, Kind, Leaf, Plan, StepId};
 
 impl Plan {
-    /// The part node holding exactly `leaves`: an existing part whose live children
+    /// The part node holding exactly `leaves`: an existing part whose `place` children
     /// are those leaves, else a new part labelled `label` under the build, at the place
-    /// of the first part it takes leaves from, the leaves moved into it in their
-    /// order. Parts left empty are removed. `None` when the leaves are in no build.
+    /// of the first part it takes leaves from, the leaves moved into it in their order
+    /// after the obtaining of their blocks where a part they leave had it (shared).
+    /// Parts left with no cell are removed. `None` when the leaves are in no build.
     pub fn gather(&mut self, label: &str, leaves: &[StepId]) -> Option<StepId> {
         let want: std::collections::BTreeSet<StepId> = leaves.iter().copied().collect();
         let parts: Vec<StepId> = self.ids().into_iter().filter(|n| self.group(*n) == Some(Group::Part)).collect();
-        if let Some(p) = parts.iter().copied().find(|p| {
-            let kids: std::collections::BTreeSet<StepId> = self.children(*p).into_iter().collect();
-            kids == want
-        }) {
+        if let Some(p) = parts.iter().copied().find(|p| self.cells_of(*p) == want) {
             return Some(p);
         }
         let first = *leaves.first()?;
@@ -30,6 +28,28 @@ impl Plan {
         let part = self.add_step(Kind::AllOf, label.to_owned(), origin);
         self.set_group(part, Group::Part);
         self.link_at(build, part, at);
+        // The blocks the moved cells need, where their old parts obtained them.
+        let items: std::collections::BTreeSet<_> = leaves
+            .iter()
+            .filter_map(|l| match self.step(*l).kind {
+                Kind::Leaf(Leaf::Place(f)) => Some(f.item),
+                _ => None,
+            })
+            .collect();
+        let mut obtains: Vec<StepId> = Vec::new();
+        for &leaf in leaves {
+            for p in self.parents(leaf).into_iter().filter(|p| self.group(*p) == Some(Group::Part)) {
+                for c in self.children(p) {
+                    let serves = matches!(self.step(c).kind, Kind::Obtain { item, .. } if items.contains(&item));
+                    if serves && !obtains.contains(&c) {
+                        obtains.push(c);
+                    }
+                }
+            }
+        }
+        for o in obtains {
+            self.link(part, o);
+        }
         for &leaf in leaves {
             for p in self.parents(leaf) {
                 if self.group(p) == Some(Group::Part) {
@@ -39,12 +59,17 @@ impl Plan {
             self.link(part, leaf);
         }
         for p in parts {
-            if self.contains(p) && self.children(p).is_empty() {
+            if self.contains(p) && self.cells_of(p).is_empty() {
                 self.remove(p);
             }
         }
         self.cut_broken_path();
         Some(part)
+    }
+
+    /// A part's cells: its `place` children.
+    fn cells_of(&self, part: StepId) -> std::collections::BTreeSet<StepId> {
+        self.children(part).into_iter().filter(|c| matches!(self.step(*c).kind, Kind::Leaf(Leaf::Place(_)))).collect()
     }
 
     /// The active path up to its first step that is no longer a child of the one

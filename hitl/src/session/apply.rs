@@ -3,22 +3,18 @@
 
 use std::time::Instant;
 
-use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote, MemoryNote};
-use gatecrew_world::ContainerKind;
+use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote};
 
 use super::{Partner, Question};
 use crate::classify::{Classified, Context};
-use crate::goal::{Goal, read_goal};
+use crate::goal::{Goal, read_goal_checked};
 use crate::intent::{Intent, IntentType};
-use crate::knowledge::Told;
-use crate::memory::{Fact, Provenance};
 use crate::merge::Batch;
+use crate::plan::StepId;
 use crate::plan::ops::Update;
 use crate::plan::repair::repair;
-use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
 use crate::resolve::{Resolution, choose, resolve};
-use crate::words::{coords, item_words, words};
+use crate::words::{coords, words};
 
 impl Partner {
     pub(super) fn handle(&mut self, batch: &Batch) {
@@ -113,8 +109,9 @@ impl Partner {
                     }
                     self.note_intent(c, &intent, None, &[]);
                     // Not in the plan: a goal to add and work on now.
-                    match read_goal(words, &self.vocab) {
-                        Some(goal @ Goal::Obtain { .. }) => {
+                    match read_goal_checked(words, &self.vocab) {
+                        Some(Err(bad)) => self.bad_count(&bad, "switch"),
+                        Some(Ok(goal @ Goal::Obtain { .. })) => {
                             let root = self.plan.root();
                             let n = self.add_goal(goal, root, text, false);
                             let _ = self.plan.switch_to(n);
@@ -152,11 +149,15 @@ impl Partner {
                 self.note_intent(c, &intent, None, &[]);
                 let doing = self.plan.next_leaf().map(|n| self.plan.label(n).to_owned());
                 let up = self.plan.stop();
+                // The executor's action in flight is cancelled by the driver in this
+                // tick: a walk ends where the bot is, a placement is not made.
+                let cut = self.own_action.filter(|_| self.busy);
+                self.halt = cut.is_some();
                 self.stopped_by = Some((self.now, text.to_owned()));
                 self.log.feedback.push("stop".into());
                 self.remember("interrupted");
                 self.note_plan("stop", &up, &[]);
-                let text = self.stopped_line(doing, text);
+                let text = self.stopped_line(doing, cut, text);
                 self.say("preview", text);
                 "stop"
             }
@@ -165,10 +166,11 @@ impl Partner {
                 let goal = intent
                     .node
                     .as_deref()
-                    .and_then(|w| read_goal(w, &self.vocab))
-                    .or_else(|| read_goal(text, &self.vocab));
+                    .and_then(|w| read_goal_checked(w, &self.vocab))
+                    .or_else(|| read_goal_checked(text, &self.vocab));
                 match goal {
-                    Some(goal) => self.new_task(goal),
+                    Some(Ok(goal)) => self.new_task(goal),
+                    Some(Err(bad)) => self.bad_count(&bad, "new_task"),
                     None => {
                         let p = self.plan.preview();
                         self.say("answer", format!("I did not understand the new task. {p}"));
@@ -220,10 +222,13 @@ impl Partner {
             }
             IntentType::Add => {
                 // The answer chose the parent of an add.
-                let goal = intent.node.as_deref().and_then(|w| read_goal(w, &self.vocab));
+                let goal = intent.node.as_deref().and_then(|w| read_goal_checked(w, &self.vocab));
                 match goal {
-                    Some(g) => {
+                    Some(Ok(g)) => {
                         self.add_goal(g, n, intent.node.as_deref().unwrap_or_default(), true);
+                    }
+                    Some(Err(bad)) => {
+                        self.bad_count(&bad, "add");
                     }
                     None => self.say("answer", "I did not catch what to add.".into()),
                 }
@@ -253,11 +258,17 @@ impl Partner {
 
     /// The bot's line after a stop: what it stopped, and what "go on" will do; a
     /// question asked in the same line is answered too.
-    fn stopped_line(&mut self, doing: Option<String>, text: &str) -> String {
+    fn stopped_line(&mut self, doing: Option<String>, cut: Option<gatecrew_world::Action>, text: &str) -> String {
         let mut s = match doing {
             Some(d) => format!("Stopped: I was going to {d}."),
             None => "Stopped.".to_owned(),
         };
+        s.push_str(match cut {
+            Some(gatecrew_world::Action::MoveTo { .. }) => " I stop walking where I am.",
+            Some(gatecrew_world::Action::Place { .. }) => " The block I was placing is not placed.",
+            Some(_) => " What I was doing is left undone.",
+            None => "",
+        });
         let mut probe = self.plan.clone();
         probe.resume();
         s.push_str(&match probe.next_leaf() {
@@ -284,200 +295,5 @@ impl Partner {
         let p = self.plan.preview();
         self.say("preview", format!("Going on. {p}"));
         "switch"
-    }
-
-    fn on_add(&mut self, c: &Classified, intent: &Intent, text: &str) -> &'static str {
-        let node_words = intent.node.clone().unwrap_or_else(|| text.to_owned());
-        // "Add the windows back": a part of the build left out before.
-        if crate::parts::mentions_part(&node_words)
-            && matches!(read_goal(&node_words, &self.vocab), None | Some(Goal::Build))
-        {
-            if let Some(op) = self.add_part_back(&node_words) {
-                self.note_intent(c, intent, None, &[]);
-                return op;
-            }
-        }
-        let ws = words(text);
-        let goal = read_goal(&node_words, &self.vocab);
-        // The model may leave the coordinates out of its node words.
-        let goal = match (goal, coords(&ws)) {
-            (Some(Goal::Obtain { item, .. }), Some((from, _))) => Some(Goal::Fetch { item, from }),
-            (g, _) => g,
-        };
-        let parent = intent.parent.as_deref().map(|p| resolve(&self.plan, p, &self.vocab, &self.data));
-        match goal {
-            Some(Goal::Fetch { item, from }) => {
-                self.note_intent(c, intent, None, &[]);
-                let parent = match parent {
-                    Some(Resolution::One(p)) => Some(p),
-                    _ => None,
-                };
-                self.add_fetch(item, from, parent, text)
-            }
-            Some(Goal::Obtain { item, count })
-                if ws.iter().any(|w| ["chest", "barrel", "storage"].contains(&w.as_str())) =>
-            {
-                // "the wool is in the chest": which chest?
-                self.note_intent(c, intent, None, &[]);
-                let _ = count;
-                let chests: Vec<Pos> = self
-                    .know
-                    .memory()
-                    .containers()
-                    .iter()
-                    .filter(|(_, k)| k.kind == ContainerKind::Chest)
-                    .map(|(p, _)| *p)
-                    .collect();
-                if let [only] = chests.as_slice() {
-                    return self.add_fetch(item, *only, None, text);
-                }
-                let name = item_words(&self.data, item);
-                let q = format!("Which chest is the {name} in? Tell me its x y z.");
-                self.question = Some(Question::Where { item, text: q.clone() });
-                self.say("question", q);
-                "question"
-            }
-            Some(g) => {
-                let p = match parent {
-                    Some(Resolution::One(p)) => p,
-                    Some(Resolution::Many(options)) => {
-                        self.note_intent(c, intent, None, &options);
-                        return self.ask(
-                            Intent { kind: IntentType::Add, node: Some(node_words), parent: None, later: false },
-                            options,
-                        );
-                    }
-                    _ => self.plan.root(),
-                };
-                self.note_intent(c, intent, Some(p), &[]);
-                if g == Goal::Build
-                    && self.plan.ids().iter().any(|n| self.plan.step(*n).kind == Kind::Leaf(Leaf::Share))
-                {
-                    let pv = self.plan.preview();
-                    self.say("answer", format!("Building is already in my plan. {pv}"));
-                    return "add";
-                }
-                self.add_goal(g, p, &node_words, true);
-                "add"
-            }
-            None => {
-                self.note_intent(c, intent, None, &[]);
-                let p = self.plan.preview();
-                self.say("answer", format!("I did not catch what to add. {p}"));
-                "add"
-            }
-        }
-    }
-
-    /// Plans a goal and attaches it under `parent`; says what happens now.
-    pub(super) fn add_goal(&mut self, goal: Goal, parent: StepId, said: &str, speak: bool) -> StepId {
-        let before = self.plan.len();
-        let sub = self.plan_goal(&goal, Origin::Person);
-        let added = self.plan.len() - before;
-        let up = self.plan.attach(parent, sub, added, false).unwrap_or_default();
-        let fixes = repair(&mut self.plan);
-        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        self.note_plan("add", &up, &rules);
-        self.log.feedback.push(format!("add: {} ({said})", self.plan.label(sub)));
-        if speak {
-            let p = self.plan.preview();
-            let label = self.plan.label(sub).to_owned();
-            self.say("preview", format!("Added \"{label}\". {p}"));
-        }
-        sub
-    }
-
-    /// The person said where an item is: remembered (told), and a new first alternative
-    /// of the obtain node it serves (switched to at once when that node is active).
-    fn add_fetch(
-        &mut self,
-        item: gatecrew_protocol::ItemId,
-        from: Pos,
-        parent: Option<StepId>,
-        said: &str,
-    ) -> &'static str {
-        let told = Told { item, pos: from, count: None };
-        self.know.tell(told);
-        self.log.told.push(told);
-        let name = item_words(&self.data, item);
-        self.log.feedback.push(format!("told: {name} in the chest at ({}, {}, {})", from.x, from.y, from.z));
-        let fact = Fact {
-            world: self.cfg.world.clone(),
-            kind: "store".into(),
-            item: self.data.item_name(item).to_owned(),
-            pos: Some((from.x, from.y, from.z)),
-            count: None,
-            provenance: Provenance::Told,
-            run: self.cfg.run.clone(),
-            tick: self.now.0,
-        };
-        if let Some(store) = &self.store {
-            if let Err(e) = store.add_fact(&fact) {
-                tracing::warn!(error = %e, "task memory: a told fact was not stored");
-            }
-        }
-        self.events.push(EventKind::Memory(MemoryNote {
-            agent: self.cfg.agent,
-            op: "write".into(),
-            text: super::fact_text(&fact),
-            provenance: Provenance::Told.as_str().into(),
-        }));
-        let parent = parent.filter(|p| self.plan.step(*p).kind.is_or()).or_else(|| {
-            let nodes = self.plan.obtain_nodes(item);
-            let live = self.plan.reachable();
-            let nodes: Vec<StepId> = nodes.into_iter().filter(|n| live.contains(n)).collect();
-            nodes.iter().copied().find(|n| self.plan.path().contains(n)).or_else(|| nodes.first().copied())
-        });
-        let Some(parent) = parent else {
-            let p = self.plan.preview();
-            self.say("preview", format!("Noted: {name} is in the chest at ({}, {}, {}). {p}", from.x, from.y, from.z));
-            return "add";
-        };
-        let before = self.plan.len();
-        let sub = self.plan_goal(&Goal::Fetch { item, from }, Origin::Person);
-        let added = self.plan.len() - before;
-        let up = self.plan.attach(parent, sub, added, true).unwrap_or_default();
-        let fixes = repair(&mut self.plan);
-        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        self.note_plan("add", &up, &rules);
-        let _ = said;
-        let p = self.plan.preview();
-        self.say("preview", format!("Thanks! {p}"));
-        "add"
-    }
-
-    fn new_task(&mut self, goal: Goal) -> &'static str {
-        self.remember("interrupted");
-        self.plan = Plan::new("my tasks");
-        self.exec = crate::exec::Executor::new();
-        let root = self.plan.root();
-        let before = self.plan.len();
-        let sub = self.plan_goal(&goal, Origin::Person);
-        let _ = self.plan.attach(root, sub, 0, false);
-        let fixes = repair(&mut self.plan);
-        let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        let up = Update { added: self.plan.len() - before, ..Update::default() };
-        self.note_plan("new_task", &up, &rules);
-        let label = self.plan.label(sub).to_owned();
-        self.log = crate::memory::PlanLog::new(self.now, &self.inv);
-        self.log.feedback.push(format!("new task: {label}"));
-        let last = self.last_time(&label);
-        let p = self.plan.preview();
-        self.say("preview", format!("New task: {label}.{last} {p}"));
-        "new_task"
-    }
-
-    /// " Last time: ..." when task memory holds a record of the same goal here.
-    fn last_time(&mut self, goal: &str) -> String {
-        let Some(store) = &self.store else { return String::new() };
-        let Ok(records) = store.records(Some(&self.cfg.world)) else { return String::new() };
-        let Some(r) = records.iter().rev().find(|r| r.goal == goal) else { return String::new() };
-        self.events.push(EventKind::Memory(MemoryNote {
-            agent: self.cfg.agent,
-            op: "read".into(),
-            text: format!("{}: {} (run {}, tick {})", r.goal, r.outcome, r.run, r.tick),
-            provenance: Provenance::Seen.as_str().into(),
-        }));
-        format!(" Last time this was {}.", r.outcome)
     }
 }

@@ -99,7 +99,10 @@ impl Partner {
             return None;
         }
         let label = self.cfg.planner.share_label.clone();
-        Some(plan_build(&mut self.plan, &self.facts, &self.share_cells, label, &self.data, origin))
+        let build = plan_build(&mut self.plan, &self.facts, &self.share_cells, label, &self.data, origin);
+        // Blocks it lacks are planned once it has looked around (`materials`).
+        self.materials_due = Some(build);
+        Some(build)
     }
 
     /// "Add the windows back": a part of the share no longer in the plan is planned

@@ -67,7 +67,12 @@ impl Partner {
         };
         match (part, path.get(1)) {
             (Some(p), _) => {
-                let kids = plan.children(*p);
+                // Its cells (a part may also hold the obtaining of its blocks).
+                let kids: Vec<_> = plan
+                    .children(*p)
+                    .into_iter()
+                    .filter(|k| matches!(plan.step(*k).kind, crate::plan::Kind::Leaf(crate::plan::Leaf::Place(_))))
+                    .collect();
                 let done = kids.iter().filter(|k| plan.step(**k).state == crate::plan::State::Done).count();
                 format!("I am on \"{}\": {done} of {} placed.{more}", plan.label(*p), kids.len())
             }

@@ -31,6 +31,13 @@ impl CloseOutcome {
     }
 }
 
+impl std::fmt::Display for CloseOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that widths in format strings apply.
+        f.pad(self.as_str())
+    }
+}
+
 /// A committed offer inside a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Offer {

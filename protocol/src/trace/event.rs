@@ -241,8 +241,8 @@ impl MessageFault {
 pub enum EventKind {
     /// First line of an episode.
     EpisodeStart {
-        /// Policy name.
-        policy: String,
+        /// The coordination policy.
+        policy: super::Policy,
         /// The episode seed.
         seed: u64,
         /// Hash of the resolved configuration.
@@ -253,13 +253,13 @@ pub enum EventKind {
         blueprint_blocks: u32,
         /// Suite class (A..D).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        class: Option<String>,
+        class: Option<super::SuiteClass>,
         /// Suite template.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         template: Option<String>,
         /// Suite split.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        split: Option<String>,
+        split: Option<super::Split>,
         /// Blueprint name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blueprint: Option<String>,
@@ -372,7 +372,7 @@ pub enum EventKind {
     /// An accepted board message.
     Board {
         /// Message kind.
-        msg: String,
+        msg: crate::MessageKind,
         /// Window.
         window: WindowId,
         /// Sender.
@@ -393,10 +393,10 @@ pub enum EventKind {
         /// The caller.
         from: AgentId,
         /// Rejection kind.
-        error: String,
+        error: crate::RejectKind,
         /// Message kind.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        msg: Option<String>,
+        msg: Option<crate::MessageKind>,
         /// Window.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         window: Option<WindowId>,
@@ -441,7 +441,7 @@ pub enum EventKind {
         issue_id: Option<IssueId>,
         /// How it closed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        outcome: Option<String>,
+        outcome: Option<crate::CloseOutcome>,
     },
     /// One step of a local recovery chain.
     Recovery {
@@ -487,9 +487,8 @@ pub enum EventKind {
         issue_id: IssueId,
         /// LOCAL_RECOVER or LOCAL_SKIP.
         action: GateAction,
-        /// Why the board failed: timeout, cannot_supply, rejected, lost (the request or
-        /// its window never came back) or manager (central_dag's re-plan).
-        cause: String,
+        /// Why the board failed.
+        cause: super::FallbackCause,
     },
     /// The supervisor restarted an agent from its last verified state.
     Restart {
@@ -505,8 +504,8 @@ pub enum EventKind {
         agent: AgentId,
         /// What happened to the message.
         fault: MessageFault,
-        /// The message's tag (`REQUEST_MATERIAL`, ...).
-        msg: String,
+        /// The line it hit.
+        msg: super::LineKind,
         /// For a delay: the tick at which the board receives it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         until: Option<u64>,
@@ -529,8 +528,8 @@ pub enum EventKind {
         correct_blocks: u32,
         /// Blueprint blocks.
         blueprint_blocks: u32,
-        /// Why it ended: `complete`, `tick_limit`, `stalled` or `agents_failed`.
-        reason: String,
+        /// Why it ended.
+        reason: super::EndReason,
         /// Other systems' scores, only for episodes imported from their task files.
         #[serde(flatten)]
         scores: TaskScores,

@@ -216,7 +216,7 @@ mod tests {
                 ep: "e".into(),
                 t: 0,
                 kind: EventKind::EpisodeStart {
-                    policy: "gated".into(),
+                    policy: crate::trace::Policy::Gated,
                     seed: 7,
                     config_hash: "abc".into(),
                     agents: vec![AgentId(0), AgentId(1)],
@@ -238,7 +238,7 @@ mod tests {
                     complete: false,
                     correct_blocks: 2,
                     blueprint_blocks: 4,
-                    reason: "tick_limit".into(),
+                    reason: crate::trace::EndReason::TickLimit,
                     scores: Default::default(),
                 },
             },

@@ -52,7 +52,7 @@ mod tests {
                 complete: true,
                 correct_blocks: 4,
                 blueprint_blocks: 4,
-                reason: "complete".into(),
+                reason: crate::trace::EndReason::Complete,
                 scores,
             },
         }

@@ -85,7 +85,7 @@ fn a_stop_in_any_phrasing_halts_within_the_tick_and_says_how_to_resume() {
         assert!(stop.2.starts_with("Stopped: I was going to place"), "{stop:?}");
         assert!(stop.2.contains("say \"go on\" and I will place"), "{stop:?}");
         // No action of bot0 starts after the stop until the resume; the one in flight
-        // (world actions are atomic) completes.
+        // is cut at the stop (see `halt.rs`).
         let started_while_stopped = ev
             .iter()
             .filter_map(|e| match &e.kind {
@@ -138,4 +138,35 @@ fn an_ambiguous_part_gets_one_question_and_the_answer_picks_it() {
     // The roof went last.
     let first_slab = p.iter().position(|(_, i, _)| i == "oak_slab").unwrap();
     assert!(p[first_slab..].iter().all(|(_, i, _)| i == "oak_slab"), "{p:?}");
+}
+
+#[test]
+fn a_house_whose_glass_the_bot_lacks_obtains_it_for_the_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = root().join("tests/fixtures/hitl/house-no-glass.toml");
+    let (code, out, ev) = run_script_on(&cfg, dir.path(), "noglass", "", &["--no-memory"]);
+    assert_eq!(code, 0, "{out}");
+    let ops = plan_ops(&ev);
+    assert_eq!(ops.iter().map(|(_, o, _)| o.as_str()).collect::<Vec<_>>()[..2], ["start", "materials"], "{ops:?}");
+    let s = said(&ev);
+    assert!(s.iter().any(|(_, _, t)| t.starts_with("I lack 2 glass for my build: I will get them first.")), "{s:#?}");
+    // The glass is made (smelted from the sand it saw), then the windows go in.
+    let smelted = ev.iter().any(|e| {
+        matches!(&e.kind, EventKind::Action { agent, action: ActionName::Smelt, ok: true, .. } if *agent == AgentId(0))
+    });
+    assert!(smelted, "{s:#?}");
+    let p = placed(&ev);
+    assert_eq!(p.iter().filter(|(_, i, _)| i == "glass").count(), 2, "{p:?}");
+    assert_eq!(p.len(), 95, "the whole house: {s:#?}");
+    // Leaving the glass out: the windows go with the obtaining of their glass, nothing
+    // is smelted, and the rest of the house is built.
+    let (code, out, ev) = run_script_on(&cfg, dir.path(), "noglass-skip", "0 leave out the glass\n", &["--no-memory"]);
+    assert_eq!(code, 0, "{out}");
+    let ops = plan_ops(&ev);
+    assert_eq!(ops.iter().map(|(_, o, _)| o.as_str()).collect::<Vec<_>>(), ["start", "materials", "delete"], "{ops:?}");
+    let smelted = ev.iter().any(|e| matches!(&e.kind, EventKind::Action { action: ActionName::Smelt, .. }));
+    assert!(!smelted);
+    let p = placed(&ev);
+    assert!(p.iter().all(|(_, i, _)| i != "glass"), "{p:?}");
+    assert_eq!(p.len(), 93);
 }

@@ -91,7 +91,8 @@ fn add_of_a_new_alternative_of_the_active_or_switches_to_it() {
     let v = Vocabulary::new(&d).unwrap();
     let k = Blank::new(&d);
     let mut planner = RecipePlanner::new(&d, &v, &k, PlannerConfig::default(), Origin::Person);
-    let sub = planner.plan_goal(&mut p, &Goal::Obtain { item: item("torch"), count: 4 });
+    let sub = planner
+        .plan_goal(&mut p, &Goal::Obtain { item: item("torch"), count: gatecrew_protocol::Count::new(4).unwrap() });
     let root = p.root();
     let up = p.attach(root, sub, planner.added(), false).unwrap();
     assert!(!up.switched);

@@ -6,7 +6,7 @@ use gatecrew_hitl::goal::Goal;
 use gatecrew_hitl::plan::{Origin, Plan};
 use gatecrew_hitl::recipe::{PlannerConfig, RecipePlanner};
 use gatecrew_hitl::words::Vocabulary;
-use gatecrew_protocol::{ItemId, Pos};
+use gatecrew_protocol::{Count, ItemId, MAX_COUNT, Pos};
 use gatecrew_world::cost::{Knowledge, Planner};
 use gatecrew_world::{BlockId, GameData, TickCosts};
 
@@ -70,16 +70,22 @@ fn the_cost_model_saturates_on_huge_counts() {
 }
 
 #[test]
-fn the_recipe_planner_saturates_on_huge_counts() {
+fn huge_counts_never_reach_the_recipe_planner_and_the_largest_one_plans() {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
     let k = Everything(&d);
     for name in ["crafting_table", "iron_ingot", "oak_planks", "bread", "iron_pickaxe"] {
-        for count in HUGE {
-            let mut plan = Plan::new("my tasks");
-            let mut p = RecipePlanner::new(&d, &v, &k, PlannerConfig::default(), Origin::Planner);
-            let top = p.plan_goal(&mut plan, &Goal::Obtain { item: item(name), count });
-            assert!(plan.label(top).starts_with(&format!("obtain {count}")), "{}", plan.label(top));
+        // Since issue 19 a count typed in chat is a `Count` read at the edge: a huge
+        // one is a bad count answered in words, never a goal.
+        for n in HUGE {
+            let said = format!("get {n} {}", name.replace('_', " "));
+            let read = gatecrew_hitl::goal::read_goal_checked(&said, &v);
+            assert!(matches!(read, Some(Err(_))), "{said}: {read:?}");
         }
+        let count = Count::new(i64::from(MAX_COUNT)).unwrap();
+        let mut plan = Plan::new("my tasks");
+        let mut p = RecipePlanner::new(&d, &v, &k, PlannerConfig::default(), Origin::Planner);
+        let top = p.plan_goal(&mut plan, &Goal::Obtain { item: item(name), count });
+        assert!(plan.label(top).starts_with(&format!("obtain {count}")), "{}", plan.label(top));
     }
 }

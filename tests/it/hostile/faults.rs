@@ -42,13 +42,15 @@ fn dropping_every_message_loses_chat_and_manager_reports() {
     let all = ["--faults", "message_drop_rate = 1.0"];
     let flat = events(&run(dir.path(), "flat.jsonl", &cfg, &[&["--policy", "flatcomm"][..], &all].concat()));
     assert!(!flat.iter().any(|e| matches!(e.kind, EventKind::Chat { .. })), "a chat line got through");
-    assert!(flat.iter().any(|e| matches!(&e.kind, EventKind::MessageFault { msg, .. } if msg == "chat")));
+    assert!(flat.iter().any(
+        |e| matches!(&e.kind, EventKind::MessageFault { msg, .. } if *msg == gatecrew_protocol::trace::LineKind::Chat)
+    ));
     let dag = events(&run(dir.path(), "dag.jsonl", &cfg, &[&["--policy", "central_dag"][..], &all].concat()));
     assert!(
         !dag.iter().any(|e| matches!(e.kind, EventKind::Manager { from: Some(_), .. })),
         "a report reached the manager"
     );
-    assert!(dag.iter().any(|e| matches!(&e.kind, EventKind::MessageFault { msg, .. } if msg == "manager")));
+    assert!(dag.iter().any(|e| matches!(&e.kind, EventKind::MessageFault { msg, .. } if *msg == gatecrew_protocol::trace::LineKind::Manager)));
     for evs in [&flat, &dag] {
         assert!(evs.iter().any(|e| matches!(e.kind, EventKind::EpisodeEnd { .. })));
     }

@@ -74,3 +74,44 @@ fn jobs_beyond_a_few_per_core_are_refused() {
         assert!(err.contains("more than 4 per core"), "{args:?}: {err}");
     }
 }
+
+/// Every file gatecrew reads whole (configs, scripts, grids, manifests, labelled
+/// utterances, cards, game data) is read through one limit: a file past it, or one that
+/// never ends (`/dev/zero`, which reports a size of 0), is refused with its name and
+/// the variable that raises the limit, after reading at most the limit. Before, each was
+/// read whole: `/dev/zero` as a config filled memory until the process was killed.
+#[test]
+fn files_read_whole_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.toml");
+    // Sparse: 9 MiB of nothing, one more MiB than the 8 MiB default.
+    std::fs::File::create(&big).unwrap().set_len(9 << 20).unwrap();
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::File::create(suite.join("suite.toml")).unwrap().set_len(9 << 20).unwrap();
+    let big = big.to_str().unwrap();
+    let suite = suite.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", "--config", big],
+        vec!["run", "--config", "/dev/zero"],
+        vec!["run", "--stepper", "--interactive", "--script", big],
+        vec!["calibrate", "--grid", big],
+        vec!["suite", "run", "--suite", suite],
+        vec!["hitl-eval", "--utterances", big],
+        vec!["check", big],
+        vec!["adjudicate", "--card", big],
+        // Task files are streamed (memory is bounded by one task) but were read without
+        // end: the walk stops at its own limit.
+        vec!["run", "--task", "/dev/zero"],
+    ];
+    for args in cases {
+        let (code, _, err) = gatecrew(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("GATECREW_MAX_FILE_BYTES") || err.contains("GATECREW_MAX_TASK_FILE_BYTES"),
+            "{args:?}: {err}"
+        );
+        let named = args.last().unwrap();
+        assert!(err.contains(named) || err.contains("suite.toml"), "{args:?} does not name the file: {err}");
+    }
+}

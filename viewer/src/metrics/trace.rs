@@ -119,13 +119,13 @@ impl TraceMetrics {
                 self.set_blocks(0.0, f64::from(*blueprint_blocks));
             }
             EventKind::Board { msg, window, .. } => {
-                self.count("gatecrew_board_messages_total", &[("kind", msg_label(msg))], 1);
-                if msg == "REQUEST_MATERIAL" {
+                self.count("gatecrew_board_messages_total", &[("kind", msg.as_str())], 1);
+                if *msg == gatecrew_protocol::MessageKind::RequestMaterial {
                     self.requested.insert(window.0, ev.t);
                 }
             }
             EventKind::BoardReject { error, .. } => {
-                self.count("gatecrew_board_rejected_total", &[("error", error_label(error))], 1);
+                self.count("gatecrew_board_rejected_total", &[("error", error.as_str())], 1);
             }
             EventKind::Chat { tokens, .. } => {
                 self.count("gatecrew_chat_messages_total", &[("channel", "chat")], 1);
@@ -151,10 +151,11 @@ impl TraceMetrics {
                 self.observe_seconds("gatecrew_llm_latency_seconds", *latency_ms as f64 / 1000.0);
             }
             EventKind::Window { window, event: WindowEvent::Close, outcome, .. } => {
-                let outcome = outcome_label(outcome.as_deref());
-                self.count("gatecrew_transfers_total", &[("outcome", outcome)], 1);
+                // A close without an outcome (a newer writer) is counted as `other`.
+                let label = outcome.map_or("other", gatecrew_protocol::CloseOutcome::as_str);
+                self.count("gatecrew_transfers_total", &[("outcome", label)], 1);
                 if let Some(at) = self.requested.remove(&window.0) {
-                    if outcome == "confirmed" {
+                    if *outcome == Some(gatecrew_protocol::CloseOutcome::Confirmed) {
                         let secs = ev.t.saturating_sub(at) as f64 / TICKS_PER_SECOND;
                         self.observe_seconds("gatecrew_request_to_confirm_seconds", secs);
                     }
@@ -180,41 +181,4 @@ impl TraceMetrics {
             _ => {}
         }
     }
-}
-
-/// The four protocol kinds; anything else (a newer minor version) as `other`.
-fn msg_label(msg: &str) -> &'static str {
-    ["REQUEST_MATERIAL", "OFFER_TRANSFER", "CONFIRM_TRANSFER", "CANNOT_SUPPLY"]
-        .into_iter()
-        .find(|k| *k == msg)
-        .unwrap_or("other")
-}
-
-/// Window outcomes the board produces; anything else as `other` (labels stay bounded).
-fn outcome_label(o: Option<&str>) -> &'static str {
-    ["confirmed", "cannot_supply", "timeout"].into_iter().find(|k| Some(*k) == o).unwrap_or("other")
-}
-
-/// Board rejection kinds; anything else as `other`.
-fn error_label(e: &str) -> &'static str {
-    [
-        "malformed",
-        "unknown_agent",
-        "forged_sender",
-        "unknown_item",
-        "self_addressed",
-        "unknown_window",
-        "window_closed",
-        "wrong_party",
-        "item_mismatch",
-        "count_exceeded",
-        "already_offered",
-        "no_offer",
-        "duplicate_refusal",
-        "no_addressee",
-        "duplicate",
-    ]
-    .into_iter()
-    .find(|k| *k == e)
-    .unwrap_or("other")
 }

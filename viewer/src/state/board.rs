@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use gatecrew_protocol::Recipient;
 use gatecrew_protocol::trace::{Decision, Event, EventKind, FeatureVec, Tier, WindowEvent};
+use gatecrew_protocol::{CloseOutcome, MessageKind, Recipient};
 use serde::Serialize;
 
 /// The gate decision behind a request.
@@ -30,7 +30,7 @@ pub struct ThreadMessage {
     /// Tick.
     pub t: u64,
     /// REQUEST_MATERIAL, OFFER_TRANSFER, CONFIRM_TRANSFER or CANNOT_SUPPLY.
-    pub msg: String,
+    pub msg: MessageKind,
     /// Sender.
     pub from: u32,
     /// Addressee: an agent, or `None` for all.
@@ -141,13 +141,13 @@ impl Board {
             }
             EventKind::Board { msg, window, from, to, item, count, reason } => {
                 let th = self.thread(window.0, ev.t);
-                if msg == "REQUEST_MATERIAL" {
+                if *msg == MessageKind::RequestMaterial {
                     th.requester = Some(from.0);
                     th.item = Some(item.clone());
                 }
                 th.messages.push(ThreadMessage {
                     t: ev.t,
-                    msg: msg.clone(),
+                    msg: *msg,
                     from: from.0,
                     to: match to {
                         Recipient::Agent(a) => Some(a.0),
@@ -161,21 +161,21 @@ impl Board {
             }
             EventKind::Window { window, event: WindowEvent::Close, outcome, .. } => {
                 let th = self.thread(window.0, ev.t);
-                th.state = outcome.clone().unwrap_or_else(|| "closed".into());
+                th.state = outcome.map_or("closed", CloseOutcome::as_str).to_owned();
                 th.closed = Some(ev.t);
                 let requester = th.requester?;
                 let item = th.item.clone()?;
-                match th.state.as_str() {
-                    "confirmed" => {
+                match outcome {
+                    Some(CloseOutcome::Confirmed) => {
                         // The supplier is the one whose offer was confirmed; the count, the
                         // confirmed one (or the offer's).
-                        let confirm = th.messages.iter().rev().find(|m| m.msg == "CONFIRM_TRANSFER");
-                        let offer = th.messages.iter().rev().find(|m| m.msg == "OFFER_TRANSFER");
+                        let confirm = th.messages.iter().rev().find(|m| m.msg == MessageKind::ConfirmTransfer);
+                        let offer = th.messages.iter().rev().find(|m| m.msg == MessageKind::OfferTransfer);
                         let from = confirm.and_then(|c| c.to).or(offer.map(|o| o.from))?;
                         let count = confirm.and_then(|c| c.count).or(offer.and_then(|o| o.count))?;
                         Some(Settled::Confirmed { to: requester, from, item, count })
                     }
-                    "cannot_supply" => Some(Settled::Refused { requester, item }),
+                    Some(CloseOutcome::CannotSupply) => Some(Settled::Refused { requester, item }),
                     _ => None,
                 }
             }

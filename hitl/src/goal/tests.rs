@@ -1,0 +1,70 @@
+//! Counts typed in chat are read once into a `Count`; out of bounds they are a bad
+//! count the partner answers, never a clamp nor a default.
+
+use std::path::Path;
+
+use gatecrew_protocol::{CountError, MAX_COUNT};
+use gatecrew_world::GameData;
+
+use super::*;
+
+fn data() -> GameData {
+    GameData::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/data/minecraft-1.20.4.json"))).unwrap()
+}
+
+fn read(text: &str) -> (GameData, Option<ReadGoal>) {
+    let d = data();
+    let v = Vocabulary::new(&d).unwrap();
+    let g = read_goal_checked(text, &v);
+    (d, g)
+}
+
+#[test]
+fn counts_in_bounds_are_goals() {
+    for (text, item, n) in [
+        ("get 2304 planks", "oak_planks", 2304),
+        ("get 1 stick", "stick", 1),
+        ("get ten sticks", "stick", 10),
+        ("get a stack of oak planks", "oak_planks", 64),
+        ("make a crafting table", "crafting_table", 1),
+    ] {
+        let (d, g) = read(text);
+        match g {
+            Some(Ok(Goal::Obtain { item: i, count })) => {
+                assert_eq!((d.item_name(i), count.get()), (item, n), "{text}");
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn zero_and_too_many_are_bad_counts_with_a_clear_reply() {
+    let cases = [
+        ("get 0 sticks", CountError::NotPositive(0)),
+        ("get zero sticks", CountError::NotPositive(0)),
+        ("get 1100000000 crafting tables", CountError::TooLarge(1_100_000_000)),
+        ("get 2305 planks", CountError::TooLarge(2305)),
+        ("get 99999999999999999999999 planks", CountError::TooLarge(i64::MAX)),
+    ];
+    for (text, error) in cases {
+        let (d, g) = read(text);
+        let Some(Err(bad)) = g else { panic!("{text}: {g:?}") };
+        assert_eq!(bad.error, error, "{text}");
+        let reply = bad.reply(&d);
+        assert!(reply.starts_with("I cannot get "), "{reply}");
+        assert!(reply.contains(&format!("from 1 to {MAX_COUNT}")), "{reply}");
+    }
+    let (d, g) = read("get 1100000000 crafting tables");
+    assert_eq!(
+        g.unwrap().unwrap_err().reply(&d),
+        "I cannot get 1100000000 crafting table: one bot carries at most 2304 (36 stacks of 64); say a number from 1 to 2304."
+    );
+}
+
+#[test]
+fn a_place_to_fetch_from_is_not_a_count() {
+    // Coordinates are skipped: "0" there is a coordinate, not a count.
+    let (_, g) = read("the wool is in the chest at 6 0 -6");
+    assert!(matches!(g, Some(Ok(Goal::Fetch { .. }))), "{g:?}");
+}

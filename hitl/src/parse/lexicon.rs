@@ -1,0 +1,188 @@
+//! The parser's word lists: leads, tails, stops, negations and fillers, as players
+//! type them (joined words, no apostrophes: `dont`).
+
+/// Words that open a line without meaning anything for the plan.
+pub(super) const FILLERS: [&str; 19] = [
+    "hi", "hello", "hey", "ok", "okay", "please", "pls", "yo", "um", "uh", "so", "well", "alright", "hmm", "bot",
+    "buddy", "oh", "right", "now",
+];
+
+pub(super) const STOPS: [&str; 24] = [
+    "stop",
+    "halt",
+    "freeze",
+    "stop it",
+    "stop now",
+    "stop everything",
+    "hold on",
+    "wait",
+    "stop stop",
+    "cancel",
+    "abort",
+    "stop right there",
+    "stay",
+    "stop moving",
+    "pause",
+    "hold it",
+    "enough",
+    "stop working",
+    "stand still",
+    "dont move",
+    "cancel everything",
+    "forget it",
+    "never mind",
+    "stop that",
+];
+
+pub(super) const NEW_TASK: [&str; 16] = [
+    "stop what youre doing",
+    "stop what you are doing",
+    "stop whatever youre doing",
+    "stop whatever you are doing",
+    "drop everything",
+    "drop what youre doing",
+    "forget everything",
+    "forget the plan",
+    "forget that",
+    "forget it",
+    "never mind",
+    "new task",
+    "change of plans",
+    "change of plan",
+    "scratch that",
+    "cancel that",
+];
+
+pub(super) const RESUME: [&str; 10] = [
+    "resume",
+    "continue",
+    "go on",
+    "carry on",
+    "keep going",
+    "back to work",
+    "get back to work",
+    "go ahead",
+    "keep working",
+    "continue the plan",
+];
+
+pub(super) const SWITCH_LEADS: [&str; 23] = [
+    "start from",
+    "begin from",
+    "start at",
+    "begin with",
+    "start on",
+    "go for",
+    "get going on",
+    "continue with",
+    "lets do",
+    "now do",
+    "do",
+    "switch to",
+    "switch over to",
+    "go back to",
+    "work on",
+    "focus on",
+    "prioritize",
+    "prioritise",
+    "start with",
+    "do the",
+    "move on to",
+    "first",
+    "before anything else",
+];
+
+pub(super) const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
+
+pub(super) const DELETE_LEADS: [&str; 35] = [
+    "forget the",
+    "skip",
+    "dont bother with",
+    "dont bother about",
+    "dont bother getting",
+    "dont worry about",
+    "forget about",
+    "no need for",
+    "no need to get",
+    "no need to make",
+    "you dont need",
+    "we dont need",
+    "remove",
+    "drop",
+    "cancel",
+    "leave out",
+    "never mind the",
+    "dont get",
+    "dont make",
+    "dont collect",
+    "dont craft",
+    "dont mine",
+    "dont do",
+    "ill get",
+    "ill collect",
+    "ill make",
+    "ill handle",
+    "ill do",
+    "ill take care of",
+    "i will get",
+    "i will make",
+    "i got",
+    "ive got",
+    "let me get",
+    "let me handle",
+];
+
+pub(super) const ADD_LEADS: [&str; 14] = [
+    "also",
+    "and also",
+    "add",
+    "and then",
+    "then",
+    "after that",
+    "afterwards",
+    "next",
+    "when youre done",
+    "when you are done",
+    "when youre finished",
+    "later",
+    "plus",
+    "once youre done",
+];
+
+pub(super) const ADD_TAILS: [&str; 6] = ["too", "as well", "after that", "afterwards", "later", "next"];
+
+pub(super) const TASK_LEADS: [&str; 26] = [
+    "get",
+    "make",
+    "craft",
+    "build",
+    "collect",
+    "mine",
+    "chop",
+    "gather",
+    "bring",
+    "bring me",
+    "fetch",
+    "find",
+    "smelt",
+    "cook",
+    "i need",
+    "i want",
+    "we need",
+    "can you",
+    "could you",
+    "would you",
+    "lets",
+    "go get",
+    "go mine",
+    "harvest",
+    "cut",
+    "dig",
+];
+
+pub(super) const NEGATIONS: [&str; 6] = ["dont", "do not", "stop", "quit", "no more", "not"];
+
+pub(super) const POSITIVE_VERBS: [&str; 16] = [
+    "get", "make", "craft", "do", "collect", "mine", "chop", "gather", "work", "focus", "go", "start", "fetch", "take",
+    "bring", "switch",
+];
