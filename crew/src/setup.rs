@@ -457,9 +457,9 @@ impl Setup {
             faults: file.faults.clone(),
             config_hash,
             labels: Labels {
-                class: file.episode.class.clone(),
+                class: file.episode.class,
                 template: file.episode.template.clone(),
-                split: file.episode.split.clone(),
+                split: file.episode.split,
                 ..Labels::default()
             },
             scorer: None,

@@ -28,7 +28,7 @@ fn cases(filter: &str) -> Vec<Case> {
             id: e.id.clone(),
             template: e.template.clone(),
             family: e.family.clone(),
-            split: e.split.clone(),
+            split: e.split,
             setup: gatecrew_crew::Setup::load_with_data(&dir.join(&e.file), &Overrides::default(), data()).unwrap(),
         })
         .collect()
