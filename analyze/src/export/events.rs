@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use gatecrew_protocol::Recipient;
-use gatecrew_protocol::trace::{Decision, Event, EventKind, GateAction, ResolvedBy, Tier, WindowEvent};
+use gatecrew_protocol::trace::{Decision, Event, EventKind, GateAction, ResolvedBy, WindowEvent};
 
 use super::sink::{Bool, Col, F64, Format, I32, Sink, Str, U8, U32, U64, table, write_err};
 use super::{BATCH_ROWS, ExportError, Labels};
@@ -103,16 +103,6 @@ impl Table {
     }
 }
 
-/// The tier as a small integer: 1 rules, 2 score, 3 adjudicator, 0 no gate (the policy decided).
-pub(crate) fn tier_number(t: Tier) -> u8 {
-    match t {
-        Tier::Policy => 0,
-        Tier::Rules => 1,
-        Tier::Score => 2,
-        Tier::Adjudicator => 3,
-    }
-}
-
 fn decision_name(d: Decision) -> &'static str {
     match d {
         Decision::StayLocal => "stay_local",
@@ -192,7 +182,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
         } => {
             r.agent = Some(agent.0);
             r.issue_id = Some(issue_id.0);
-            r.tier = Some(tier_number(*tier));
+            r.tier = Some(tier.number());
             r.rule = rule.clone();
             (r.f_c, r.f_a, r.f_d, r.f_r, r.f_h) =
                 (Some(features.c), Some(features.a), Some(features.d), Some(features.r), Some(features.h));

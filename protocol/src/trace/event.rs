@@ -108,6 +108,19 @@ pub enum Tier {
     Policy,
 }
 
+impl Tier {
+    /// The tier as a small integer, for tables and labels that want one type:
+    /// 1 rules, 2 score, 3 adjudicator, 0 when no gate ran (the policy decided).
+    pub fn number(self) -> u8 {
+        match self {
+            Tier::Policy => 0,
+            Tier::Rules => 1,
+            Tier::Score => 2,
+            Tier::Adjudicator => 3,
+        }
+    }
+}
+
 impl Serialize for Tier {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

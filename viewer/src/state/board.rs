@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use gatecrew_protocol::trace::{Decision, Event, EventKind, FeatureVec, Tier, WindowEvent};
+use gatecrew_protocol::trace::{Decision, Event, EventKind, FeatureVec, WindowEvent};
 use gatecrew_protocol::{CloseOutcome, MessageKind, Recipient};
 use serde::Serialize;
 
@@ -86,15 +86,6 @@ pub struct Board {
     index: HashMap<u32, usize>,
 }
 
-pub(crate) fn tier_number(t: Tier) -> u8 {
-    match t {
-        Tier::Policy => 0,
-        Tier::Rules => 1,
-        Tier::Score => 2,
-        Tier::Adjudicator => 3,
-    }
-}
-
 impl Board {
     fn thread(&mut self, window: u32, t: u64) -> &mut ThreadView {
         let i = *self.index.entry(window).or_insert_with(|| {
@@ -119,7 +110,7 @@ impl Board {
         match &ev.kind {
             EventKind::Gate { issue_id, tier, rule, features, score, decision, oracle_local_feasible, .. } => {
                 let gate = GateView {
-                    tier: tier_number(*tier),
+                    tier: tier.number(),
                     rule: rule.clone(),
                     features: *features,
                     score: *score,

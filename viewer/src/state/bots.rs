@@ -202,7 +202,7 @@ impl BotView {
             }
             EventKind::Gate { issue_id, tier, rule, decision, .. } => {
                 if let Some(b) = self.blocker.as_mut().filter(|b| b.issue_id == issue_id.0) {
-                    b.tier = Some(crate::state::board::tier_number(*tier));
+                    b.tier = Some(tier.number());
                     b.rule = rule.clone();
                     b.decision = Some(match decision {
                         gatecrew_protocol::trace::Decision::StayLocal => "stay_local",
