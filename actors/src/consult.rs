@@ -57,13 +57,14 @@ impl Consults {
         }
     }
 
-    /// Resolves every consult whose verdict enters at the next advance.
-    pub(crate) async fn settle_due(
+    /// Resolves the consults whose verdicts enter at the next advance: a live call
+    /// started earlier is awaited, never longer than the client's timeout.
+    pub(crate) async fn resolve(
         &mut self,
-        episode: &mut Episode,
-        deadline: Option<gatecrew_protocol::Tick>,
-    ) -> Result<(), ResolveError> {
-        for req in episode.consults_due(deadline) {
+        reqs: Vec<ConsultRequest>,
+    ) -> Result<Vec<(IssueId, Adjudication)>, ResolveError> {
+        let mut out = Vec::with_capacity(reqs.len());
+        for req in reqs {
             let adj = match &mut self.consultant {
                 Consultant::Sync(r) => r.resolve(&req)?,
                 Consultant::Live(client) => {
@@ -79,9 +80,9 @@ impl Consults {
                     await_guarded(task, &req, &client, limit).await
                 }
             };
-            episode.adjudicated(req.issue_id, adj);
+            out.push((req.issue_id, adj));
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Stops calls whose verdicts will never enter (the episode ended).

@@ -1,7 +1,7 @@
 //! The world actor: owns the episode core and drives the lockstep.
 
 use gatecrew_crew::agent::{StepInput, StepOutput};
-use gatecrew_crew::{EndReason, Episode, Finished};
+use gatecrew_crew::{Answer, Episode, Finished, Need, Stepped};
 use gatecrew_protocol::AgentId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use ractor_cluster_derive::RactorMessage;
@@ -91,55 +91,52 @@ impl WorldState {
         let n = episode.world().agent_count();
         let mut agents = self.agents(n).await?;
         loop {
-            let deadline = ractor::call!(self.board, BoardMsg::NextDeadline)?;
-            self.consults.settle_due(&mut episode, deadline).await?;
-            if !episode.advance(deadline) {
-                break;
-            }
-            let closed = ractor::call!(self.board, BoardMsg::Expire, episode.tick())?;
-            episode.board_closed(closed);
-            for (id, msg, issue) in episode.released() {
-                let now = episode.tick();
-                let result =
-                    ractor::call!(self.board, |reply| BoardMsg::Post { caller: id, msg: msg.clone(), now, reply })?;
-                episode.posted(id, msg, issue, result);
-            }
-            let inputs = episode.wakes();
-            // Every awake agent thinks at once; the answers are applied in id order.
-            let steps = inputs.into_iter().map(|(id, input)| {
-                let crew = self.crew.clone();
-                let handle = agents[id.index()].clone();
-                async move { (id, Self::step(crew, handle, input).await) }
+            let answer = match episode.poll() {
+                Need::Deadline => Answer::Deadline(ractor::call!(self.board, BoardMsg::NextDeadline)?),
+                Need::Adjudicate(reqs) => Answer::Adjudicated(self.consults.resolve(reqs).await?),
+                Need::Expire(now) => Answer::Expired(ractor::call!(self.board, BoardMsg::Expire, now)?),
+                Need::Post { from, msg, now } => {
+                    Answer::Posted(ractor::call!(self.board, |reply| BoardMsg::Post { caller: from, msg, now, reply })?)
+                }
+                Need::Outside(_) => Answer::Ready,
+                Need::Step(inputs) => Answer::Stepped(self.step_all(&mut agents, inputs).await?),
+                Need::Flush => {
+                    self.consults.start(&mut episode);
+                    self.emit(&mut episode)?;
+                    Answer::Ready
+                }
+                Need::Over(_) => {
+                    self.consults.abort_all();
+                    Answer::Ready
+                }
+                Need::Done(finished) => return Ok(finished),
+            };
+            episode.answer(answer);
+        }
+    }
+
+    /// Every awake agent thinks at once; the episode applies the answers in id order.
+    async fn step_all(
+        &self,
+        agents: &mut [AgentHandle],
+        inputs: Vec<(AgentId, StepInput)>,
+    ) -> Result<Vec<Stepped>, Err> {
+        let steps = inputs.into_iter().map(|(id, input)| {
+            let crew = self.crew.clone();
+            let handle = agents[id.index()].clone();
+            async move { (id, Self::step(crew, handle, input).await) }
+        });
+        let mut out = Vec::new();
+        for (id, r) in futures::future::join_all(steps).await {
+            let (output, restarted) = r?;
+            let restarted = restarted.map(|h| {
+                let cause = h.cause.clone().unwrap_or_else(|| "failure".into());
+                agents[id.index()] = h;
+                cause
             });
-            let results = futures::future::join_all(steps).await;
-            let mut outputs = Vec::with_capacity(results.len());
-            for (id, r) in results {
-                let (out, restarted) = r?;
-                if let Some(h) = restarted {
-                    episode.agent_restarted(id, h.cause.as_deref().unwrap_or("failure"));
-                    agents[id.index()] = h;
-                }
-                outputs.push((id, out));
-            }
-            for (id, out) in outputs {
-                for (msg, issue) in episode.apply(id, out) {
-                    let now = episode.tick();
-                    let result =
-                        ractor::call!(self.board, |reply| BoardMsg::Post { caller: id, msg: msg.clone(), now, reply })?;
-                    episode.posted(id, msg, issue, result);
-                }
-            }
-            self.consults.start(&mut episode);
-            self.emit(&mut episode)?;
+            out.push(Stepped { agent: id, output, restarted });
         }
-        self.consults.abort_all();
-        for (id, input) in episode.final_inputs() {
-            let (out, _) = Self::step(self.crew.clone(), agents[id.index()].clone(), input).await?;
-            episode.apply(id, out);
-        }
-        let progress = episode.end();
-        self.emit(&mut episode)?;
-        Ok(Finished { progress, reason: episode.ended().unwrap_or(EndReason::Stalled) })
+        Ok(out)
     }
 
     fn emit(&self, episode: &mut Episode) -> Result<(), Err> {

@@ -1,16 +1,9 @@
 //! The episode core: the world, the clock and every agent's schedule, advanced in
 //! lockstep (DESIGN section 2). It knows nothing of how agents and the board are
-//! reached: a driver (the synchronous [`stepper`] or the actor runtime) calls
-//!
-//! 1. [`Episode::advance`] to jump to the next tick at which something happens
-//!    (an action completes, a wait ends, news arrives, a window's deadline passes)
-//!    and apply the actions completing then, in agent-id order;
-//! 2. [`Episode::board_closed`] with the windows the board expired at that tick, then
-//!    [`Episode::released`] for the messages the delay fault held back until now
-//!    (posted like any others);
-//! 3. [`Episode::wakes`] for the inputs of the agents to step;
-//! 4. [`Episode::apply`] with each agent's output, in agent-id order, and
-//!    [`Episode::posted`] with the board's answer to each message it returns.
+//! reached: it says what it needs next ([`Episode::poll`]) and a driver answers
+//! ([`Episode::answer`]); the order of a round is written once, in [`round`]. The four
+//! drivers are the synchronous [`stepper`], the actor runtime, the Minecraft driver and
+//! the interactive one.
 //!
 //! Time jumps: a 40-tick walk costs one step, not forty. Board news is delivered one
 //! tick after posting. Trace events accumulate in order and are drained with
@@ -28,6 +21,7 @@ pub mod manager;
 mod probe;
 mod record;
 pub mod replay;
+mod round;
 pub mod stepper;
 
 use std::sync::Arc;
@@ -43,6 +37,7 @@ use crate::setup::Setup;
 
 pub use gatecrew_protocol::trace::EndReason;
 pub use probe::WorldProbe;
+pub use round::{Answer, Finished, Need, Stepped};
 
 /// Blocks in place so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,6 +107,7 @@ pub struct Episode {
     external: Option<external::Outbox>,
     held_open: bool,
     faults: faults::Faults,
+    phase: round::Phase,
 }
 
 impl Episode {
@@ -143,7 +139,7 @@ impl Episode {
             started: false,
             muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
             policy_kind: setup.policy,
-            manager: (setup.policy == crate::policy::Policy::CentralDag).then(|| {
+            manager: crate::style::style(setup.policy).central_manager().then(|| {
                 let owners = crate::plan::split_work(&setup.blueprint, setup.labels.builders(n));
                 manager::Manager::new(manager::ManagerConfig::default(), owners)
             }),
@@ -152,6 +148,7 @@ impl Episode {
             external: None,
             held_open: false,
             faults: faults::Faults::new(&setup.faults, setup.seed),
+            phase: round::Phase::default(),
         }
     }
 
@@ -239,7 +236,7 @@ impl Episode {
     /// Advances to the next tick at which something happens and applies the actions
     /// completing then. Returns `false` once the episode is over (call
     /// [`Self::final_inputs`] and [`Self::end`]).
-    pub fn advance(&mut self, board_deadline: Option<Tick>) -> bool {
+    pub(super) fn advance(&mut self, board_deadline: Option<Tick>) -> bool {
         if self.ended.is_some() {
             return false;
         }
@@ -375,7 +372,7 @@ impl Episode {
     }
 
     /// Windows the board closed at this tick: recorded, and news for everyone.
-    pub fn board_closed(&mut self, closed: Vec<WindowClosed>) {
+    pub(super) fn board_closed(&mut self, closed: Vec<WindowClosed>) {
         for c in closed {
             self.record_close(&c);
             self.broadcast(BoardNews::Closed(c));
@@ -391,7 +388,7 @@ impl Episode {
     }
 
     /// The inputs of every agent to wake now, in id order.
-    pub fn wakes(&mut self) -> Vec<(AgentId, StepInput)> {
+    pub(super) fn wakes(&mut self) -> Vec<(AgentId, StepInput)> {
         let now = self.tick;
         let mut out = Vec::new();
         for i in 0..self.slots.len() {
@@ -407,7 +404,9 @@ impl Episode {
             if chosen_crash {
                 s.crash_at = None;
             }
-            let crash = chosen_crash || random_crash;
+            // A real server's bots are not crash-drilled (docs/minecraft.md); the draw is
+            // still made, so the fault stream stays the simulator's.
+            let crash = (chosen_crash || random_crash) && self.external.is_none();
             out.push((
                 agent,
                 StepInput {
@@ -427,7 +426,7 @@ impl Episode {
     }
 
     /// The last inputs, asking every agent for its unfinished work.
-    pub fn final_inputs(&mut self) -> Vec<(AgentId, StepInput)> {
+    pub(super) fn final_inputs(&mut self) -> Vec<(AgentId, StepInput)> {
         let now = self.tick;
         (0..self.slots.len())
             .map(|i| {
@@ -451,13 +450,13 @@ impl Episode {
     }
 
     /// The supervisor restarted an agent from its snapshot.
-    pub fn agent_restarted(&mut self, agent: AgentId, cause: &str) {
+    pub(super) fn agent_restarted(&mut self, agent: AgentId, cause: &str) {
         self.push(EventKind::Restart { agent, cause: cause.to_owned() });
     }
 
     /// Takes one agent's output: records its notes, schedules its intent, and returns
     /// its board messages for the driver to post, in order.
-    pub fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
+    pub(super) fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         for note in out.notes {
             self.record_note(agent, note);
         }
@@ -540,7 +539,7 @@ impl Episode {
         match result {
             Ok(receipt) => {
                 let window = receipt.posted.window;
-                if self.policy_kind == crate::policy::Policy::Flatcomm {
+                if crate::style::style(self.policy_kind).board_as_chat() {
                     // flatcomm's coordination is free chat: the same exchange, as chat lines.
                     self.record_chat(receipt.posted.msg.from(), receipt.posted.msg.to());
                 } else {
@@ -579,7 +578,7 @@ impl Episode {
     }
 
     /// Writes `episode_end`; returns the final progress.
-    pub fn end(&mut self) -> Progress {
+    pub(super) fn end(&mut self) -> Progress {
         let reason = self.ended.unwrap_or(EndReason::Stalled);
         let p = self.progress();
         metrics::histogram!("gatecrew_episode_ticks").record(p.tick as f64);

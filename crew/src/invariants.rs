@@ -21,8 +21,9 @@ use gatecrew_protocol::{AgentId, IssueId, ItemId};
 use gatecrew_world::World;
 
 use crate::agent::AgentCore;
+use crate::episode::Finished;
 use crate::episode::consult::ByAdjudicator;
-use crate::episode::stepper::{Finished, run_watched};
+use crate::episode::stepper::run_watched;
 use crate::{Episode, Policy, Setup};
 
 /// One broken invariant.

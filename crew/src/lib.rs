@@ -13,10 +13,11 @@ pub mod invariants;
 pub mod plan;
 pub mod policy;
 pub mod setup;
+pub mod style;
 
 pub use episode::consult::{ByAdjudicator, ConsultRequest, ResolveError, Resolver};
 pub use episode::replay::{Replay, ReplayError};
-pub use episode::stepper::{Finished, Observer, run, run_to_end, run_watched, run_with};
-pub use episode::{EndReason, Episode, Progress, WorldProbe};
+pub use episode::stepper::{Observer, run, run_to_end, run_watched, run_with};
+pub use episode::{Answer, EndReason, Episode, Finished, Need, Progress, Stepped, WorldProbe};
 pub use policy::Policy;
 pub use setup::{FaultSpec, Overrides, Setup, SetupError};

@@ -8,9 +8,9 @@
 
 use std::collections::VecDeque;
 
-use gatecrew_crew::agent::{AgentCore, StepOutput};
+use gatecrew_crew::agent::{AgentCore, StepInput};
 use gatecrew_crew::episode::stepper::step_supervised;
-use gatecrew_crew::{EndReason, Episode, Finished, Observer, ResolveError, Resolver, Setup};
+use gatecrew_crew::{Answer, Episode, Finished, Need, Observer, ResolveError, Resolver, Setup, Stepped};
 use gatecrew_protocol::{AgentId, Board, Tick};
 
 use crate::script::Script;
@@ -126,23 +126,41 @@ impl Driver {
         if self.ended {
             return Ok(false);
         }
-        let bd = self.board.next_deadline();
-        for req in self.episode.consults_due(bd) {
-            let adj = self.resolver.resolve(&req)?;
-            self.episode.adjudicated(req.issue_id, adj);
+        loop {
+            let answer = match self.episode.poll() {
+                Need::Deadline => Answer::Deadline(
+                    [self.board.next_deadline(), until, self.partner.due()].into_iter().flatten().min(),
+                ),
+                Need::Adjudicate(reqs) => {
+                    let adjs = reqs.iter().map(|r| Ok((r.issue_id, self.resolver.resolve(r)?)));
+                    Answer::Adjudicated(adjs.collect::<Result<_, ResolveError>>()?)
+                }
+                Need::Expire(now) => Answer::Expired(self.board.expire(now)),
+                Need::Post { from, msg, now } => Answer::Posted(self.board.post(from, msg, now)),
+                Need::Outside(now) => {
+                    self.outside(now, lines, out);
+                    Answer::Ready
+                }
+                Need::Step(inputs) => Answer::Stepped(self.step(inputs, out)),
+                Need::Flush => {
+                    self.flush(out);
+                    self.episode.answer(Answer::Ready);
+                    return Ok(true);
+                }
+                // Answered by `finish`, after the partner's own ending.
+                Need::Over(_) | Need::Done(_) => {
+                    self.ended = true;
+                    return Ok(false);
+                }
+            };
+            self.episode.answer(answer);
         }
-        let due = [self.board.next_deadline(), until, self.partner.due()].into_iter().flatten().min();
-        if !self.episode.advance(due) {
-            self.ended = true;
-            return Ok(false);
-        }
-        let now = self.episode.tick();
-        let closed = self.board.expire(now);
-        self.episode.board_closed(closed);
-        for (id, msg, issue) in self.episode.released() {
-            let result = self.board.post(id, msg.clone(), now);
-            self.episode.posted(id, msg, issue, result);
-        }
+    }
+
+    /// Before anyone is woken: the partner starts (first round), the seat's questions
+    /// that no longer stand are withdrawn, the person's lines enter (a yes or no to the
+    /// seat's question is posted at once), the partner's clock ticks.
+    fn outside(&mut self, now: Tick, lines: &mut dyn FnMut(Tick) -> Vec<String>, out: &mut dyn Output) {
         if !self.started {
             self.started = true;
             self.partner.start(now);
@@ -173,38 +191,39 @@ impl Driver {
         if self.partner.wants_wake() {
             self.episode.nudge(me);
         }
-        let inputs = self.episode.wakes();
-        let mut outputs: Vec<(AgentId, StepOutput)> = Vec::with_capacity(inputs.len());
-        for (id, input) in inputs {
-            let step = if id == me && self.seat.is_some() {
+    }
+
+    /// Steps the awake agents; the partner's bot through the partner, or, in a human's
+    /// seat, by the bot's own rules with its offers held for the person.
+    fn step(&mut self, inputs: Vec<(AgentId, StepInput)>, out: &mut dyn Output) -> Vec<Stepped> {
+        let me = self.partner.agent();
+        let now = self.episode.tick();
+        inputs
+            .into_iter()
+            .map(|(id, input)| {
+                if id != me {
+                    return step_supervised(&mut self.agents[id.index()], id, input);
+                }
+                let Some(seat) = &mut self.seat else {
+                    return Stepped::ok(id, self.partner.step(&mut self.agents[id.index()], input));
+                };
                 // A human's seat: the bot's own rules deliver what the person agreed to
                 // give (its share of the build is empty); its offers wait for the person.
-                let mut o = step_supervised(&mut self.agents[id.index()], input, &mut self.episode);
-                if let Some(seat) = &mut self.seat {
-                    for ask in seat.hold(&mut o.posts, &self.items) {
-                        out.said(now, me, &ask);
-                    }
+                let mut s = step_supervised(&mut self.agents[id.index()], id, input);
+                for ask in seat.hold(&mut s.output.posts, &self.items) {
+                    out.said(now, me, &ask);
                 }
-                o
-            } else if id == me {
-                self.partner.step(&mut self.agents[id.index()], input)
-            } else {
-                step_supervised(&mut self.agents[id.index()], input, &mut self.episode)
-            };
-            outputs.push((id, step));
-        }
-        for (id, o) in outputs {
-            for (msg, issue) in self.episode.apply(id, o) {
-                let result = self.board.post(id, msg.clone(), self.episode.tick());
-                self.episode.posted(id, msg, issue, result);
-            }
-        }
+                s
+            })
+            .collect()
+    }
+
+    fn flush(&mut self, out: &mut dyn Output) {
         self.flush_partner(out);
         for ev in self.episode.drain() {
             out.event(&ev);
         }
         out.progress(self.episode.progress());
-        Ok(true)
     }
 
     fn flush_partner(&mut self, out: &mut dyn Output) {
@@ -221,19 +240,35 @@ impl Driver {
     /// Ends the episode: every bot reports its unfinished work, the partner's open plan
     /// goes to task memory as interrupted, `episode_end` is written.
     pub fn finish(mut self, out: &mut dyn Output) -> (Finished, Partner) {
+        if !self.ended {
+            // Stopped between rounds (the person quit): the episode ends here.
+            self.episode.stop();
+            let need = self.episode.poll();
+            debug_assert!(matches!(need, Need::Over(_)), "stopped between rounds: {need:?}");
+        }
         self.partner.finish(self.episode.tick());
         self.flush_partner(out);
-        for (id, input) in self.episode.final_inputs() {
-            let o = self.agents[id.index()].step(input);
-            self.episode.apply(id, o);
+        self.episode.answer(Answer::Ready);
+        loop {
+            let answer = match self.episode.poll() {
+                Need::Step(inputs) => Answer::Stepped(
+                    inputs
+                        .into_iter()
+                        .map(|(id, input)| Stepped::ok(id, self.agents[id.index()].step(input)))
+                        .collect(),
+                ),
+                Need::Flush => {
+                    for ev in self.episode.drain() {
+                        out.event(&ev);
+                    }
+                    out.progress(self.episode.progress());
+                    Answer::Ready
+                }
+                Need::Done(finished) => return (finished, self.partner),
+                other => unreachable!("after the end the episode needs only last steps and a flush: {other:?}"),
+            };
+            self.episode.answer(answer);
         }
-        let progress = self.episode.end();
-        for ev in self.episode.drain() {
-            out.event(&ev);
-        }
-        out.progress(progress);
-        let finished = Finished { progress, reason: self.episode.ended().unwrap_or(EndReason::Stalled) };
-        (finished, self.partner)
     }
 }
 

@@ -1,11 +1,13 @@
-//! The async episode driver for a real server. It mirrors the synchronous stepper's
-//! loop (advance, board expiry, wake-ups, agent steps, posts) around the same cores,
-//! but time is the wall clock in game ticks (20 a second) and an action's completion
-//! is whatever the server and the bot's observation say, whenever it comes.
+//! The async episode driver for a real server. It answers the episode core's needs
+//! like every other driver (`crew/src/episode/round.rs` has the order of a round), but
+//! time is the wall clock in game ticks (20 a second) and an action's completion is
+//! whatever the server and the bot's observation say, whenever it comes.
 //!
-//! The loop: run every step that is due by now; then wait for the first of an action
-//! finishing (its verified outcome is delivered at the current tick), a bridge event
-//! (a kicked bot, the bridge dying: the agent fails), the next timer, or a fault drill.
+//! Where it differs: before each advance it waits for the first of an action finishing
+//! (its verified outcome is delivered at the current tick), a bridge event (a kicked
+//! bot, the bridge dying: the agent fails), the next timer, or a fault drill; at the
+//! end of a round it sends the actions the agents started to the bridge; before the
+//! agents' last step a bot looks at every blueprint cell.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,9 +15,9 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use gatecrew_crew::agent::AgentCore;
 use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
-use gatecrew_crew::{EndReason, Episode, Finished, Observer, Setup};
-use gatecrew_gating::Deterministic;
-use gatecrew_protocol::{AgentId, Board, Pos, Tick};
+use gatecrew_crew::{Answer, ConsultRequest, Episode, Finished, Need, Observer, Setup, Stepped};
+use gatecrew_gating::{Adjudication, Deterministic};
+use gatecrew_protocol::{AgentId, Board, IssueId, Pos, Tick};
 use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
 use tokio::sync::mpsc;
 
@@ -249,33 +251,56 @@ impl Driver<'_> {
         tokio::time::Instant::from_std(self.t0 + Duration::from_millis(t.0.saturating_mul(50)))
     }
 
-    async fn drive(&mut self, not_joined: Vec<(AgentId, String)>) -> Played {
-        // The first advance writes episode_start; bots that never joined fail before
-        // anyone is woken.
-        self.episode.advance(self.board.next_deadline());
-        for (a, why) in not_joined {
-            self.fail(a, why);
-        }
-        self.wake_and_apply();
+    async fn drive(&mut self, mut not_joined: Vec<(AgentId, String)>) -> Played {
+        let mut observed = None;
         loop {
-            loop {
-                let due = self.episode.next_due(self.board.next_deadline());
-                match due {
-                    Some(t) if t <= self.now() => {
-                        if !self.step() {
-                            return self.finish().await;
-                        }
+            let answer = match self.episode.poll() {
+                Need::Deadline => Answer::Deadline(self.wait().await),
+                Need::Adjudicate(reqs) => Answer::Adjudicated(self.adjudicate(&reqs)),
+                Need::Expire(now) => Answer::Expired(self.board.expire(now)),
+                Need::Post { from, msg, now } => Answer::Posted(self.board.post(from, msg, now)),
+                // Bots that never joined fail before anyone is woken.
+                Need::Outside(_) => {
+                    for (a, why) in not_joined.drain(..) {
+                        self.fail(a, why);
                     }
-                    _ => break,
+                    Answer::Ready
                 }
-            }
-            let due = self.episode.next_due(self.board.next_deadline());
-            if due.is_none() && self.episode.in_flight() == 0 {
-                // Nothing can happen any more: this advance ends the episode.
-                if !self.step() {
-                    return self.finish().await;
+                Need::Step(inputs) => Answer::Stepped(
+                    inputs
+                        .into_iter()
+                        .map(|(id, input)| Stepped::ok(id, self.agents[id.index()].step(input)))
+                        .collect(),
+                ),
+                Need::Flush => {
+                    // After the end nothing more goes to the server.
+                    if self.episode.ended().is_none() {
+                        self.dispatch();
+                    }
+                    self.flush();
+                    Answer::Ready
                 }
-                continue;
+                Need::Over(_) => {
+                    observed = self.final_look().await;
+                    Answer::Ready
+                }
+                Need::Done(finished) => return self.played(finished, observed),
+            };
+            self.episode.answer(answer);
+        }
+    }
+
+    /// Waits until the episode's next timer is due by game time, delivering outcomes
+    /// and bridge events as they come; returns the board's deadline. With nothing
+    /// scheduled and nothing in flight it returns at once: the advance ends the episode.
+    async fn wait(&mut self) -> Option<Tick> {
+        loop {
+            let deadline = self.board.next_deadline();
+            let due = self.episode.next_due(deadline);
+            match due {
+                Some(t) if t <= self.now() => return deadline,
+                None if self.episode.in_flight() == 0 => return deadline,
+                _ => {}
             }
             let fault = self.faults.first().map(|f| Tick(fault_tick(f)));
             let wake = match (due, fault) {
@@ -294,51 +319,18 @@ impl Driver<'_> {
         }
     }
 
-    /// One advance and everything it leads to; `false` once the episode is over.
-    fn step(&mut self) -> bool {
-        self.settle_consults();
-        if !self.episode.advance(self.board.next_deadline()) {
-            return false;
-        }
-        self.wake_and_apply();
-        true
-    }
-
     /// Gray-zone consults (a crew config with an `[llm]` section) are settled by the
     /// deterministic adjudicator here, as the stepper does without an endpoint.
-    fn settle_consults(&mut self) {
-        for req in self.episode.consults_due(self.board.next_deadline()) {
-            match self.adjudicator.resolve(&req) {
-                Ok(adj) => self.episode.adjudicated(req.issue_id, adj),
-                Err(e) => tracing::warn!("the deterministic adjudicator failed: {e}"),
-            }
-        }
-    }
-
-    fn wake_and_apply(&mut self) {
-        let closed = self.board.expire(self.episode.tick());
-        self.episode.board_closed(closed);
-        for (id, msg, issue) in self.episode.released() {
-            let result = self.board.post(id, msg.clone(), self.episode.tick());
-            self.episode.posted(id, msg, issue, result);
-        }
-        let inputs = self.episode.wakes();
-        let outputs: Vec<_> = inputs
-            .into_iter()
-            .map(|(id, mut input)| {
-                // Crash drills of the simulator are not injected here (see docs/minecraft.md).
-                input.crash = false;
-                (id, self.agents[id.index()].step(input))
+    fn adjudicate(&mut self, reqs: &[ConsultRequest]) -> Vec<(IssueId, Adjudication)> {
+        reqs.iter()
+            .filter_map(|req| match self.adjudicator.resolve(req) {
+                Ok(adj) => Some((req.issue_id, adj)),
+                Err(e) => {
+                    tracing::warn!("the deterministic adjudicator failed: {e}");
+                    None
+                }
             })
-            .collect();
-        for (id, out) in outputs {
-            for (msg, issue) in self.episode.apply(id, out) {
-                let result = self.board.post(id, msg.clone(), self.episode.tick());
-                self.episode.posted(id, msg, issue, result);
-            }
-        }
-        self.dispatch();
-        self.flush();
+            .collect()
     }
 
     fn flush(&mut self) {
@@ -513,24 +505,18 @@ impl Driver<'_> {
         }
     }
 
-    /// The episode is over: a bot looks at every blueprint cell and the mirror takes
-    /// what it sees, the agents report unfinished work, and `episode_end` is written.
-    async fn finish(&mut self) -> Played {
-        let observed = self.final_look().await;
-        for (id, input) in self.episode.final_inputs() {
-            let out = self.agents[id.index()].step(input);
-            self.episode.apply(id, out);
-        }
-        let progress = self.episode.end();
-        self.flush();
-        let reason = self.episode.ended().unwrap_or(EndReason::Stalled);
+    /// What the run reports once the trace is complete.
+    fn played(&mut self, finished: Finished, observed: Option<u32>) -> Played {
         let world = self.episode.world();
         let inventories = (0..world.agent_count())
             .map(|i| world.body(AgentId(i as u32)).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory))
             .collect();
-        (Finished { progress, reason }, std::mem::take(&mut self.failed), observed, inventories)
+        (finished, std::mem::take(&mut self.failed), observed, inventories)
     }
 
+    /// The episode is over: a bot looks at every blueprint cell and the mirror takes
+    /// what it sees, before the agents report unfinished work and `episode_end` is
+    /// written.
     async fn final_look(&mut self) -> Option<u32> {
         if self.ctx.bridge.exited().is_some() {
             return None;

@@ -2,7 +2,7 @@
 //! stand-in "server": a second copy of the scenario world that applies each action the
 //! moment it starts. No Node, no network: this checks the core's side of the contract.
 
-use gatecrew_crew::{EndReason, Episode, Overrides, Setup};
+use gatecrew_crew::{Answer, EndReason, Episode, Need, Overrides, Setup, Stepped};
 use gatecrew_protocol::trace::{Event, EventKind};
 use gatecrew_protocol::{AgentId, Board, Tick};
 
@@ -12,7 +12,8 @@ fn wall() -> Setup {
     Setup::load(&root().join("configs/minecraft/wall.toml"), &Overrides::default()).unwrap()
 }
 
-/// Runs the episode in external mode; `fail` takes agents out at given ticks.
+/// Runs the episode in external mode; `fail` takes agents out at given ticks. The
+/// "server" completes each action the moment the round hands it out.
 fn drive(setup: &Setup, fail: &[(AgentId, u64)]) -> (Episode, Vec<Event>) {
     let mut ep = Episode::new_external(setup);
     let mut server = setup.world.clone();
@@ -20,43 +21,62 @@ fn drive(setup: &Setup, fail: &[(AgentId, u64)]) -> (Episode, Vec<Event>) {
     let mut agents = setup.agents();
     let mut events = Vec::new();
     let mut pending_fail = fail.to_vec();
-    let mut steps = 0;
-    while ep.advance(board.next_deadline()) {
-        steps += 1;
-        assert!(steps < 10_000, "runaway");
-        let now = ep.tick();
-        for (a, _) in pending_fail.iter().filter(|(_, t)| *t <= now.0) {
-            ep.fail_agent(*a, "test: gone");
-        }
-        pending_fail.retain(|(_, t)| *t > now.0);
-        let closed = board.expire(now);
-        ep.board_closed(closed);
-        for (id, input) in ep.wakes() {
-            let out = agents[id.index()].step(input);
-            for (msg, issue) in ep.apply(id, out) {
-                let r = board.post(id, msg.clone(), ep.tick());
-                ep.posted(id, msg, issue, r);
+    let mut rounds = 0;
+    loop {
+        let answer = match ep.poll() {
+            Need::Deadline => {
+                rounds += 1;
+                assert!(rounds < 10_000, "runaway");
+                Answer::Deadline(board.next_deadline())
             }
-        }
-        for (agent, action) in ep.take_started() {
-            assert!(ep.in_flight() > 0);
-            let p = server.begin(agent, action);
-            let ticks = p.ticks;
-            let (outcome, receipt) = server.complete(agent, p);
-            ep.deliver(agent, outcome, receipt, now + ticks);
-            // The driver keeps the episode's world in step with what bots observe.
-            *ep.world_mut() = server.clone();
-        }
-        assert_eq!(ep.in_flight(), 0, "every started action was delivered");
-        events.extend(ep.drain());
+            Need::Adjudicate(_) => unreachable!("the wall config has no tier 3"),
+            Need::Expire(now) => Answer::Expired(board.expire(now)),
+            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+            Need::Outside(now) => {
+                for (a, _) in pending_fail.iter().filter(|(_, t)| *t <= now.0) {
+                    ep.fail_agent(*a, "test: gone");
+                }
+                pending_fail.retain(|(_, t)| *t > now.0);
+                Answer::Ready
+            }
+            Need::Step(inputs) => Answer::Stepped(
+                inputs.into_iter().map(|(id, input)| Stepped::ok(id, agents[id.index()].step(input))).collect(),
+            ),
+            Need::Flush => {
+                let now = ep.tick();
+                for (agent, action) in ep.take_started() {
+                    assert!(ep.in_flight() > 0);
+                    let p = server.begin(agent, action);
+                    let ticks = p.ticks;
+                    let (outcome, receipt) = server.complete(agent, p);
+                    ep.deliver(agent, outcome, receipt, now + ticks);
+                    // The driver keeps the episode's world in step with what bots observe.
+                    *ep.world_mut() = server.clone();
+                }
+                assert_eq!(ep.in_flight(), 0, "every started action was delivered");
+                events.extend(ep.drain());
+                Answer::Ready
+            }
+            Need::Over(_) => Answer::Ready,
+            Need::Done(_) => return (ep, events),
+        };
+        ep.answer(answer);
     }
-    for (id, input) in ep.final_inputs() {
-        let out = agents[id.index()].step(input);
-        ep.apply(id, out);
+}
+
+/// Polls and answers until the episode needs agents stepped; returns their inputs.
+fn until_step(ep: &mut Episode, board: &mut Board) -> Vec<(AgentId, gatecrew_crew::agent::StepInput)> {
+    loop {
+        let answer = match ep.poll() {
+            Need::Deadline => Answer::Deadline(board.next_deadline()),
+            Need::Expire(now) => Answer::Expired(board.expire(now)),
+            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+            Need::Outside(_) => Answer::Ready,
+            Need::Step(inputs) => return inputs,
+            other => panic!("unexpected before the first step: {other:?}"),
+        };
+        ep.answer(answer);
     }
-    ep.end();
-    events.extend(ep.drain());
-    (ep, events)
 }
 
 #[test]
@@ -124,12 +144,15 @@ fn next_due_waits_for_outcomes_in_flight() {
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
     assert_eq!(ep.next_due(None), Some(Tick(0)), "not started: due now");
-    assert!(ep.advance(board.next_deadline()));
-    for (id, input) in ep.wakes() {
-        let out = agents[id.index()].step(input);
-        for (msg, issue) in ep.apply(id, out) {
-            let r = board.post(id, msg.clone(), ep.tick());
-            ep.posted(id, msg, issue, r);
+    let inputs = until_step(&mut ep, &mut board);
+    let stepped = inputs.into_iter().map(|(id, input)| Stepped::ok(id, agents[id.index()].step(input))).collect();
+    ep.answer(Answer::Stepped(stepped));
+    // Posts (none expected at tick 0 for the wall), then the round's flush.
+    loop {
+        match ep.poll() {
+            Need::Post { from, msg, now } => ep.answer(Answer::Posted(board.post(from, msg, now))),
+            Need::Flush => break,
+            other => panic!("unexpected after the first step: {other:?}"),
         }
     }
     let started = ep.take_started();

@@ -9,12 +9,6 @@ use gatecrew_protocol::{BoardMessage, IssueId, Recipient};
 
 use super::{AgentCore, Awaiting, Blocker, BoardNews, Handover, Retry, StepOutput};
 use crate::episode::manager::{Directive, ManagerAsk};
-use crate::policy::Policy;
-
-/// Ticks a `no_partition` bot loses taking any public message into its own context.
-pub const NO_PARTITION_READ_TICKS: u64 = 10;
-/// Ticks a `flatcomm` bot loses stopping to read (and think about) a chat line.
-pub const FLATCOMM_READ_TICKS: u64 = 20;
 
 impl AgentCore {
     /// Work lost to reading one piece of news.
@@ -24,23 +18,19 @@ impl AgentCore {
             BoardNews::Chat { from } => *from != self.id,
             BoardNews::Closed(_) | BoardNews::Rejected { .. } => false,
         };
-        match self.policy {
-            Policy::NoPartition if from_other => NO_PARTITION_READ_TICKS,
-            Policy::Flatcomm if from_other => FLATCOMM_READ_TICKS,
-            _ => 0,
-        }
+        if from_other { self.style.read_ticks(news) } else { 0 }
     }
 
     /// `flatcomm`: one conversation at a time; a bot already in one ignores requests.
     pub(super) fn busy_for_chat(&self) -> bool {
-        self.policy == Policy::Flatcomm && (!self.handovers.is_empty() || !self.awaiting.is_empty())
+        self.style.busy(!self.handovers.is_empty(), !self.awaiting.is_empty())
     }
 
     /// `no_partition`: a teammate's request is taken as if it were the bot's own issue:
     /// if it is short of the same item, it raises the issue at once.
     pub(super) fn echo(&mut self, msg: &BoardMessage, out: &mut StepOutput) {
         let BoardMessage::RequestMaterial { from, item, .. } = *msg else { return };
-        if self.policy != Policy::NoPartition || from == self.id {
+        if !self.style.echoes_requests() || from == self.id {
             return;
         }
         let deficit = self.own_need(item).saturating_sub(self.inv.count(item));
@@ -111,7 +101,7 @@ impl AgentCore {
 
     /// `central_dag`: items of a delivery arrived; the manager closes the window.
     pub(super) fn confirm_to_manager(&mut self, item: gatecrew_protocol::ItemId, out: &mut StepOutput) -> bool {
-        if self.policy != Policy::CentralDag {
+        if !self.style.central_manager() {
             return false;
         }
         let Some(aw) = self.awaiting.remove(&item) else { return true };
@@ -125,7 +115,7 @@ impl AgentCore {
 
     /// `flatcomm`: issues the protocol cannot carry are still chatted about.
     pub(super) fn chat_status(&mut self, out: &mut StepOutput) {
-        if self.policy == Policy::Flatcomm {
+        if self.style.chats_status() {
             out.chats.push(Recipient::All);
         }
     }
@@ -133,6 +123,6 @@ impl AgentCore {
     /// Whether a repeated detection of an unchanged issue may be suppressed (`flatcomm`
     /// asks again every time: it has no cooldown).
     pub(super) fn suppress_repeats(&self) -> bool {
-        self.policy != Policy::Flatcomm
+        self.style.suppresses_repeats()
     }
 }

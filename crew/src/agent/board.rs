@@ -57,12 +57,7 @@ impl AgentCore {
                         match c.outcome {
                             CloseOutcome::Confirmed => {}
                             CloseOutcome::CannotSupply => {
-                                // flatcomm has no cooldown: it may ask again at once.
-                                let cooldown = if self.policy == crate::policy::Policy::Flatcomm {
-                                    0
-                                } else {
-                                    self.gate.params().spec().cooldown_ticks
-                                };
+                                let cooldown = self.style.refusal_cooldown(self.gate.params().spec().cooldown_ticks);
                                 self.history.cannot_supply(aw.key, self.now, cooldown);
                                 self.fall_back(c.item, aw.count, FallbackCause::CannotSupply);
                             }

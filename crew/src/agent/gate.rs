@@ -295,7 +295,7 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
-        if self.policy == crate::policy::Policy::CentralDag {
+        if self.style.central_manager() {
             self.ask_manager(id, issue, out);
             return;
         }

@@ -164,7 +164,7 @@ impl Episode {
     /// Consults whose verdicts enter at the next [`Episode::advance`] and that have no
     /// result yet: the driver must resolve them first. Empty when the episode is about
     /// to end (their verdicts would never enter).
-    pub fn consults_due(&self, board_deadline: Option<Tick>) -> Vec<ConsultRequest> {
+    pub(super) fn consults_due(&self, board_deadline: Option<Tick>) -> Vec<ConsultRequest> {
         let Some(t3) = &self.tier3 else {
             return Vec::new();
         };
@@ -183,7 +183,7 @@ impl Episode {
     }
 
     /// The result of a consult.
-    pub fn adjudicated(&mut self, issue_id: IssueId, adj: Adjudication) {
+    pub(super) fn adjudicated(&mut self, issue_id: IssueId, adj: Adjudication) {
         if let Some(p) = self.tier3.as_mut().and_then(|t3| t3.pending.iter_mut().find(|((_, i), _)| *i == issue_id)) {
             p.1.result = Some(adj);
         }

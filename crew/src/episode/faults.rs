@@ -164,7 +164,7 @@ impl super::Episode {
 
     /// The messages the delay fault held back until now, with their senders, for the
     /// driver to post (and report with [`Self::posted`]) like any others.
-    pub fn released(&mut self) -> Vec<(AgentId, BoardMessage, Option<IssueId>)> {
+    pub(super) fn released(&mut self) -> Vec<(AgentId, BoardMessage, Option<IssueId>)> {
         self.faults.release(self.tick).into_iter().map(|(a, (msg, issue))| (a, msg, issue)).collect()
     }
 }

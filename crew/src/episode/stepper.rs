@@ -8,18 +8,9 @@ use gatecrew_protocol::trace::Event;
 use gatecrew_protocol::{AgentId, Board};
 
 use super::consult::{ByAdjudicator, ResolveError, Resolver};
-use super::{EndReason, Episode, Progress};
-use crate::agent::{AgentCore, StepInput, StepOutput};
+use super::{Answer, Episode, Finished, Need, Progress, Stepped};
+use crate::agent::{AgentCore, StepInput};
 use crate::setup::Setup;
-
-/// What a finished episode reports besides its trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Finished {
-    /// Blocks in place at the end.
-    pub progress: Progress,
-    /// Why it ended.
-    pub reason: EndReason,
-}
 
 /// Watches an episode as it runs.
 pub trait Observer {
@@ -75,69 +66,48 @@ pub fn run_watched(
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
     loop {
-        for req in episode.consults_due(board.next_deadline()) {
-            let adj = resolver.resolve(&req)?;
-            episode.adjudicated(req.issue_id, adj);
-        }
-        if !episode.advance(board.next_deadline()) {
-            break;
-        }
-        let closed = board.expire(episode.tick());
-        episode.board_closed(closed);
-        for (id, msg, issue) in episode.released() {
-            let result = board.post(id, msg.clone(), episode.tick());
-            episode.posted(id, msg, issue, result);
-        }
-        let inputs = episode.wakes();
-        let outputs: Vec<(AgentId, StepOutput)> = inputs
-            .into_iter()
-            .map(|(id, input)| {
-                let out = step_supervised(&mut agents[id.index()], input, &mut episode);
-                (id, out)
-            })
-            .collect();
-        for (id, out) in outputs {
-            for (msg, issue) in episode.apply(id, out) {
-                let result = board.post(id, msg.clone(), episode.tick());
-                episode.posted(id, msg, issue, result);
+        let answer = match episode.poll() {
+            Need::Deadline => Answer::Deadline(board.next_deadline()),
+            Need::Adjudicate(reqs) => {
+                let adjs = reqs.iter().map(|r| Ok((r.issue_id, resolver.resolve(r)?)));
+                Answer::Adjudicated(adjs.collect::<Result<_, ResolveError>>()?)
             }
-        }
-        for ev in episode.drain() {
-            sink.event(&ev);
-        }
-        sink.progress(episode.progress());
-        watch(&episode, &agents);
+            Need::Expire(now) => Answer::Expired(board.expire(now)),
+            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+            Need::Outside(_) => Answer::Ready,
+            Need::Step(inputs) => Answer::Stepped(
+                inputs.into_iter().map(|(id, input)| step_supervised(&mut agents[id.index()], id, input)).collect(),
+            ),
+            Need::Flush => {
+                for ev in episode.drain() {
+                    sink.event(&ev);
+                }
+                sink.progress(episode.progress());
+                watch(&episode, &agents);
+                Answer::Ready
+            }
+            Need::Over(_) => Answer::Ready,
+            Need::Done(finished) => return Ok((finished, episode)),
+        };
+        episode.answer(answer);
     }
-    for (id, input) in episode.final_inputs() {
-        let out = agents[id.index()].step(input);
-        episode.apply(id, out);
-    }
-    let progress = episode.end();
-    for ev in episode.drain() {
-        sink.event(&ev);
-    }
-    sink.progress(progress);
-    let finished = Finished { progress, reason: episode.ended().unwrap_or(EndReason::Stalled) };
-    Ok((finished, episode))
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its
 /// last verified state) and replays the input without the fault, as the actor
-/// supervisor does. Every synchronous driver steps its agents through this.
-pub fn step_supervised(agent: &mut AgentCore, input: StepInput, episode: &mut Episode) -> StepOutput {
+/// supervisor does. Every synchronous driver steps its agents through this; the
+/// episode records the restart when it takes the answer.
+pub fn step_supervised(agent: &mut AgentCore, id: AgentId, input: StepInput) -> Stepped {
     if !input.crash {
-        return agent.step(input);
+        return Stepped::ok(id, agent.step(input));
     }
     let snapshot = agent.clone();
-    let id = agent.id();
     let replay = StepInput { crash: false, ..input.clone() };
     match catch_unwind(AssertUnwindSafe(|| agent.step(input))) {
-        Ok(out) => out,
+        Ok(out) => Stepped::ok(id, out),
         Err(panic) => {
-            let cause = panic_message(&panic);
             *agent = snapshot;
-            episode.agent_restarted(id, &cause);
-            agent.step(replay)
+            Stepped { agent: id, output: agent.step(replay), restarted: Some(panic_message(&panic)) }
         }
     }
 }

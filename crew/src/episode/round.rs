@@ -1,0 +1,285 @@
+//! The order of a round, in one place. The episode core asks for what it needs next
+//! ([`Episode::poll`] returns a [`Need`]) and its driver answers ([`Episode::answer`]).
+//! A driver owns only what the core does not: the board (a plain core, or an actor),
+//! the agents (cores, or actors), the adjudicator, the clock it waits on and the sinks
+//! of the trace. Every driver is a `match` over [`Need`], and they cannot drift apart
+//! because none of them knows the order:
+//!
+//! ```text
+//!          ┌──────────────────────────── next round ◄─────────────────────────────┐
+//!          ▼                                                                      │
+//!  Deadline ─► Adjudicate ─► (advance) ─► Expire ─► Post* ─► Outside ─► Step ─► Post* ─► Flush
+//!                 (if due)       │       (board)  (held    (a person,  (awake   (each
+//!                                │                 back)    a failure)  agents)  output)
+//!                                ▼
+//!                         Over ─► Step (last) ─► Flush ─► Done
+//! ```
+//!
+//! * `Deadline`: the earliest tick the driver needs the clock to stop at (the board's
+//!   next expiry, a scripted line). A driver on the wall clock (a Minecraft server)
+//!   waits here, delivering outcomes, until [`Episode::next_due`] has come.
+//! * `Adjudicate`: tier-3 consults whose verdicts enter at this advance and have no
+//!   result yet; only then does the clock move (see [`super::consult`]).
+//! * The advance itself is the core's: the clock jumps to the next tick at which
+//!   something happens and the actions completing then are applied, in agent-id order.
+//! * `Expire`, then `Post` for each message the delay fault held back until now.
+//! * `Outside`: what comes from outside the crew enters now, before anyone is woken: a
+//!   person's line, a bot that left the server.
+//! * `Step`: every awake agent at once (they may think concurrently); their outputs are
+//!   applied in agent-id order, each one's messages posted (`Post`) before the next
+//!   output is applied.
+//! * `Flush`: the round's trace events are ready ([`Episode::drain`]); progress too.
+//! * `Over`: the episode ended (why); the driver settles what it must before the
+//!   agents' last step (a last look at a real world); then `Step` with every agent's
+//!   final input (their posts go nowhere), `episode_end`, a last `Flush`, `Done`.
+
+use std::collections::VecDeque;
+
+use gatecrew_gating::Adjudication;
+use gatecrew_protocol::{AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed};
+
+use super::consult::ConsultRequest;
+use super::{EndReason, Episode, Progress};
+use crate::agent::{StepInput, StepOutput};
+
+/// What a finished episode reports besides its trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// Blocks in place at the end.
+    pub progress: Progress,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// What the episode needs from its driver next. Each is answered with the
+/// [`Answer`] its doc names, before the next [`Episode::poll`].
+#[derive(Debug)]
+pub enum Need {
+    /// The earliest tick at which the driver needs the clock stopped: the board's next
+    /// window deadline, and anything of its own. [`Answer::Deadline`].
+    Deadline,
+    /// Resolve these consults, in order. [`Answer::Adjudicated`], one per request.
+    Adjudicate(Vec<ConsultRequest>),
+    /// The clock is at this tick: expire the board's windows. [`Answer::Expired`].
+    Expire(Tick),
+    /// Post `msg` from `from` on the board at `now`. [`Answer::Posted`].
+    Post {
+        /// The sender.
+        from: AgentId,
+        /// The message.
+        msg: BoardMessage,
+        /// The tick.
+        now: Tick,
+    },
+    /// Agents are about to be woken at this tick: what comes from outside the crew
+    /// enters now ([`Episode::nudge`], [`Episode::interrupt`], [`Episode::fail_agent`],
+    /// [`Episode::posted`] for a person's own message). [`Answer::Ready`].
+    Outside(Tick),
+    /// Step these agents, given in agent-id order. [`Answer::Stepped`], one per input,
+    /// in the same order.
+    Step(Vec<(AgentId, StepInput)>),
+    /// The round is over; its events are ready to [`Episode::drain`]. [`Answer::Ready`].
+    Flush,
+    /// The episode ended; the agents' last step comes next. [`Answer::Ready`].
+    Over(EndReason),
+    /// The episode is over and its trace complete. Polling again gives it again.
+    Done(Finished),
+}
+
+/// The driver's answer to a [`Need`].
+#[derive(Debug)]
+pub enum Answer {
+    /// To [`Need::Deadline`].
+    Deadline(Option<Tick>),
+    /// To [`Need::Adjudicate`].
+    Adjudicated(Vec<(IssueId, Adjudication)>),
+    /// To [`Need::Expire`]: the windows the board closed.
+    Expired(Vec<WindowClosed>),
+    /// To [`Need::Post`]: the board's answer.
+    Posted(Result<BoardReceipt, BoardError>),
+    /// To [`Need::Step`].
+    Stepped(Vec<Stepped>),
+    /// To [`Need::Outside`], [`Need::Flush`] and [`Need::Over`].
+    Ready,
+}
+
+/// One agent's step, as the driver ran it.
+#[derive(Debug)]
+pub struct Stepped {
+    /// The agent.
+    pub agent: AgentId,
+    /// What it did.
+    pub output: StepOutput,
+    /// Its first attempt failed and it was restored from its last snapshot and stepped
+    /// again (the supervisor's restart): why it failed.
+    pub restarted: Option<String>,
+}
+
+impl Stepped {
+    /// A step that went through the first time.
+    pub fn ok(agent: AgentId, output: StepOutput) -> Self {
+        Stepped { agent, output, restarted: None }
+    }
+}
+
+/// Where the round is. A phase named `Await*` waits for the answer to the need it
+/// handed out; the others run (or hand out their need) at the next poll.
+#[derive(Debug, Clone, Default)]
+pub(super) enum Phase {
+    #[default]
+    Deadline,
+    AwaitDeadline,
+    Consults(Option<Tick>),
+    AwaitAdjudicated(Option<Tick>),
+    Advance(Option<Tick>),
+    AwaitExpired,
+    Posting(Posting),
+    AwaitPosted(Posting, (AgentId, BoardMessage, Option<IssueId>)),
+    Outside,
+    AwaitOutside,
+    Step(Vec<(AgentId, StepInput)>),
+    AwaitStepped,
+    Applying(VecDeque<(AgentId, StepOutput)>),
+    Flush,
+    AwaitFlush,
+    Over(EndReason),
+    AwaitOver,
+    LastStep(Vec<(AgentId, StepInput)>),
+    AwaitLastStep,
+    LastFlush(Finished),
+    AwaitLastFlush(Finished),
+    Done(Finished),
+}
+
+/// Messages on their way to the board, and what comes after them.
+#[derive(Debug, Clone)]
+pub(super) struct Posting {
+    queue: VecDeque<(AgentId, BoardMessage, Option<IssueId>)>,
+    then: Then,
+}
+
+#[derive(Debug, Clone)]
+enum Then {
+    /// Released messages: then the outside world.
+    Outside,
+    /// One output's messages: then the remaining outputs.
+    Apply(VecDeque<(AgentId, StepOutput)>),
+}
+
+impl Episode {
+    /// What the episode needs next. Panics when the previous need was not answered:
+    /// that is a bug in the driver.
+    pub fn poll(&mut self) -> Need {
+        loop {
+            let phase = std::mem::take(&mut self.phase);
+            let (next, need) = self.run_phase(phase);
+            self.phase = next;
+            if let Some(need) = need {
+                return need;
+            }
+        }
+    }
+
+    /// Takes the driver's answer to the last need. Panics when it answers another need
+    /// (a bug in the driver).
+    pub fn answer(&mut self, answer: Answer) {
+        let phase = std::mem::take(&mut self.phase);
+        self.phase = match (phase, answer) {
+            (Phase::AwaitDeadline, Answer::Deadline(d)) => Phase::Consults(d),
+            (Phase::AwaitAdjudicated(d), Answer::Adjudicated(adjs)) => {
+                for (issue, adj) in adjs {
+                    self.adjudicated(issue, adj);
+                }
+                Phase::Advance(d)
+            }
+            (Phase::AwaitExpired, Answer::Expired(closed)) => {
+                self.board_closed(closed);
+                let queue = self.released().into_iter().collect();
+                Phase::Posting(Posting { queue, then: Then::Outside })
+            }
+            (Phase::AwaitPosted(rest, (from, msg, issue)), Answer::Posted(result)) => {
+                self.posted(from, msg, issue, result);
+                Phase::Posting(rest)
+            }
+            (Phase::AwaitOutside, Answer::Ready) => match self.wakes() {
+                inputs if inputs.is_empty() => Phase::Flush,
+                inputs => Phase::Step(inputs),
+            },
+            (Phase::AwaitStepped, Answer::Stepped(steps)) => Phase::Applying(self.restarts(steps)),
+            (Phase::AwaitFlush, Answer::Ready) => Phase::Deadline,
+            (Phase::AwaitOver, Answer::Ready) => Phase::LastStep(self.final_inputs()),
+            (Phase::AwaitLastStep, Answer::Stepped(steps)) => {
+                for (agent, output) in self.restarts(steps) {
+                    // The crew is done: what the agents would still post goes nowhere.
+                    let _ = self.apply(agent, output);
+                }
+                let progress = self.end();
+                Phase::LastFlush(Finished { progress, reason: self.ended.unwrap_or(EndReason::Stalled) })
+            }
+            (Phase::AwaitLastFlush(f), Answer::Ready) => Phase::Done(f),
+            (phase, answer) => panic!("the episode's driver answered {answer:?} while the episode was at {phase:?}"),
+        };
+    }
+
+    /// Ends the episode between rounds for a reason of the driver's own (a person quit
+    /// the session): the next poll is [`Need::Over`]. Does nothing within a round.
+    pub fn stop(&mut self) {
+        if matches!(self.phase, Phase::Deadline) {
+            self.phase = Phase::Over(self.ended.unwrap_or(EndReason::Stalled));
+        }
+    }
+
+    /// Restarts are recorded first, in agent-id order, as a supervisor restarts a
+    /// failed agent before anyone's output is applied.
+    fn restarts(&mut self, steps: Vec<Stepped>) -> VecDeque<(AgentId, StepOutput)> {
+        steps
+            .into_iter()
+            .map(|s| {
+                if let Some(cause) = &s.restarted {
+                    self.agent_restarted(s.agent, cause);
+                }
+                (s.agent, s.output)
+            })
+            .collect()
+    }
+
+    /// Runs one phase; returns the next and the need to hand out, if any.
+    fn run_phase(&mut self, phase: Phase) -> (Phase, Option<Need>) {
+        match phase {
+            Phase::Deadline => (Phase::AwaitDeadline, Some(Need::Deadline)),
+            Phase::Consults(d) => match self.consults_due(d) {
+                due if due.is_empty() => (Phase::Advance(d), None),
+                due => (Phase::AwaitAdjudicated(d), Some(Need::Adjudicate(due))),
+            },
+            Phase::Advance(d) => match self.advance(d) {
+                true => (Phase::AwaitExpired, Some(Need::Expire(self.tick))),
+                false => (Phase::Over(self.ended.unwrap_or(EndReason::Stalled)), None),
+            },
+            Phase::Posting(mut p) => match p.queue.pop_front() {
+                Some((from, msg, issue)) => {
+                    let need = Need::Post { from, msg: msg.clone(), now: self.tick };
+                    (Phase::AwaitPosted(p, (from, msg, issue)), Some(need))
+                }
+                None => match p.then {
+                    Then::Outside => (Phase::Outside, None),
+                    Then::Apply(rest) => (Phase::Applying(rest), None),
+                },
+            },
+            Phase::Outside => (Phase::AwaitOutside, Some(Need::Outside(self.tick))),
+            Phase::Step(inputs) => (Phase::AwaitStepped, Some(Need::Step(inputs))),
+            Phase::Applying(mut outputs) => match outputs.pop_front() {
+                Some((agent, output)) => {
+                    let queue = self.apply(agent, output).into_iter().map(|(m, i)| (agent, m, i)).collect();
+                    (Phase::Posting(Posting { queue, then: Then::Apply(outputs) }), None)
+                }
+                None => (Phase::Flush, None),
+            },
+            Phase::Flush => (Phase::AwaitFlush, Some(Need::Flush)),
+            Phase::Over(reason) => (Phase::AwaitOver, Some(Need::Over(reason))),
+            Phase::LastStep(inputs) => (Phase::AwaitLastStep, Some(Need::Step(inputs))),
+            Phase::LastFlush(f) => (Phase::AwaitLastFlush(f), Some(Need::Flush)),
+            Phase::Done(f) => (Phase::Done(f), Some(Need::Done(f))),
+            waiting => panic!("the episode was polled at {waiting:?} before its driver answered"),
+        }
+    }
+}

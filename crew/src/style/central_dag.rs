@@ -1,0 +1,16 @@
+//! `central_dag` (DESIGN section 6, VillagerAgent-like): a central manager holds the
+//! whole task graph; every issue goes to it and it re-plans while the crew waits
+//! (`crew/src/episode/manager.rs` is the manager; the agent's side of its directives
+//! is in `crew/src/agent/baseline.rs`).
+
+use super::Style;
+
+/// The style.
+#[derive(Debug, Clone, Copy)]
+pub struct CentralDag;
+
+impl Style for CentralDag {
+    fn central_manager(&self) -> bool {
+        true
+    }
+}
