@@ -1,20 +1,12 @@
 //! The agent actor: routes step requests to its [`AgentCore`].
 
-use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use ractor_cluster_derive::RactorMessage;
+use gatecrew_crew::agent::AgentCore;
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 
-use crate::crew::CrewMsg;
+use crate::messages::{AgentMsg, CrewMsg};
 
 /// The agent actor.
 pub struct AgentActor;
-
-/// Messages to an agent.
-#[derive(RactorMessage)]
-pub enum AgentMsg {
-    /// One wake-up: step the core and reply with its output.
-    Step(Box<StepInput>, RpcReplyPort<StepOutput>),
-}
 
 /// The agent actor's state: the private core and the supervisor to snapshot to.
 pub struct AgentState {

@@ -6,42 +6,13 @@ use std::collections::BTreeMap;
 use gatecrew_crew::agent::AgentCore;
 use gatecrew_protocol::AgentId;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use ractor_cluster_derive::RactorMessage;
 
-use crate::agent::{AgentActor, AgentMsg};
+use crate::agent::AgentActor;
+use crate::messages::AgentMsg;
+use crate::messages::{AgentHandle, CrewMsg};
 
 /// The crew supervisor.
 pub struct CrewActor;
-
-/// A live agent as the supervisor knows it.
-#[derive(Debug, Clone)]
-pub struct AgentHandle {
-    /// The agent.
-    pub agent: AgentId,
-    /// Its actor.
-    pub actor: ActorRef<AgentMsg>,
-    /// How many times it was started (0 for the first).
-    pub generation: u64,
-    /// Why it was last restarted.
-    pub cause: Option<String>,
-}
-
-/// Messages to the supervisor.
-#[derive(RactorMessage)]
-pub enum CrewMsg {
-    /// An agent's state after a verified step; acknowledged once stored.
-    Snapshot(Box<AgentCore>, RpcReplyPort<()>),
-    /// The agent's actor, once its generation is above `newer_than` (used after a
-    /// failure, to wait for the restart).
-    Agent {
-        /// Which agent.
-        id: AgentId,
-        /// Only answer with a generation above this.
-        newer_than: Option<u64>,
-        /// The handle.
-        reply: RpcReplyPort<AgentHandle>,
-    },
-}
 
 /// The supervisor's state.
 pub struct CrewState {

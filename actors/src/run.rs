@@ -2,9 +2,8 @@
 
 use std::io::Write;
 
-use gatecrew_crew::{ByAdjudicator, Episode, Finished, Progress, Setup};
+use gatecrew_crew::{ByAdjudicator, Episode, Finished, Setup};
 use gatecrew_protocol::Board;
-use gatecrew_protocol::trace::Event;
 use ractor::Actor;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -12,16 +11,7 @@ use crate::board::BoardActor;
 use crate::consult::Consultant;
 use crate::crew::CrewActor;
 use crate::recorder::{RecorderActor, RecorderMsg};
-use crate::world::{WorldActor, WorldArgs, WorldMsg};
-
-/// What a running episode reports to an observer (a progress bar, a test).
-#[derive(Debug, Clone)]
-pub enum Tap {
-    /// Trace events, in order.
-    Events(Vec<Event>),
-    /// Blocks in place after a step.
-    Progress(Progress),
-}
+use crate::world::{Tap, WorldActor, WorldArgs, WorldMsg};
 
 /// A run that could not complete.
 #[derive(Debug, thiserror::Error)]

@@ -1,17 +1,26 @@
 //! The world actor: owns the episode core and drives the lockstep.
 
 use gatecrew_crew::agent::{StepInput, StepOutput};
-use gatecrew_crew::{Answer, Episode, Finished, Need, Stepped};
+use gatecrew_crew::{Answer, Episode, Finished, Need, Progress, Stepped};
 use gatecrew_protocol::AgentId;
+use gatecrew_protocol::trace::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use ractor_cluster_derive::RactorMessage;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::board::BoardMsg;
 use crate::consult::{Consultant, Consults};
-use crate::crew::{AgentHandle, CrewMsg};
+use crate::messages::{AgentHandle, AgentMsg, CrewMsg};
 use crate::recorder::RecorderMsg;
-use crate::run::Tap;
+
+/// What a running episode reports to an observer (a progress bar, a test).
+#[derive(Debug, Clone)]
+pub enum Tap {
+    /// Trace events, in order.
+    Events(Vec<Event>),
+    /// Blocks in place after a step.
+    Progress(Progress),
+}
 
 /// The world actor.
 pub struct WorldActor;
@@ -73,7 +82,7 @@ impl WorldState {
         input: StepInput,
     ) -> Result<(StepOutput, Option<AgentHandle>), Err> {
         let replay = StepInput { crash: false, ..input.clone() };
-        let first = handle.actor.call(|reply| crate::agent::AgentMsg::Step(Box::new(input), reply), None).await;
+        let first = handle.actor.call(|reply| AgentMsg::Step(Box::new(input), reply), None).await;
         if let Ok(ractor::rpc::CallResult::Success(out)) = first {
             return Ok((out, None));
         }
@@ -82,7 +91,7 @@ impl WorldState {
             newer_than: Some(handle.generation),
             reply
         })?;
-        let out = ractor::call!(fresh.actor, crate::agent::AgentMsg::Step, Box::new(replay))?;
+        let out = ractor::call!(fresh.actor, AgentMsg::Step, Box::new(replay))?;
         Ok((out, Some(fresh)))
     }
 

@@ -68,16 +68,6 @@ struct Slot {
     directives: Vec<manager::Directive>,
     directive_due: Option<Tick>,
     chat_lines_seen: u32,
-    // A real server (see `external`): the action in flight there, its verified outcome
-    // once delivered, and whether the agent's bot is gone for good.
-    external: Option<Pending>,
-    ready: Option<(Outcome, Option<(AgentId, Receipt)>)>,
-    failed: bool,
-}
-
-/// Nothing in flight, in the simulator or on a real server.
-fn idle(s: &Slot) -> bool {
-    s.pending.is_none() && s.external.is_none()
 }
 
 /// The episode core. See the module docs.
@@ -104,7 +94,8 @@ pub struct Episode {
     manager: Option<manager::Manager>,
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
     probe: Option<Arc<dyn WorldProbe>>,
-    external: Option<external::Outbox>,
+    /// A real world's state (see [`external`]); `None` in the simulator.
+    external: Option<external::External>,
     held_open: bool,
     faults: faults::Faults,
     phase: round::Phase,
@@ -184,7 +175,9 @@ impl Episode {
         let Some((end, pending)) = s.pending.take() else { return false };
         // Reading costs may have pushed the end back: those ticks were not walked.
         let elapsed = pending.ticks.saturating_sub(end.0.saturating_sub(now.0));
-        s.ready = None;
+        if let Some(x) = &mut self.external {
+            x.ready[agent.index()] = None;
+        }
         let outcome = self.world.interrupt(agent, pending, elapsed);
         self.record_action(agent, &outcome);
         let s = &mut self.slots[agent.index()];
@@ -195,7 +188,7 @@ impl Episode {
 
     /// Whether `agent` has an action in flight.
     pub fn acting(&self, agent: AgentId) -> bool {
-        self.slots.get(agent.index()).is_some_and(|s| !idle(s))
+        agent.index() < self.slots.len() && !self.idle(agent.index())
     }
 
     /// Now.
@@ -265,7 +258,8 @@ impl Episode {
             if due {
                 let (_, pending) = self.slots[i].pending.take().expect("checked above");
                 let agent = AgentId(i as u32);
-                let (outcome, receipt) = match self.slots[i].ready.take() {
+                let delivered = self.external.as_mut().and_then(|x| x.ready[i].take());
+                let (outcome, receipt) = match delivered {
                     Some(delivered) => delivered,
                     None => self.world.complete(agent, pending),
                 };
@@ -304,10 +298,11 @@ impl Episode {
         if self.held_open {
             return false;
         }
-        let all_done = self.slots.iter().all(|s| s.done && idle(s));
+        let all_idle = (0..self.slots.len()).all(|i| self.idle(i));
+        let all_done = all_idle && self.slots.iter().all(|s| s.done);
         // A finished blueprint ends the episode only once the scaffolds are down too.
         let p = self.progress();
-        all_done || p.correct == p.total && p.scaffold_left == 0 && self.slots.iter().all(idle)
+        all_done || p.correct == p.total && p.scaffold_left == 0 && all_idle
     }
 
     /// The next tick at which something happens, if any.
@@ -344,7 +339,7 @@ impl Episode {
     fn judge(&self, otherwise: EndReason) -> EndReason {
         if self.progress().correct == self.blueprint.len() as u32 {
             EndReason::Complete
-        } else if !self.slots.is_empty() && self.slots.iter().all(|s| s.failed) {
+        } else if !self.slots.is_empty() && (0..self.slots.len()).all(|i| self.failed(i)) {
             EndReason::AgentsFailed
         } else {
             otherwise
@@ -392,7 +387,7 @@ impl Episode {
         let now = self.tick;
         let mut out = Vec::new();
         for i in 0..self.slots.len() {
-            if !self.slots[i].wake || self.slots[i].failed {
+            if !self.slots[i].wake || self.failed(i) {
                 continue;
             }
             let agent = AgentId(i as u32);
@@ -494,10 +489,7 @@ impl Episode {
                 let s = &mut self.slots[agent.index()];
                 match &mut self.external {
                     // On a real server the action runs there; its outcome is delivered.
-                    Some(outbox) => {
-                        s.external = Some(pending);
-                        outbox.started.push((agent, action));
-                    }
+                    Some(x) => x.start(agent, action, pending),
                     None => s.pending = Some((now + pending.ticks, pending)),
                 }
                 s.wait_until = None;

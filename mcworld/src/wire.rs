@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ErrorCode;
-
 /// A bridge command with its arguments. Coordinates are Minecraft's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
@@ -333,6 +331,56 @@ pub fn parse_line(line: &str) -> Result<Incoming, String> {
         None => return Err(format!("a reply without \"ok\": {line}")),
     };
     Ok(Incoming::Reply { id, result })
+}
+
+/// Why a bridge command failed, as the bridge classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The command ran out of time.
+    Timeout,
+    /// The pathfinder found no way.
+    NoPath,
+    /// The target cell is taken.
+    Occupied,
+    /// Nothing to attach a block to.
+    NoSupport,
+    /// Too far.
+    OutOfReach,
+    /// The bot lacks the items.
+    MissingItems,
+    /// Nothing to dig there.
+    NothingThere,
+    /// A server-side stand-in said no (its message says why).
+    Refused,
+    /// No chest there.
+    NoContainer,
+    /// The chest is full.
+    ContainerFull,
+    /// The chest lacks the items.
+    ContainerShort,
+    /// Crafting needs a table in reach.
+    NeedsTable,
+    /// The bot was kicked or lost its connection.
+    BotGone,
+    /// No such bot, or not connected.
+    NotConnected,
+    /// The server cannot be reached.
+    Unreachable,
+    /// The request was malformed (a bug on this side).
+    BadRequest,
+    /// The bridge hit an unexpected exception.
+    Internal,
+    /// A code this build does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+impl ErrorCode {
+    /// Whether the bot is gone for good (the agent fails), rather than one action failing.
+    pub fn is_fatal(self) -> bool {
+        matches!(self, ErrorCode::BotGone | ErrorCode::NotConnected | ErrorCode::Unreachable)
+    }
 }
 
 #[cfg(test)]

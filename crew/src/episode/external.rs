@@ -2,31 +2,54 @@
 //! simulator prices an action and applies it at its completion tick; a real server runs
 //! it for as long as it takes. So, in external mode:
 //!
-//! * [`Episode::apply`] still prices an action on the episode's world (the driver's
+//! * applying an agent's output still prices an action on the episode's world (the driver's
 //!   mirror of the server) but does not schedule it: it queues it for the driver,
 //!   which takes it with [`Episode::take_started`] and runs it on the server;
 //! * the driver turns what the bot observed into a verified [`Outcome`] and hands it
 //!   back with [`Episode::deliver`] at the tick it completed (game time, 20 ticks a
-//!   second); [`Episode::advance`] then applies it instead of the simulator's;
+//!   second); the round's advance then applies it instead of the simulator's;
 //! * [`Episode::next_due`] tells the driver when the next timer is due, so it can
 //!   sleep until then or until an outcome arrives, whichever comes first;
 //! * [`Episode::fail_agent`] takes an agent out for good (its bot was kicked, the
 //!   bridge died): the trace gets an `agent_failed` event, and the crew goes on
 //!   without it; when every agent failed, the episode ends as `agents_failed`.
 //!
-//! The default (simulated) path never enters this module.
+//! A driver waits for the next due tick while answering [`crate::Need::Deadline`]. The
+//! default (simulated) path never enters this module.
 
 use gatecrew_protocol::trace::EventKind;
 use gatecrew_protocol::{AgentId, Tick};
-use gatecrew_world::{Action, Outcome, Receipt, World};
+use gatecrew_world::{Action, Outcome, Pending, Receipt, World};
 
 use super::Episode;
 use crate::setup::Setup;
 
-/// Actions started since the driver last looked.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Outbox {
-    pub(super) started: Vec<(AgentId, Action)>,
+/// The external world's side of the episode, per agent: the action running there,
+/// its verified outcome once delivered, and whether the agent's bot is gone for good.
+#[derive(Debug, Clone)]
+pub(super) struct External {
+    /// Actions started since the driver last looked.
+    started: Vec<(AgentId, Action)>,
+    running: Vec<Option<Pending>>,
+    pub(super) ready: Vec<Option<(Outcome, Option<(AgentId, Receipt)>)>>,
+    failed: Vec<bool>,
+}
+
+impl External {
+    fn new(agents: usize) -> Self {
+        External {
+            started: Vec::new(),
+            running: vec![None; agents],
+            ready: vec![None; agents],
+            failed: vec![false; agents],
+        }
+    }
+
+    /// An agent started an action: it runs outside until its outcome is delivered.
+    pub(super) fn start(&mut self, agent: AgentId, action: Action, pending: Pending) {
+        self.running[agent.index()] = Some(pending);
+        self.started.push((agent, action));
+    }
 }
 
 impl Episode {
@@ -36,7 +59,7 @@ impl Episode {
     /// ([`Self::world_mut`]).
     pub fn new_external(setup: &Setup) -> Self {
         let mut e = Episode::new(setup);
-        e.external = Some(Outbox::default());
+        e.external = Some(External::new(e.slots.len()));
         e
     }
 
@@ -52,15 +75,15 @@ impl Episode {
 
     /// Actions running in the external world whose outcome has not been delivered.
     pub fn in_flight(&self) -> usize {
-        self.slots.iter().filter(|s| s.external.is_some()).count()
+        self.external.as_ref().map_or(0, |x| x.running.iter().filter(|r| r.is_some()).count())
     }
 
     /// Whether an agent is out of the episode.
     pub fn is_failed(&self, agent: AgentId) -> bool {
-        self.slots.get(agent.index()).is_some_and(|s| s.failed)
+        agent.index() < self.slots.len() && self.failed(agent.index())
     }
 
-    /// The earliest tick at which [`Self::advance`] has something to do (`None`:
+    /// The earliest tick at which the round's advance has something to do (`None`:
     /// nothing is scheduled; then only a delivered outcome can move the episode on, or,
     /// with nothing in flight either, `advance` ends it).
     pub fn next_due(&self, board_deadline: Option<Tick>) -> Option<Tick> {
@@ -75,35 +98,46 @@ impl Episode {
     /// agent has nothing in flight (it failed meanwhile).
     pub fn deliver(&mut self, agent: AgentId, outcome: Outcome, receipt: Option<(AgentId, Receipt)>, at: Tick) {
         let now = self.tick;
-        let Some(s) = self.slots.get_mut(agent.index()) else {
+        let (Some(x), Some(s)) = (&mut self.external, self.slots.get_mut(agent.index())) else {
             return;
         };
-        let Some(pending) = s.external.take() else {
+        let Some(pending) = x.running[agent.index()].take() else {
             return;
         };
         s.pending = Some((at.max(now), pending));
-        s.ready = Some((outcome, receipt));
+        x.ready[agent.index()] = Some((outcome, receipt));
     }
 
     /// Takes an agent out for good: its bot is gone. Records why; its action in flight
     /// is dropped, it is never woken again, and at the end it still reports its
     /// unfinished work. A second call for the same agent changes nothing.
     pub fn fail_agent(&mut self, agent: AgentId, cause: &str) {
-        let Some(s) = self.slots.get_mut(agent.index()) else {
+        let i = agent.index();
+        let (Some(x), Some(s)) = (&mut self.external, self.slots.get_mut(i)) else {
             return;
         };
-        if s.failed {
+        if x.failed[i] {
             return;
         }
-        s.failed = true;
+        x.failed[i] = true;
+        x.running[i] = None;
+        x.ready[i] = None;
         s.done = true;
-        s.external = None;
         s.pending = None;
-        s.ready = None;
         s.wait_until = None;
         s.wake = false;
         metrics::counter!("gatecrew_agents_failed_total").increment(1);
         tracing::warn!(%agent, cause, "agent failed");
         self.push(EventKind::AgentFailed { agent, cause: cause.to_owned() });
+    }
+
+    /// Nothing in flight for agent `i`, in the simulator or in the external world.
+    pub(super) fn idle(&self, i: usize) -> bool {
+        self.slots[i].pending.is_none() && self.external.as_ref().is_none_or(|x| x.running[i].is_none())
+    }
+
+    /// Whether agent `i`'s bot is gone for good (only ever in an external world).
+    pub(super) fn failed(&self, i: usize) -> bool {
+        self.external.as_ref().is_some_and(|x| x.failed[i])
     }
 }

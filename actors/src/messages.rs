@@ -1,0 +1,46 @@
+//! The messages between the world, the crew supervisor and the agent actors, in one
+//! place: the agent actor reports its snapshots to the supervisor and the supervisor
+//! hands out agent handles, so keeping the types beside either actor would make the
+//! two files import each other.
+
+use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
+use gatecrew_protocol::AgentId;
+use ractor::{ActorRef, RpcReplyPort};
+use ractor_cluster_derive::RactorMessage;
+
+/// Messages to an agent.
+#[derive(RactorMessage)]
+pub enum AgentMsg {
+    /// One wake-up: step the core and reply with its output.
+    Step(Box<StepInput>, RpcReplyPort<StepOutput>),
+}
+
+/// A live agent as the supervisor knows it.
+#[derive(Debug, Clone)]
+pub struct AgentHandle {
+    /// The agent.
+    pub agent: AgentId,
+    /// Its actor.
+    pub actor: ActorRef<AgentMsg>,
+    /// How many times it was started (0 for the first).
+    pub generation: u64,
+    /// Why it was last restarted.
+    pub cause: Option<String>,
+}
+
+/// Messages to the supervisor.
+#[derive(RactorMessage)]
+pub enum CrewMsg {
+    /// An agent's state after a verified step; acknowledged once stored.
+    Snapshot(Box<AgentCore>, RpcReplyPort<()>),
+    /// The agent's actor, once its generation is above `newer_than` (used after a
+    /// failure, to wait for the restart).
+    Agent {
+        /// Which agent.
+        id: AgentId,
+        /// Only answer with a generation above this.
+        newer_than: Option<u64>,
+        /// The handle.
+        reply: RpcReplyPort<AgentHandle>,
+    },
+}
