@@ -1,6 +1,7 @@
 //! What watching costs the crew: the default episode on the stepper with its trace
-//! written (to a sink), as `gatecrew run` does; the same with `--serve`'s probe feeding
-//! a hub nobody watches; and with the hub serving 50 connected browsers (half of them
+//! written (to a sink), as `gatecrew run` does; the same with `--serve`'s feed (the
+//! trace's bytes handed to the hub as they are written, the probe's inventories) and a
+//! hub nobody watches; and with the hub serving 50 connected browsers (half of them
 //! never reading). The bound is 10% (docs/benchmarks.md has the figures).
 //!
 //! Wall time on a shared machine depends on the CPU share the process gets, so after
