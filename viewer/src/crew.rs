@@ -1,6 +1,7 @@
 //! The viewer's ends in a crew's run: the [`Scene`] of a setup, the probe that hands
-//! the world's exact inventories over, placed among the trace's events ([`ViewProbe`]), and the
-//! re-simulation that recovers a recorded run's inventories ([`resimulate`]).
+//! the world's exact inventories over, placed among the trace's events
+//! ([`ViewProbe`]), and the re-simulation that recovers a recorded run's inventories
+//! ([`resimulate`]).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
