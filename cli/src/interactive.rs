@@ -17,8 +17,8 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
 use crate::BadInput;
-use crate::watch::TraceFile;
 use crate::tier3::Tier3;
+use crate::watch::TraceFile;
 
 /// The flags of an interactive run.
 #[derive(Debug, Clone, clap::Args)]

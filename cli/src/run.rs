@@ -11,10 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
 use crate::adjudications::Tally;
-use crate::watch::TraceFile;
 use crate::paths;
 use crate::report::{Report, print_table};
 use crate::tier3::Tier3;
+use crate::watch::TraceFile;
 
 /// Coordination policies selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
