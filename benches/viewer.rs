@@ -1,6 +1,7 @@
 //! What watching costs the crew: the default episode on the stepper with its trace
-//! written (to a sink), as `gatecrew run` does; the same with `--serve`'s probe feeding
-//! a hub nobody watches; and with the hub serving 50 connected browsers (half of them
+//! written (to a sink), as `gatecrew run` does; the same with `--serve`'s feed (the
+//! trace's bytes handed to the hub as they are written, the probe's inventories) and a
+//! hub nobody watches; and with the hub serving 50 connected browsers (half of them
 //! never reading). The bound is 10% (docs/benchmarks.md has the figures).
 //!
 //! Wall time on a shared machine depends on the CPU share the process gets, so after
@@ -52,14 +53,21 @@ fn own_cpu() -> Duration {
     Duration::from_millis(t * 10)
 }
 
-/// Runs the episode as `gatecrew run` does: every event written to the trace.
-fn run(setup: &Setup) -> u32 {
-    let mut w = TraceWriter::new(std::io::sink());
-    gatecrew_crew::run(setup, &mut |e: &Event| {
-        let _ = w.write(e);
-    })
-    .progress
-    .correct
+/// Runs the episode as `gatecrew run` does: every event written to the trace, which
+/// with `--serve` also feeds the hub.
+fn run(setup: &Setup, feed: Option<&hub::Feed>) -> u32 {
+    let episode = |out: &mut dyn std::io::Write| {
+        let mut w = TraceWriter::new(out);
+        gatecrew_crew::run(setup, &mut |e: &Event| {
+            let _ = w.write(e);
+        })
+        .progress
+        .correct
+    };
+    match feed {
+        Some(f) => episode(&mut f.trace(std::io::sink())),
+        None => episode(&mut std::io::sink()),
+    }
 }
 
 fn bench_viewer(c: &mut Criterion) {
@@ -82,11 +90,11 @@ fn bench_viewer(c: &mut Criterion) {
     let with_hub = |s: &Setup| {
         let (feed, live) = rt.block_on(async { hub::start(scene(s), None) });
         let mut probed = s.clone();
-        probed.probe = Some(ViewProbe::feeding(s.data.clone(), feed));
-        (probed, live)
+        probed.probe = Some(ViewProbe::feeding(s.data.clone(), feed.clone()));
+        (probed, feed, live)
     };
-    let (unwatched, _nobody) = with_hub(&setup);
-    let (watched, live) = with_hub(&setup);
+    let (unwatched, unwatched_feed, _nobody) = with_hub(&setup);
+    let (watched, watched_feed, live) = with_hub(&setup);
     let bound = rt.block_on(bind("127.0.0.1:0".parse().expect("addr"), Source::Live(live.clone()))).expect("bind");
     let addr = bound.addr();
     rt.spawn(bound.serve(std::future::pending()));
@@ -111,14 +119,14 @@ fn bench_viewer(c: &mut Criterion) {
     g.sample_size(30);
     // The unwatched episode again last: the machine's load drifts over a run, and the
     // two plain rows bracket the viewer's.
-    let rows: [(&str, &Setup); 4] = [
-        ("default_episode", &setup),
-        ("default_episode_feed_only", &unwatched),
-        ("default_episode_served_to_50_clients", &watched),
-        ("default_episode_again", &setup),
+    let rows: [(&str, &Setup, Option<&hub::Feed>); 4] = [
+        ("default_episode", &setup, None),
+        ("default_episode_feed_only", &unwatched, Some(&unwatched_feed)),
+        ("default_episode_served_to_50_clients", &watched, Some(&watched_feed)),
+        ("default_episode_again", &setup, None),
     ];
     let mut accounts = Vec::new();
-    for (name, s) in rows {
+    for (name, s, feed) in rows {
         // CPU is counted around the timed batches only (not criterion's analysis).
         let (mut episodes, mut wall) = (0u64, Duration::ZERO);
         let (mut crew, mut hub_cpu, mut browsers_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
@@ -127,7 +135,7 @@ fn bench_viewer(c: &mut Criterion) {
                 let (c0, h0, b0) = (own_cpu(), threads_cpu(HUB_THREAD), threads_cpu(BROWSERS_THREAD));
                 let t0 = Instant::now();
                 for _ in 0..iters {
-                    std::hint::black_box(run(s));
+                    std::hint::black_box(run(s, feed));
                 }
                 let t = t0.elapsed();
                 crew += own_cpu() - c0;

@@ -17,8 +17,8 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
 use crate::BadInput;
-use crate::interrupt::Shared;
 use crate::tier3::Tier3;
+use crate::watch::TraceFile;
 
 /// The flags of an interactive run.
 #[derive(Debug, Clone, clap::Args)]
@@ -65,7 +65,7 @@ pub trait Console: Observer {
 /// The trace, the console and the partner's lines.
 struct Out<'a> {
     console: &'a mut dyn Console,
-    writer: TraceWriter<Shared>,
+    writer: TraceWriter<TraceFile>,
     error: Option<std::io::Error>,
 }
 
@@ -92,7 +92,7 @@ impl Output for Out<'_> {
 /// The trace alone, for the live session's episode thread; events are kept for the
 /// console's figures afterwards.
 struct Recorder {
-    writer: TraceWriter<Shared>,
+    writer: TraceWriter<TraceFile>,
     events: Vec<Event>,
     error: Option<std::io::Error>,
 }
@@ -175,7 +175,7 @@ fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
 pub fn run(
     args: &InteractiveArgs,
     setup: &Setup,
-    file: Shared,
+    file: TraceFile,
     console: &mut dyn Console,
     tier3: Tier3,
 ) -> anyhow::Result<Finished> {

@@ -11,7 +11,7 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 use serde::Serialize;
 
 use crate::BadInput;
-use crate::interrupt::Shared;
+use crate::watch::TraceFile;
 
 /// Where an episode is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -122,7 +122,7 @@ impl McSummary {
 /// Writes each event to the trace and shows it.
 struct Tee<'a> {
     watch: &'a mut dyn Observer,
-    writer: TraceWriter<Shared>,
+    writer: TraceWriter<TraceFile>,
     error: Option<std::io::Error>,
 }
 
@@ -145,7 +145,7 @@ impl Observer for Tee<'_> {
 pub fn run(
     setup: &Setup,
     opts: &McOptions,
-    file: Shared,
+    file: TraceFile,
     watch: &mut dyn Observer,
 ) -> anyhow::Result<(Finished, McSummary)> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;

@@ -11,10 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::BadInput;
 use crate::adjudications::Tally;
-use crate::interrupt::Shared;
 use crate::paths;
 use crate::report::{Report, print_table};
 use crate::tier3::Tier3;
+use crate::watch::TraceFile;
 
 /// Coordination policies selectable on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -364,6 +364,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             watch.line(format!("  participant {seat} is {h}, a human: {played}"));
         }
     }
+    // With --serve the hub gets the events as the trace's lines: the run only copies
+    // bytes it has written anyway.
+    let file = TraceFile::new(file, feed.as_ref());
     let mut mc_summary = None;
     let finished = if let Some(opts) = &mc {
         let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
@@ -423,7 +426,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     }
 }
 
-fn run_stepper(setup: &Setup, file: Shared, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
+fn run_stepper(setup: &Setup, file: TraceFile, watch: &mut Watch<'_>, tier3: Tier3) -> anyhow::Result<Finished> {
     let mut writer = TraceWriter::new(file);
     let mut error: Option<std::io::Error> = None;
     let mut resolver = tier3.into_resolver()?;
@@ -442,7 +445,7 @@ fn run_stepper(setup: &Setup, file: Shared, watch: &mut Watch<'_>, tier3: Tier3)
 /// Writes each event to the trace and shows it.
 struct Tee<'a, 'o> {
     watch: &'a mut Watch<'o>,
-    writer: &'a mut TraceWriter<Shared>,
+    writer: &'a mut TraceWriter<TraceFile>,
     error: &'a mut Option<std::io::Error>,
 }
 
@@ -462,7 +465,7 @@ impl Observer for Tee<'_, '_> {
 
 fn run_actors(
     setup: &Setup,
-    file: Shared,
+    file: TraceFile,
     watch: &mut Watch<'_>,
     tier3: Tier3,
     shared: Option<&tokio::runtime::Runtime>,

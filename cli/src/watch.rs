@@ -66,6 +66,10 @@ impl ServeArgs {
     }
 }
 
+/// The trace file of a run: with `--serve`, what is written to it is handed to the
+/// viewer's hub too (the file gets the same bytes).
+pub type TraceFile = gatecrew_viewer::hub::TraceTee<crate::interrupt::Shared>;
+
 /// The viewer's scene from a run's setup (its blueprint, its bots' starts).
 pub use gatecrew_viewer::crew::scene;
 

@@ -199,13 +199,14 @@ async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
     }
     assert_eq!(live.clients(), 50);
     let traced = tokio::task::spawn_blocking(move || {
-        // As `run --serve` does: the setup's probe feeds the hub, the trace is written as ever.
+        // As `run --serve` does: the trace, written as ever, feeds the hub its lines and
+        // the setup's probe the inventories.
         let mut watched = setup.clone();
         watched.probe = Some(ViewProbe::feeding(setup.data.clone(), feed.clone()));
-        let mut w = TraceWriter::new(Vec::new());
+        let mut w = TraceWriter::new(feed.trace(Vec::new()));
         gatecrew_crew::run(&watched, &mut |e: &Event| w.write(e).unwrap());
         feed.finish();
-        w.into_inner()
+        w.into_inner().into_inner()
     })
     .await
     .unwrap();
@@ -339,7 +340,8 @@ async fn a_live_page_shows_the_worlds_inventories() {
     let run = tokio::task::spawn_blocking(move || {
         let mut probed = setup.clone();
         probed.probe = Some(ViewProbe::feeding(setup.data.clone(), feed.clone()));
-        let again = run_reading_the_world(&probed, &mut |_: &Event| {});
+        let mut w = TraceWriter::new(feed.trace(std::io::sink()));
+        let again = run_reading_the_world(&probed, &mut |e: &Event| w.write(e).unwrap());
         feed.finish();
         again
     });

@@ -1,6 +1,7 @@
 //! The viewer's ends in a crew's run: the [`Scene`] of a setup, the probe that hands
-//! each step's events and the world's exact inventories over ([`ViewProbe`]), and the
-//! re-simulation that recovers a recorded run's inventories ([`resimulate`]).
+//! the world's exact inventories over, placed among the trace's events
+//! ([`ViewProbe`]), and the re-simulation that recovers a recorded run's inventories
+//! ([`resimulate`]).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -51,34 +52,45 @@ pub fn scene(setup: &Setup) -> Scene {
 /// Where the probe's steps go.
 #[derive(Debug)]
 enum Sink {
-    /// A live hub: the step's events and, when one changed, the inventories.
+    /// A live hub: the inventories that changed, placed by the events drained before.
     Feed(Feed),
     /// A re-simulation keeping the inventories (its events go to its own trace).
     Keep(Mutex<Timeline>),
 }
 
-/// The viewer's [`WorldProbe`]. Feeding a live hub, it hands over each step's events
-/// followed by the inventories that changed, in one push: the hub sees the world's
-/// inventories exactly where they stand among the events, whichever runtime drives the
-/// episode. On the crew's thread it only clones the events, compares each bot's
-/// inventory with the last one (a small map) and clones those that changed; item names
-/// are looked up by the hub.
+/// What the probe remembers between steps.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Each bot's inventory at the last step.
+    last: Vec<Inventory>,
+    /// Events drained so far: the trace lines written before the world seen now.
+    drained: u64,
+}
+
+/// The viewer's [`WorldProbe`]. Feeding a live hub, it hands over the inventories that
+/// changed, each marked with the number of events drained up to it: the hub, which gets
+/// the events as the trace's lines ([`Feed::trace`]), puts the world's inventories
+/// exactly where they stand among the events, whichever runtime drives the episode and
+/// whichever thread writes the trace. On the crew's thread it only counts the events,
+/// compares each bot's inventory with the last one (a small map) and clones those that
+/// changed; item names are looked up by the hub.
 #[derive(Debug)]
 pub struct ViewProbe {
     data: Arc<GameData>,
-    last: Mutex<Vec<Inventory>>,
+    seen: Mutex<Seen>,
     sink: Sink,
 }
 
 impl ViewProbe {
-    /// A probe feeding a live hub.
+    /// A probe feeding a live hub. The run's trace must be written through
+    /// [`Feed::trace`] too: the hub gets the events from there.
     pub fn feeding(data: Arc<GameData>, feed: Feed) -> Arc<Self> {
-        Arc::new(ViewProbe { data, last: Mutex::default(), sink: Sink::Feed(feed) })
+        Arc::new(ViewProbe { data, seen: Mutex::default(), sink: Sink::Feed(feed) })
     }
 
     /// A probe keeping the inventories (for a replay's re-simulation).
     pub fn keeping(data: Arc<GameData>) -> Arc<Self> {
-        Arc::new(ViewProbe { data, last: Mutex::default(), sink: Sink::Keep(Mutex::default()) })
+        Arc::new(ViewProbe { data, seen: Mutex::default(), sink: Sink::Keep(Mutex::default()) })
     }
 
     /// The inventories kept so far (empty for a feeding probe).
@@ -112,19 +124,22 @@ impl ViewProbe {
 
 impl WorldProbe for ViewProbe {
     fn step(&self, tick: Tick, world: &World, events: &[Event]) {
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        let bots = self.changed(world, &mut last);
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.drained += events.len() as u64;
+        let bots = self.changed(world, &mut seen.last);
+        if bots.is_empty() {
+            return;
+        }
         match &self.sink {
             Sink::Feed(f) => {
-                drop(last);
-                let change = (!bots.is_empty()).then(|| WorldChange { tick: tick.0, bots, data: self.data.clone() });
-                f.step(events, change);
+                let after = seen.drained;
+                drop(seen);
+                f.world(after, WorldChange { tick: tick.0, bots, data: self.data.clone() });
             }
-            Sink::Keep(t) if !bots.is_empty() => {
-                let inv = Inventories { tick: tick.0, bots: last.iter().map(|i| named(&self.data, i)).collect() };
+            Sink::Keep(t) => {
+                let inv = Inventories { tick: tick.0, bots: seen.last.iter().map(|i| named(&self.data, i)).collect() };
                 t.lock().unwrap_or_else(PoisonError::into_inner).push(inv);
             }
-            Sink::Keep(_) => {}
         }
     }
 }

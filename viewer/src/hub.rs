@@ -1,107 +1,41 @@
-//! The live feed. The run's probe hands each step's events (and the bots' inventories
-//! when one changed) to a [`Feed`], which only pushes them onto a shared queue (an
-//! uncontended lock, and a wake-up only every [`TAKE_AT`] items: the crew never waits
-//! for the viewer). One hub task takes the queue every [`PUBLISH_EVERY`] (or sooner, at
-//! [`TAKE_AT`] items) and folds it into the [`ViewState`] (inventories are named only
-//! when published);
+//! The live feed. The run's trace writer hands the hub the bytes it writes (through a
+//! [`TraceTee`]) and the run's probe the inventories that changed; on the run's side
+//! that is a copy into one shared buffer under an uncontended lock, and a wake-up only
+//! every [`TAKE_AT`] bytes: the crew never waits for the viewer and allocates nothing
+//! for it. One hub task takes the buffer every [`PUBLISH_EVERY`] (or sooner, at
+//! [`TAKE_AT`] bytes), parses the lines on its own thread, puts the inventories back
+//! among the events by their line counts, and folds both into the [`ViewState`]
+//! (inventories are named only when published);
 //! while a browser is connected and the state changed, it serialises it once into a
 //! shared [`Published`] (the whole state and the sections that changed since the last
 //! one) and puts it on a `watch` channel. A watch channel holds only the latest value,
 //! so a browser that lags simply skips to the newest state; every websocket sends the
 //! same bytes, never a copy of its own.
 
+mod feed;
+mod lines;
 mod publish;
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_protocol::trace::EventKind;
 use gatecrew_world::{GameData, Inventory};
 use tokio::sync::watch;
 
+pub use feed::{Feed, TAKE_AT, TraceTee};
 pub use publish::{Published, Publisher};
 
-use crate::inventory::{WorldChange, named};
+use crate::inventory::named;
 use crate::scene::Scene;
 use crate::state::ViewState;
+use feed::{Batch, Shared};
+use lines::{Item, Lines};
 
 /// How often the page's state is refreshed at most.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
-
-/// The hub takes the queue at the latest when it holds this many items: the run's
-/// copies of its events are then freed soon (copies that pile up for a whole publish
-/// interval fragment the run's heap and slow its own allocations; measured in
-/// benches/viewer.rs). One wake-up per this many events costs the run nothing to speak of.
-pub const TAKE_AT: usize = 256;
-
-/// What the run hands over, in order.
-// Events are nearly every item: boxing them would cost the crew's thread one more
-// allocation per event, which is what this queue is built to avoid.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum Item {
-    Event(Event),
-    /// The inventories that changed, right after the events before it.
-    World(WorldChange),
-}
-
-impl Item {
-    fn tick(&self) -> u64 {
-        match self {
-            Item::Event(e) => e.t,
-            Item::World(w) => w.tick,
-        }
-    }
-}
-
-#[derive(Debug, Default)]
-struct Shared {
-    items: Mutex<Vec<Item>>,
-    finished: AtomicBool,
-    /// Wakes the hub when [`TAKE_AT`] items are waiting.
-    full: tokio::sync::Notify,
-}
-
-type Queue = Arc<Shared>;
-
-/// The run's end of the live feed. Handing over never blocks on the viewer; once the
-/// run calls [`Feed::finish`] (or every clone is dropped) the hub publishes what is
-/// left and keeps the last state.
-#[derive(Debug, Clone)]
-pub struct Feed {
-    queue: Queue,
-}
-
-impl Feed {
-    /// Hands over one step: its events, then the inventories that changed, if any.
-    pub fn step(&self, events: &[Event], world: Option<WorldChange>) {
-        if events.is_empty() && world.is_none() {
-            return;
-        }
-        let mut q = self.queue.items.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = q.len();
-        q.extend(events.iter().cloned().map(Item::Event));
-        q.extend(world.map(Item::World));
-        let crossed = before < TAKE_AT && q.len() >= TAKE_AT;
-        drop(q);
-        if crossed {
-            self.queue.full.notify_one();
-        }
-    }
-
-    /// Hands over one event (a driver without a probe: inventories then follow the trace).
-    pub fn event(&self, ev: &Event) {
-        self.step(std::slice::from_ref(ev), None);
-    }
-
-    /// The run is over: nothing more comes (clones held elsewhere, e.g. by a probe in
-    /// a setup, need not be dropped first).
-    pub fn finish(&self) {
-        self.queue.finished.store(true, Ordering::Release);
-    }
-}
 
 /// The browsers' end: the latest published state, and how many browsers watch it.
 #[derive(Debug, Clone)]
@@ -152,14 +86,14 @@ impl Drop for Subscription {
 /// the page back to a watchable speed (the run itself is never slowed; events wait in
 /// the hub's queue); `None` shows events as they come.
 pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Live) {
-    let queue: Queue = Arc::default();
+    let shared: Arc<Shared> = Arc::default();
     let mut publisher = Publisher::default();
     let first = publisher.publish(&ViewState::new(&scene, "live")).unwrap_or_default();
     let (out, rx) = watch::channel(Arc::new(first));
     let live = Live { rx, clients: Arc::default() };
     let hub = Hub { scene, pace, publisher, clients: live.clients.clone() };
-    tokio::spawn(hub.run(queue.clone(), out));
-    (Feed { queue }, live)
+    tokio::spawn(hub.run(shared.clone(), out));
+    (Feed { shared }, live)
 }
 
 struct Hub {
@@ -170,13 +104,14 @@ struct Hub {
 }
 
 impl Hub {
-    async fn run(mut self, shared: Queue, out: watch::Sender<Arc<Published>>) {
+    async fn run(mut self, shared: Arc<Shared>, out: watch::Sender<Arc<Published>>) {
         let mut folding = Folding::new(&self.scene);
         let mut tick = tokio::time::interval(PUBLISH_EVERY);
         let mut last_publish: Option<tokio::time::Instant> = None;
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut queue: VecDeque<Item> = VecDeque::new();
-        let mut spare: Vec<Item> = Vec::new();
+        let mut lines = Lines::default();
+        let mut spare = Batch::default();
         let started = tokio::time::Instant::now();
         let mut first_tick: Option<u64> = None;
         // Folded but not yet published (no browser was watching).
@@ -188,10 +123,13 @@ impl Hub {
             }
             // Finished, or every feed gone: the run is over once the queue is drained.
             let open = !shared.finished.load(Ordering::Acquire) && Arc::strong_count(&shared) > 1;
-            // The run pushes into the buffer it finds; handing it an emptied one that
+            // The run appends to the buffer it finds; handing it an emptied one that
             // keeps its capacity spares the run's thread from growing a new one.
-            std::mem::swap(&mut *shared.items.lock().unwrap_or_else(PoisonError::into_inner), &mut spare);
-            queue.extend(spare.drain(..));
+            std::mem::swap(&mut *shared.lock(), &mut spare);
+            lines.take(&mut spare, &mut queue);
+            if !open {
+                lines.close(&mut queue);
+            }
             let allowed = match self.pace {
                 Some(tps) => {
                     let t0 = *first_tick.get_or_insert_with(|| queue.front().map_or(0, Item::tick));
