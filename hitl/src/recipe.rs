@@ -12,6 +12,10 @@
 //! item per goal is shared by every parent that needs it (a DAG), and an alternative
 //! needing an item already being expanded above it is dropped (no cycles).
 //!
+//! Which ways there are and what each alternative consists of are the crew's
+//! ([`gatecrew_crew::plan::obtain`], the same layout the crew agent's local solver
+//! expands); the ranking, the labels and the station OR are the partner's.
+//!
 //! Counts come from chat ("get 1100000000 crafting tables"): every product and sum
 //! saturates, so an absurd count gives an absurd (refused or unpriced) plan, never an
 //! overflow; clippy's `arithmetic_side_effects` keeps it that way.

@@ -158,3 +158,6 @@ pub fn tool_for(data: &GameData, block: BlockId) -> Option<ItemId> {
     let need = data.block_info(block).needs?;
     data.tools_satisfying(need).first().copied()
 }
+
+#[cfg(test)]
+mod tests;
