@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gatecrew_hitl::eval;
 use gatecrew_hitl::goal::Goal;
 use gatecrew_hitl::plan::repair::repair;
 use gatecrew_hitl::plan::{Kind, Origin};
 use gatecrew_hitl::recipe::{PlannerConfig, RecipePlanner};
 use gatecrew_hitl::resolve::{Resolution, resolve};
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_hitl_app::eval;
 use gatecrew_world::GameData;
 
 fn updates(c: &mut Criterion) {

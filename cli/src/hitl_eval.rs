@@ -1,5 +1,5 @@
 //! `gatecrew hitl-eval`: the intent benchmark of paper 000 (section 4.5) on labelled
-//! lines in the open format of `gatecrew_hitl::eval` (anyone's lines, over built-in
+//! lines in the open format of `gatecrew_hitl_app::eval` (anyone's lines, over built-in
 //! plans, goals, blueprints or task files): accuracy per plan and per type, a confusion
 //! matrix, node (and part) accuracy, stop recall, latency; the lines it cannot score
 //! are counted and listed; the graph-update latency of each intervention type.
@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_gating::llm::{LlmSpec, OutputMode};
 use gatecrew_hitl::classify::{Classify, ParserClassifier};
-use gatecrew_hitl::eval::{self, PlanRef, Row, Score};
 use gatecrew_hitl::intent::IntentType;
-use gatecrew_hitl::llm::LlmClassifier;
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_hitl_app::eval::{self, PlanRef, Row, Score};
+use gatecrew_hitl_app::llm::LlmClassifier;
 use gatecrew_world::{Blueprint, GameData};
 
 use crate::BadInput;

@@ -8,11 +8,12 @@ use gatecrew_crew::{ByAdjudicator, Finished, Observer, Progress, Resolver, Setup
 use gatecrew_gating::llm::BlockingLlm;
 use gatecrew_hitl::classify::{Classify, ParserClassifier};
 use gatecrew_hitl::driver::{Driver, Output, run_script};
-use gatecrew_hitl::llm::LlmClassifier;
-use gatecrew_hitl::memory::{Store, default_path};
+use gatecrew_hitl::memory::TaskMemory;
 use gatecrew_hitl::recipe::PlannerConfig;
 use gatecrew_hitl::script::Script;
 use gatecrew_hitl::session::{Partner, PartnerConfig};
+use gatecrew_hitl_app::llm::LlmClassifier;
+use gatecrew_hitl_app::memory::{Store, default_path};
 use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
@@ -160,7 +161,7 @@ fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
         }
         _ => Box::new(ParserClassifier),
     };
-    let store = open_memory(args)?;
+    let store = open_memory(args)?.map(|s| Box::new(s) as Box<dyn TaskMemory>);
     let cfg = PartnerConfig {
         agent,
         merge_ticks: args.merge_ticks,
@@ -196,7 +197,7 @@ pub fn run(
         }
         None => {
             let driver = Driver::new(setup, partner, resolver);
-            let live = gatecrew_hitl::live::Live {
+            let live = gatecrew_hitl_app::live::Live {
                 tick_ms: args.tick_ms,
                 ws: args.ws.map(|p| std::net::SocketAddr::from(([127, 0, 0, 1], p))),
             };
@@ -211,14 +212,16 @@ pub fn run(
                 }
                 _ => format!("talking to bot{seat}"),
             };
-            console
-                .line(format!("{who} (type a line; {} or end of input ends the session)", gatecrew_hitl::live::QUIT));
+            console.line(format!(
+                "{who} (type a line; {} or end of input ends the session)",
+                gatecrew_hitl_app::live::QUIT
+            ));
             let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
             let rec = Recorder { writer, events: Vec::new(), error: None };
             let stdin = (!args.no_stdin).then(|| tokio::io::BufReader::new(tokio::io::stdin()));
             let end = {
                 let mut show = |l: &str| console.line(format!("  {l}"));
-                rt.block_on(gatecrew_hitl::live::run_live(driver, live, stdin, rec, &mut show))?
+                rt.block_on(gatecrew_hitl_app::live::run_live(driver, live, stdin, rec, &mut show))?
             };
             let mut rec = end.out;
             rec.writer.flush().context("writing the trace")?;

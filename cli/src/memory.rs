@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use gatecrew_hitl::memory::{Store, default_path};
+use gatecrew_hitl_app::memory::{Store, default_path};
 
 use crate::BadInput;
 

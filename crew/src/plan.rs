@@ -14,6 +14,7 @@
 //! pending children.
 
 mod build;
+pub mod obtain;
 mod split;
 
 use gatecrew_protocol::{AgentId, ItemId, Pos};

@@ -61,7 +61,9 @@ pub fn script(data: &[u8]) {
             assert!(s.lines.windows(2).all(|w| w[0].0 <= w[1].0), "ticks go backwards");
             assert!(s.lines.iter().all(|(_, l)| !l.is_empty() && l.len() <= max), "an empty or overlong line");
         }
-        Err(e) => assert!((1..=text.lines().count()).contains(&e.line), "line {} of {}", e.line, text.lines().count()),
+        Err(e) => {
+            assert!((1..=text.lines().count()).contains(&e.line()), "line {} of {}", e.line(), text.lines().count())
+        }
     }
 }
 
@@ -155,7 +157,7 @@ pub fn line_split(data: &[u8]) {
         }
     }
     if let Ok(origin) = std::str::from_utf8(rest) {
-        if gatecrew_hitl::ws::origin_allowed(Some(origin)) {
+        if gatecrew_hitl_app::ws::origin_allowed(Some(origin)) {
             // Judged independently by the URL parser: a bare http(s) origin on a
             // loopback host.
             let url = url::Url::parse(origin).unwrap_or_else(|e| panic!("{origin:?} was let in: {e}"));

@@ -27,7 +27,7 @@ pub struct Context<'a> {
 /// A classification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Classified {
-    /// The intent.
+    /// What the line asks for (type, node or goal words, parent).
     pub intent: Intent,
     /// Who decided.
     pub by: Classifier,

@@ -43,14 +43,14 @@ pub enum Next {
 pub enum ExecEvent {
     /// A subtask was judged.
     Judged {
-        /// The node.
+        /// The subtask's node in the plan.
         node: StepId,
-        /// The verdict.
+        /// Pass or fail, with the evidence read from the world.
         verdict: Verdict,
     },
     /// A goal (a child of the root) ended.
     GoalEnded {
-        /// The goal.
+        /// The root's child that ended.
         goal: StepId,
         /// Whether it was reached.
         ok: bool,

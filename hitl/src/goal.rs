@@ -13,21 +13,21 @@ use gatecrew_world::GameData;
 
 use crate::words::{Vocabulary, coords, count, item_words, words};
 
-/// A goal.
+/// What the person wants the bot to achieve, in game terms (read from a line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Goal {
     /// Hold `count` more of `item`.
     Obtain {
-        /// The item.
+        /// The item to hold.
         item: ItemId,
         /// How many.
         count: Count,
     },
     /// The item lies at a place (a chest, a dropped stack): take it from there.
     Fetch {
-        /// The item.
+        /// The item to take.
         item: ItemId,
-        /// Where.
+        /// Where it lies.
         from: Pos,
     },
     /// Build the bot's share of the crew's blueprint.
@@ -55,6 +55,7 @@ pub struct BadCount {
     /// The item named.
     pub item: ItemId,
     /// What is wrong with the count.
+    #[source]
     pub error: CountError,
 }
 

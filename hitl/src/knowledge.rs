@@ -17,9 +17,9 @@ const TOLD_COUNT: u32 = 64;
 /// A told fact about a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Told {
-    /// The item.
+    /// The item the person said is stored.
     pub item: ItemId,
-    /// Where.
+    /// The container's position.
     pub pos: Pos,
     /// How many, if said.
     pub count: Option<u32>,
@@ -40,7 +40,7 @@ impl Knowledge {
         Knowledge { mem: Memory::default(), told: BTreeMap::new(), physics, data }
     }
 
-    /// The physics.
+    /// The rules the bot acts under: reach, tick costs, the station items.
     pub fn physics(&self) -> &Physics {
         &self.physics
     }

@@ -5,16 +5,20 @@
 //! * [`plan`]: the partner's plan, the person's interventions as graph updates (switch,
 //!   delete, add, stop), rule-based repair, the one-line preview;
 //! * [`recipe`]: the deterministic recipe planner (goal -> sub-graph);
-//! * [`words`] and [`goal`]: the vocabulary and goals in game terms.
+//! * [`words`] and [`goal`]: the vocabulary and goals in game terms;
+//! * [`session`] and [`driver`]: the partner and the lockstep driver of a scripted or
+//!   live session.
+//!
+//! The library does no I/O of its own beyond reading a script file: the terminal, the
+//! websocket, the SQLite task memory, the language-model client and the intent
+//! benchmark are the application's (`gatecrew-hitl-app`).
 
 pub mod classify;
 pub mod driver;
-pub mod eval;
 pub mod exec;
 pub mod goal;
 pub mod intent;
 pub mod knowledge;
-pub mod live;
 pub mod llm;
 pub mod memory;
 pub mod merge;
@@ -29,4 +33,3 @@ pub mod session;
 pub mod stop;
 pub mod validate;
 pub mod words;
-pub mod ws;

@@ -1,5 +1,6 @@
-//! The language-model classifier: the same OpenAI-compatible client as the gate's
-//! tier 3 (`gatecrew_gating::llm`), another prompt, the constrained answer
+//! The language-model classifier's pure half (the client that sends the request is the
+//! application's, `gatecrew_hitl_app::llm`): the same OpenAI-compatible wire as the
+//! gate's tier 3 (`gatecrew_gating::llm`), another prompt, the constrained answer
 //! `{"type": ..., "node": ..., "parent": ...}` (JSON schema or GBNF, as the `[llm]`
 //! section says). The model only names the intent and the node or goal in words; node
 //! resolution and the recipe planner do the rest. Anything unusable (timeout, HTTP
@@ -16,10 +17,10 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmClient, LlmClientError, LlmSpec, OutputMode};
+use gatecrew_gating::llm::{ChatMessage, ChatRequest, FallbackReason, LlmSpec, OutputMode};
 use serde_json::{Value, json};
 
-use crate::classify::{Classified, Classify, Context, refine};
+use crate::classify::{Classified, Context, refine};
 use crate::intent::{Classifier, Intent, IntentType, intent_schema};
 use crate::parse::parse;
 use crate::words::{singular, words};
@@ -46,34 +47,6 @@ str ::= [a-zA-Z0-9 ,()_-]*
 
 /// Plan labels listed in a prompt, at most.
 const CANDIDATES: usize = 10;
-
-/// The model classifier.
-pub struct LlmClassifier {
-    rt: tokio::runtime::Runtime,
-    client: LlmClient,
-    spec: LlmSpec,
-}
-
-impl std::fmt::Debug for LlmClassifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LlmClassifier").field("client", &self.client).finish_non_exhaustive()
-    }
-}
-
-impl LlmClassifier {
-    /// A classifier on the endpoint of `spec` (its own current-thread runtime: the
-    /// partner's driver is synchronous).
-    pub fn new(mut spec: LlmSpec) -> Result<Self, LlmClientError> {
-        // An intent is longer than a verdict: room for the node words.
-        spec.max_tokens = spec.max_tokens.max(48);
-        let client = LlmClient::new(spec.clone(), gatecrew_gating::Deterministic { midpoint: 0.75 })?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LlmClientError::Build(e.to_string()))?;
-        Ok(LlmClassifier { rt, client, spec })
-    }
-}
 
 /// The plan labels worth showing for a line: the active path (deepest first), then the
 /// labels sharing most words with it, in plan order on ties.
@@ -161,67 +134,73 @@ pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason>
     Ok(Intent { kind, node: text("node"), parent: text("parent"), later: false })
 }
 
-impl Classify for LlmClassifier {
-    fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
-        let start = Instant::now();
-        // The stop rule first: a halt never waits for (or depends on) the model.
-        if crate::stop::halt(text) == crate::stop::Halt::Stop {
-            return Classified {
-                intent: Intent::bare(IntentType::Stop),
-                by: Classifier::StopRule,
-                fallback: None,
-                latency_ms: start.elapsed().as_secs_f64() * 1e3,
-                tokens: (0, 0),
-            };
-        }
-        let (response_format, grammar) = match self.spec.output {
-            OutputMode::JsonSchema => (
-                Some(
-                    json!({"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": intent_schema()}}),
-                ),
-                None,
+/// What the stop rule says before any model is asked: a halt never waits for (or
+/// depends on) the model.
+pub fn stop_first(text: &str, start: Instant) -> Option<Classified> {
+    (crate::stop::halt(text) == crate::stop::Halt::Stop).then(|| Classified {
+        intent: Intent::bare(IntentType::Stop),
+        by: Classifier::StopRule,
+        fallback: None,
+        latency_ms: start.elapsed().as_secs_f64() * 1e3,
+        tokens: (0, 0),
+    })
+}
+
+/// The request for `text`: the system prompt, the user message, and the constraint the
+/// `[llm]` section asks for (JSON schema or GBNF).
+pub fn request<'a>(model: &'a str, spec: &LlmSpec, text: &str, ctx: &Context<'_>) -> ChatRequest<'a> {
+    let (response_format, grammar) = match spec.output {
+        OutputMode::JsonSchema => (
+            Some(
+                json!({"type": "json_schema", "json_schema": {"name": "intent", "strict": true, "schema": intent_schema()}}),
             ),
-            OutputMode::Grammar => (None, Some(GRAMMAR)),
-            OutputMode::None => (None, None),
-        };
-        let body = ChatRequest {
-            model: self.client.model(),
-            messages: vec![ChatMessage::new("system", SYSTEM), ChatMessage::new("user", user_message(text, ctx))],
-            max_tokens: self.spec.max_tokens,
-            temperature: self.spec.temperature,
-            stream: false,
-            response_format,
-            grammar,
-        };
-        let reply = self.rt.block_on(self.client.chat(&body));
-        let latency_ms = start.elapsed().as_secs_f64() * 1e3;
-        let asked = ctx.question.is_some();
-        let fallback = |reason: FallbackReason, tokens: (u32, u32)| {
-            tracing::warn!(%reason, "intent classification fell back to the parser");
-            metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
-            Classified {
-                intent: refine(text, parse(text, ctx.vocab, asked), ctx),
-                by: Classifier::Fallback,
-                fallback: Some(reason.tag()),
+            None,
+        ),
+        OutputMode::Grammar => (None, Some(GRAMMAR)),
+        OutputMode::None => (None, None),
+    };
+    ChatRequest {
+        model,
+        messages: vec![ChatMessage::new("system", SYSTEM), ChatMessage::new("user", user_message(text, ctx))],
+        max_tokens: spec.max_tokens,
+        temperature: spec.temperature,
+        stream: false,
+        response_format,
+        grammar,
+    }
+}
+
+/// The classification of `text` from the model's reply (its content and its prompt and
+/// completion tokens), or from the parser when the reply is unusable, tagged with why.
+pub fn from_reply(
+    text: &str,
+    ctx: &Context<'_>,
+    reply: Result<(String, (u32, u32)), FallbackReason>,
+    latency_ms: f64,
+) -> Classified {
+    let asked = ctx.question.is_some();
+    let fallback = |reason: FallbackReason, tokens: (u32, u32)| {
+        tracing::warn!(%reason, "intent classification fell back to the parser");
+        metrics::counter!("gatecrew_hitl_llm_fallbacks_total", "reason" => reason.class()).increment(1);
+        Classified {
+            intent: refine(text, parse(text, ctx.vocab, asked), ctx),
+            by: Classifier::Fallback,
+            fallback: Some(reason.tag()),
+            latency_ms,
+            tokens,
+        }
+    };
+    match reply {
+        Err(reason) => fallback(reason, (0, 0)),
+        Ok((content, tokens)) => match read_answer(&content, asked) {
+            Ok(intent) => Classified {
+                intent: refine(text, intent, ctx),
+                by: Classifier::Llm,
+                fallback: None,
                 latency_ms,
                 tokens,
-            }
-        };
-        match reply {
-            Err((reason, _)) => fallback(reason, (0, 0)),
-            Ok((content, usage)) => {
-                let tokens = (usage.prompt_tokens, usage.completion_tokens);
-                match read_answer(&content, asked) {
-                    Ok(intent) => Classified {
-                        intent: refine(text, intent, ctx),
-                        by: Classifier::Llm,
-                        fallback: None,
-                        latency_ms,
-                        tokens,
-                    },
-                    Err(reason) => fallback(reason, tokens),
-                }
-            }
-        }
+            },
+            Err(reason) => fallback(reason, tokens),
+        },
     }
 }

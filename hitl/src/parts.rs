@@ -36,7 +36,7 @@ pub enum Function {
     Doors,
     /// Glass.
     Windows,
-    /// Stairs.
+    /// Stair blocks (steps, often a roof's edge).
     Stairs,
     /// Fences and walls of fence blocks.
     Fences,
@@ -118,7 +118,7 @@ impl Side {
 pub struct CellFacts {
     /// Blueprint cell index.
     pub cell: u32,
-    /// Where.
+    /// The cell's world position.
     pub pos: Pos,
     /// The item that places it.
     pub item: ItemId,

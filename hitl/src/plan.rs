@@ -57,7 +57,7 @@ impl Plan {
         Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), groups: Default::default(), seq: 0 }
     }
 
-    /// The root.
+    /// The root: the task AND of the person's goals.
     pub fn root(&self) -> StepId {
         self.root
     }

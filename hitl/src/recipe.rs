@@ -12,6 +12,10 @@
 //! item per goal is shared by every parent that needs it (a DAG), and an alternative
 //! needing an item already being expanded above it is dropped (no cycles).
 //!
+//! Which ways there are and what each alternative consists of are the crew's
+//! ([`gatecrew_crew::plan::obtain`], the same layout the crew agent's local solver
+//! expands); the ranking, the labels and the station OR are the partner's.
+//!
 //! Counts come from chat ("get 1100000000 crafting tables"): every product and sum
 //! saturates, so an absurd count gives an absurd (refused or unpriced) plan, never an
 //! overflow; clippy's `arithmetic_side_effects` keeps it that way.
@@ -21,6 +25,7 @@ use std::collections::BTreeMap;
 
 mod statics;
 
+use gatecrew_crew::plan::obtain::{Extras, Part, Way, tool_for, ways};
 use gatecrew_protocol::ItemId;
 use gatecrew_world::cost::{Knowledge, Planner as CostPlanner};
 use gatecrew_world::data::Smelt;
@@ -63,6 +68,13 @@ enum Alt {
     Craft(RecipeId),
     Mine(BlockId),
     Smelt(Smelt, Option<ItemId>),
+}
+
+/// The leaf that does an alternative's work: made before its ALL-OF (a collect), or to
+/// make in its turn.
+enum Work {
+    Made(StepId),
+    New(Kind, String),
 }
 
 /// The planner over what the bot knows. See the module docs.
@@ -153,64 +165,58 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
     fn alternatives(&mut self, item: ItemId, count: u32) -> Vec<Alt> {
         // (unpriced?, cost, preference, kind, index, alt)
         let mut ranked: Vec<(bool, u64, usize, u8, usize, Alt)> = Vec::new();
-        let mut stores = self.k.stored(item);
-        stores.sort_by_key(|(p, _)| (p.dist_sq(self.k.here()), *p));
-        if let Some(&(p, _)) = stores.first() {
-            let e = self.cost.take(item, count).map(|e| e.ticks);
-            ranked.push((e.is_none(), e.unwrap_or(0), 0, 0, 0, Alt::Fetch(p)));
-        }
-        for (i, &rid) in self.data.recipes_for(item).iter().enumerate() {
-            let r = self.data.recipe(rid);
-            if r.ingredients.iter().any(|(ing, _)| *ing == item || self.stack.contains(ing)) {
-                continue;
+        for (way, i) in ways(self.data, item) {
+            let kind = way.rank();
+            match way {
+                Way::Take => {
+                    let mut stores = self.k.stored(item);
+                    stores.sort_by_key(|(p, _)| (p.dist_sq(self.k.here()), *p));
+                    if let Some(&(p, _)) = stores.first() {
+                        let e = self.cost.take(item, count).map(|e| e.ticks);
+                        ranked.push((e.is_none(), e.unwrap_or(0), 0, kind, i, Alt::Fetch(p)));
+                    }
+                }
+                Way::Craft(rid) => {
+                    let r = self.data.recipe(rid);
+                    if r.ingredients.iter().any(|(ing, _)| *ing == item || self.stack.contains(ing)) {
+                        continue;
+                    }
+                    let pref =
+                        r.ingredients.iter().map(|(ing, _)| self.vocab.preference(*ing)).min().unwrap_or(usize::MAX);
+                    let unit = self.static_recipe(rid);
+                    if unit >= UNKNOWN {
+                        continue;
+                    }
+                    let priced = self.cost.craft_with(rid, count).map(|e| e.ticks);
+                    let cost = priced.unwrap_or(unit.saturating_mul(u64::from(count)));
+                    ranked.push((priced.is_none(), cost, pref, kind, i, Alt::Craft(rid)));
+                }
+                Way::Mine(b) => {
+                    let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
+                    if priced.is_none() && !self.vocab.natural(b) {
+                        continue;
+                    }
+                    let unit = self.static_tool(b).saturating_add(40);
+                    let pref = self.vocab.preference(item);
+                    let cost = priced.unwrap_or(unit.saturating_mul(u64::from(count)));
+                    ranked.push((priced.is_none(), cost, pref, kind, i, Alt::Mine(b)));
+                }
+                Way::Smelt(s) => {
+                    if self.stack.contains(&s.input) {
+                        continue;
+                    }
+                    let unit = self.static_cost(s.input, 0).saturating_add(u64::from(s.ticks));
+                    if unit >= UNKNOWN {
+                        continue;
+                    }
+                    let pref = self.vocab.preference(s.input);
+                    let (unpriced, cost, fuel) = match self.cost.smelt_with(s, count) {
+                        Some((e, fuel)) => (false, e.ticks, Some(fuel)),
+                        None => (true, unit.saturating_mul(u64::from(count)), None),
+                    };
+                    ranked.push((unpriced, cost, pref, kind, i, Alt::Smelt(s, fuel)));
+                }
             }
-            let pref = r.ingredients.iter().map(|(ing, _)| self.vocab.preference(*ing)).min().unwrap_or(usize::MAX);
-            let unit = self.static_recipe(rid);
-            if unit >= UNKNOWN {
-                continue;
-            }
-            let priced = self.cost.craft_with(rid, count).map(|e| e.ticks);
-            ranked.push((
-                priced.is_none(),
-                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
-                pref,
-                1,
-                i,
-                Alt::Craft(rid),
-            ));
-        }
-        for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
-            let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
-            if priced.is_none() && !self.vocab.natural(b) {
-                continue;
-            }
-            let unit = self.static_tool(b).saturating_add(40);
-            let pref = self.vocab.preference(item);
-            ranked.push((
-                priced.is_none(),
-                priced.unwrap_or(unit.saturating_mul(u64::from(count))),
-                pref,
-                2,
-                i,
-                Alt::Mine(b),
-            ));
-        }
-        let smelts: Vec<Smelt> = self.data.smelts_for(item).copied().collect();
-        for (i, s) in smelts.into_iter().enumerate() {
-            if self.stack.contains(&s.input) {
-                continue;
-            }
-            let unit = self.static_cost(s.input, 0).saturating_add(u64::from(s.ticks));
-            if unit >= UNKNOWN {
-                continue;
-            }
-            let priced = self.cost.smelt_with(s, count);
-            let pref = self.vocab.preference(s.input);
-            let (unpriced, cost, fuel) = match priced {
-                Some((e, fuel)) => (false, e.ticks, Some(fuel)),
-                None => (true, unit.saturating_mul(u64::from(count)), None),
-            };
-            ranked.push((unpriced, cost, pref, 3, i, Alt::Smelt(s, fuel)));
         }
         ranked.sort_by_key(|(u, c, p, k, i, _)| (*u, *c, *p, *k, *i));
         ranked.into_iter().take(self.cfg.max_alternatives).map(|(.., a)| a).collect()
@@ -228,68 +234,66 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 let times = count.div_ceil(r.count.max(1));
                 let ings: Vec<String> = r.ingredients.iter().map(|(i, _)| self.name(*i)).collect();
                 let and = self.node(plan, Kind::AllOf, format!("craft {name} from {}", ings.join(" and ")));
-                for (ing, per) in &r.ingredients {
-                    let o = self.obtain(plan, *ing, per.saturating_mul(times));
-                    plan.link(and, o);
-                }
-                if r.grid == 3 {
-                    if let Some(table) = self.k.table_item() {
-                        let s = self.station(plan, table);
-                        plan.link(and, s);
-                    }
-                }
-                let leaf = self.node(
-                    plan,
+                let extras = Extras { table: self.k.table_item(), ..Extras::default() };
+                let craft = Work::New(
                     Kind::Leaf(Leaf::Craft { recipe: rid }),
                     format!("craft {} {name}", r.count.saturating_mul(times)),
                 );
-                plan.link(and, leaf);
+                self.lay_out(plan, and, Way::Craft(rid).parts(self.data, item, count, extras, |_| 0), &craft);
                 and
             }
             Alt::Mine(block) => {
                 let leaf_label = format!("collect {count} {name}");
                 let leaf = self.node(plan, Kind::Leaf(Leaf::Collect { item, block }), leaf_label);
-                let Some(need) = self.data.block_info(block).needs else {
-                    return leaf;
-                };
-                let Some(tool) = self.data.tools_satisfying(need).first().copied() else {
+                let Some(tool) = tool_for(self.data, block) else {
                     return leaf;
                 };
                 let block_name = self.data.block_name(block).replace('_', " ");
                 let and = self.node(plan, Kind::AllOf, format!("mine {block_name} with a {}", self.name(tool)));
-                if self.stack.contains(&tool) {
-                    // The tool needs this very item: only a held tool will do.
-                    plan.link(and, leaf);
-                    return and;
-                }
-                let o = self.obtain(plan, tool, 1);
-                plan.link(and, o);
-                plan.link(and, leaf);
+                // The tool needs this very item: only a held tool will do.
+                let extras = Extras { tool: (!self.stack.contains(&tool)).then_some(tool), ..Extras::default() };
+                self.lay_out(
+                    plan,
+                    and,
+                    Way::Mine(block).parts(self.data, item, count, extras, |_| 0),
+                    &Work::Made(leaf),
+                );
                 and
             }
             Alt::Smelt(s, fuel) => {
                 let input = self.name(s.input);
                 let and = self.node(plan, Kind::AllOf, format!("smelt {input} into {name}"));
-                let o = self.obtain(plan, s.input, count);
-                plan.link(and, o);
-                let fuel = fuel.or_else(|| self.default_fuel(s.input));
-                if let Some(fuel) = fuel {
-                    let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
-                    let f = self.obtain(plan, fuel, s.ticks.saturating_mul(count).div_ceil(burn.max(1)));
-                    plan.link(and, f);
-                }
-                if let Some(furnace) = self.k.furnace_item() {
-                    let st = self.station(plan, furnace);
-                    plan.link(and, st);
-                }
-                let leaf = self.node(
-                    plan,
+                let smelt = Work::New(
                     Kind::Leaf(Leaf::Smelt { input: s.input, output: item }),
                     format!("smelt {count} {input}"),
                 );
-                plan.link(and, leaf);
+                let (data, furnace) = (self.data, self.k.furnace_item());
+                let parts =
+                    |fuel| Way::Smelt(s).parts(data, item, count, Extras { furnace, fuel, ..Extras::default() }, |_| 0);
+                // The input first: a fuel none was priced for is chosen after the input's
+                // sub-plan, over the knowledge-free estimates that planning memoised.
+                let first = parts(fuel);
+                self.lay_out(plan, and, first.into_iter().take(1), &smelt);
+                let fuel = fuel.or_else(|| self.default_fuel(s.input));
+                self.lay_out(plan, and, parts(fuel).into_iter().skip(1), &smelt);
                 and
             }
+        }
+    }
+
+    /// Links an alternative's parts (crew's layout of it) under its ALL-OF, in order:
+    /// an `obtain` shared with this planner's other goals, a station OR, the work leaf.
+    fn lay_out(&mut self, plan: &mut Plan, and: StepId, parts: impl IntoIterator<Item = Part>, work: &Work) {
+        for part in parts {
+            let child = match part {
+                Part::Obtain { item, count } => self.obtain(plan, item, count),
+                Part::Station { item } => self.station(plan, item),
+                Part::Work(_) => match work {
+                    Work::Made(leaf) => *leaf,
+                    Work::New(kind, label) => self.node(plan, *kind, label.clone()),
+                },
+            };
+            plan.link(and, child);
         }
     }
 

@@ -16,16 +16,39 @@ use std::path::{Path, PathBuf};
 use gatecrew_protocol::Tick;
 use gatecrew_protocol::limits;
 
-/// A script line that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}: {what}", path.display(), if *line == 0 { String::new() } else { format!(":{line}") })]
-pub struct ScriptError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line number; 0 when the file as a whole could not be read.
-    pub line: usize,
-    /// What is wrong.
-    pub what: String,
+/// A script that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptError {
+    /// The file as a whole could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        /// The file at fault.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: limits::ReadFileError,
+    },
+    /// A line is not `TICK text` or `+N text`, or breaks a rule (order, length).
+    #[error("{}:{line}: {what}", path.display())]
+    Line {
+        /// The file at fault.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl ScriptError {
+    /// The 1-based line at fault; 0 when the file as a whole could not be read.
+    pub fn line(&self) -> usize {
+        match self {
+            ScriptError::Read { .. } => 0,
+            ScriptError::Line { line, .. } => *line,
+        }
+    }
 }
 
 /// A parsed script: lines in tick order.
@@ -38,11 +61,8 @@ pub struct Script {
 impl Script {
     /// Reads a script file.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
-        let text = gatecrew_protocol::limits::read_text_file(path).map_err(|e| ScriptError {
-            path: path.to_owned(),
-            line: 0,
-            what: format!("cannot read: {e}"),
-        })?;
+        let text =
+            limits::read_text_file(path).map_err(|source| ScriptError::Read { path: path.to_owned(), source })?;
         Self::parse(&text, path)
     }
 
@@ -57,7 +77,7 @@ impl Script {
         let mut lines = Vec::new();
         let mut last = 0u64;
         for (i, raw) in text.lines().enumerate() {
-            let err = |what: String| ScriptError { path: path.to_owned(), line: i.saturating_add(1), what };
+            let err = |what: String| ScriptError::Line { path: path.to_owned(), line: i.saturating_add(1), what };
             if raw.len() > max_line {
                 return Err(err(format!(
                     "the line is {} bytes, more than the limit of {max_line} (set {} for more)",
@@ -115,7 +135,7 @@ mod tests {
     fn a_relative_tick_past_the_end_of_time_is_an_error() {
         let text = format!("{} a\n+1 b\n", u64::MAX);
         let e = Script::parse(&text, Path::new("s.txt")).unwrap_err();
-        assert_eq!(e.line, 2, "{e}");
+        assert_eq!(e.line(), 2, "{e}");
         assert!(e.to_string().contains("past the largest tick"), "{e}");
     }
 
@@ -124,7 +144,7 @@ mod tests {
         let text = format!("0 hi\n1 {}\n", "x".repeat(50));
         assert!(Script::parse_with_limit(&text, Path::new("s.txt"), 60).is_ok());
         let e = Script::parse_with_limit(&text, Path::new("s.txt"), 40).unwrap_err();
-        assert_eq!(e.line, 2);
+        assert_eq!(e.line(), 2);
         assert!(e.to_string().contains("more than the limit of 40"), "{e}");
     }
 }

@@ -27,7 +27,7 @@ use gatecrew_world::{Blueprint, GameData, Inventory};
 use crate::classify::Classify;
 use crate::exec::Executor;
 use crate::knowledge::Knowledge;
-use crate::memory::{PlanLog, Store};
+use crate::memory::{PlanLog, TaskMemory};
 use crate::merge::Merger;
 use crate::plan::ops::Update;
 use crate::plan::{Plan, StepId};
@@ -73,7 +73,7 @@ pub(crate) enum Question {
     },
     /// Where is the item (a chest the bot does not know)?
     Where {
-        /// The item.
+        /// The item asked about.
         item: gatecrew_protocol::ItemId,
         /// The question asked.
         text: String,
@@ -100,7 +100,7 @@ pub struct Partner {
     merger: Merger,
     question: Option<Question>,
     classifier: Box<dyn Classify>,
-    store: Option<Store>,
+    store: Option<Box<dyn TaskMemory>>,
     log: PlanLog,
     now: Tick,
     inv: Inventory,
@@ -144,7 +144,7 @@ impl Partner {
         cfg: PartnerConfig,
         setup: &gatecrew_crew::Setup,
         classifier: Box<dyn Classify>,
-        store: Option<Store>,
+        store: Option<Box<dyn TaskMemory>>,
     ) -> Result<Self, crate::words::VocabularyError> {
         let data = setup.data.clone();
         let blueprint = setup.blueprint.clone();
@@ -189,12 +189,12 @@ impl Partner {
         })
     }
 
-    /// The bot.
+    /// The bot the person talks to.
     pub fn agent(&self) -> AgentId {
         self.cfg.agent
     }
 
-    /// The plan.
+    /// The plan the person sees and changes.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

@@ -44,18 +44,19 @@ struct RawIgnore {
 
 /// A vocabulary that does not fit the game data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VocabularyError {
     /// The TOML is malformed.
     #[error("configs/hitl/vocabulary.toml: {0}")]
-    Toml(String),
+    Toml(#[source] toml::de::Error),
     /// A name the game data does not know.
     #[error("configs/hitl/vocabulary.toml: key `{key}`: unknown {what} `{name}`")]
     Unknown {
-        /// The key.
+        /// The TOML key holding the name.
         key: String,
         /// `item` or `block`.
         what: &'static str,
-        /// The name.
+        /// The name as written.
         name: String,
     },
 }
@@ -76,7 +77,7 @@ impl Vocabulary {
 
     /// A vocabulary from TOML text.
     pub fn parse(text: &str, data: &GameData) -> Result<Self, VocabularyError> {
-        let raw: RawVocabulary = toml::from_str(text).map_err(|e| VocabularyError::Toml(e.to_string()))?;
+        let raw: RawVocabulary = toml::from_str(text).map_err(VocabularyError::Toml)?;
         let item = |key: String, name: &str| {
             data.item(name).map_err(|_| VocabularyError::Unknown { key, what: "item", name: name.to_owned() })
         };

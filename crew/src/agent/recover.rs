@@ -8,9 +8,10 @@ use gatecrew_gating::Issue;
 use gatecrew_protocol::trace::{Decision, ResolvedBy};
 use gatecrew_protocol::{IssueId, ItemId, Pos};
 use gatecrew_world::cost::{Knowledge, Planner};
-use gatecrew_world::{Action, BlockId, ContainerKind, Outcome, reach_distance};
+use gatecrew_world::{Action, ContainerKind, Outcome, reach_distance};
 
 use super::{AgentCore, Blocker, Note, Retry, StepOutput};
+use crate::plan::obtain::{Extras, Part, Way, ways};
 use crate::plan::{AndKind, Backtrack, NodeId, NodeKind, NodeState, Task};
 
 /// Alternatives kept per `obtain` node.
@@ -92,94 +93,54 @@ impl AgentCore {
     fn expand(&mut self, or: NodeId, item: ItemId, target: u32) {
         let deficit = target.saturating_sub(self.inv.count(item)).max(1);
         let budget = self.recovery.as_ref().map_or(self.gate.params().spec().search_ticks, |r| r.budget);
-        enum Alt {
-            Fetch,
-            Craft(gatecrew_world::RecipeId),
-            Mine(BlockId),
-            Smelt(gatecrew_world::data::Smelt, ItemId),
-        }
-        let mut alts: Vec<(u64, u8, usize, Alt)> = Vec::new();
+        // (ticks, kind, index in the data, way, fuel): priced routes only, cheapest first.
+        let mut alts: Vec<(u64, u8, usize, Way, Option<ItemId>)> = Vec::new();
         {
             let k = self.known_for(Some(item));
             let mut p = Planner::new(&k, budget);
-            if let Some(e) = p.take(item, deficit) {
-                alts.push((e.ticks, 0, 0, Alt::Fetch));
-            }
-            for (i, &rid) in self.data.recipes_for(item).iter().enumerate() {
-                if let Some(e) = p.craft_with(rid, deficit) {
-                    alts.push((e.ticks, 1, i, Alt::Craft(rid)));
-                }
-            }
-            for (i, &b) in self.data.blocks_dropping(item).iter().enumerate() {
-                if let Some(e) = p.mine_from(b, deficit) {
-                    alts.push((e.ticks, 2, i, Alt::Mine(b)));
-                }
-            }
-            let smelts: Vec<_> = self.data.smelts_for(item).copied().collect();
-            for (i, s) in smelts.into_iter().enumerate() {
-                if let Some((e, fuel)) = p.smelt_with(s, deficit) {
-                    alts.push((e.ticks, 3, i, Alt::Smelt(s, fuel)));
+            for (way, i) in ways(&self.data, item) {
+                let priced = match way {
+                    Way::Take => p.take(item, deficit).map(|e| (e, None)),
+                    Way::Craft(rid) => p.craft_with(rid, deficit).map(|e| (e, None)),
+                    Way::Mine(b) => p.mine_from(b, deficit).map(|e| (e, None)),
+                    Way::Smelt(s) => p.smelt_with(s, deficit).map(|(e, fuel)| (e, Some(fuel))),
+                };
+                if let Some((e, fuel)) = priced {
+                    alts.push((e.ticks, way.rank(), i, way, fuel));
                 }
             }
         }
-        alts.sort_by_key(|(t, c, i, _)| (*t, *c, *i));
+        alts.sort_by_key(|(t, c, i, ..)| (*t, *c, *i));
         alts.truncate(MAX_ALTERNATIVES);
         // What the blueprint still places stays for it: an ingredient or a fuel is
         // obtained on top of the reserved count, so a craft or a smelt never eats the
         // planks a floor needs (the planner priced the route that way too).
         let reserved = self.known_for(self.recovery.as_ref().map(|r| r.item)).reserved;
         let keep = |i: ItemId| reserved.get(&i).copied().unwrap_or(0);
-        for (_, _, _, alt) in alts {
-            match alt {
-                Alt::Fetch => {
-                    let n = self.plan.add_child(or, NodeKind::Task(Task::Fetch { item }));
-                    self.targets.insert(n, target);
-                }
-                Alt::Craft(rid) => {
-                    let r = self.data.recipe(rid).clone();
-                    let times = deficit.div_ceil(r.count);
-                    let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
-                    for (ing, per) in &r.ingredients {
-                        let o = self.plan.add_child(and, NodeKind::Obtain { item: *ing });
-                        self.targets.insert(o, per * times + keep(*ing));
+        for (_, _, _, way, fuel) in alts {
+            // A tool is obtained first only when none that would do is held.
+            let tool = match way {
+                Way::Mine(block) => self.data.block_info(block).needs.and_then(|need| {
+                    let tools = self.data.tools_satisfying(need);
+                    (!tools.iter().any(|t| self.inv.count(*t) > 0)).then(|| tools.first().copied()).flatten()
+                }),
+                _ => None,
+            };
+            let extras = Extras { table: self.physics.table.1, furnace: self.physics.furnace.1, tool, fuel };
+            let parent = if way.all_of(&extras) { self.plan.add_child(or, NodeKind::And(AndKind::AllOf)) } else { or };
+            for part in way.parts(&self.data, item, deficit, extras, keep) {
+                match part {
+                    Part::Obtain { item, count } => {
+                        let o = self.plan.add_child(parent, NodeKind::Obtain { item });
+                        self.targets.insert(o, count);
                     }
-                    if r.grid == 3 {
-                        if let Some(table) = self.physics.table.1 {
-                            self.plan.add_child(and, NodeKind::Task(Task::Station { item: table }));
-                        }
+                    Part::Station { item } => {
+                        self.plan.add_child(parent, NodeKind::Task(Task::Station { item }));
                     }
-                    let c = self.plan.add_child(and, NodeKind::Task(Task::Craft { recipe: rid }));
-                    self.targets.insert(c, target);
-                }
-                Alt::Mine(block) => {
-                    let needs = self.data.block_info(block).needs;
-                    let tool = needs.and_then(|need| {
-                        let tools = self.data.tools_satisfying(need);
-                        (!tools.iter().any(|t| self.inv.count(*t) > 0)).then(|| tools.first().copied()).flatten()
-                    });
-                    let parent = if let Some(tool) = tool {
-                        let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
-                        let o = self.plan.add_child(and, NodeKind::Obtain { item: tool });
-                        self.targets.insert(o, 1);
-                        and
-                    } else {
-                        or
-                    };
-                    let c = self.plan.add_child(parent, NodeKind::Task(Task::Collect { item, block }));
-                    self.targets.insert(c, target);
-                }
-                Alt::Smelt(s, fuel) => {
-                    let and = self.plan.add_child(or, NodeKind::And(AndKind::AllOf));
-                    let o = self.plan.add_child(and, NodeKind::Obtain { item: s.input });
-                    self.targets.insert(o, deficit + keep(s.input));
-                    let burn = self.data.fuel_ticks(fuel).unwrap_or(1);
-                    let f = self.plan.add_child(and, NodeKind::Obtain { item: fuel });
-                    self.targets.insert(f, (s.ticks * deficit).div_ceil(burn) + keep(fuel));
-                    if let Some(furnace) = self.physics.furnace.1 {
-                        self.plan.add_child(and, NodeKind::Task(Task::Station { item: furnace }));
+                    Part::Work(task) => {
+                        let c = self.plan.add_child(parent, NodeKind::Task(task));
+                        self.targets.insert(c, target);
                     }
-                    let c = self.plan.add_child(and, NodeKind::Task(Task::Smelt { input: s.input, output: item }));
-                    self.targets.insert(c, target);
                 }
             }
         }

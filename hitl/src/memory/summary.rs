@@ -36,9 +36,9 @@ impl PlanLog {
 pub struct Origin<'a> {
     /// The world (episode name).
     pub world: &'a str,
-    /// The run.
+    /// The run (episode and seed).
     pub run: &'a str,
-    /// Now.
+    /// The tick the summary is made at.
     pub tick: Tick,
 }
 

@@ -25,6 +25,7 @@ pub struct Update {
 
 /// An update that cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum OpError {
     /// The node is not in the plan.
     #[error("no such node in the plan")]

@@ -12,14 +12,14 @@ use super::{Kind, Plan, State, StepId};
 pub enum Flaw {
     /// An edge from a node to itself.
     SelfLoop {
-        /// The node.
+        /// The node pointing at itself.
         node: StepId,
     },
     /// A second edge between the same parent and child.
     Duplicate {
-        /// The parent.
+        /// Where both edges start.
         parent: StepId,
-        /// The child.
+        /// Where both edges end.
         child: StepId,
         /// The later edge's creation order.
         seq: u64,
@@ -28,34 +28,34 @@ pub enum Flaw {
     Cycle {
         /// The newest edge's parent.
         parent: StepId,
-        /// Its child.
+        /// The newest edge's child.
         child: StepId,
         /// Its creation order.
         seq: u64,
     },
     /// An edge into the root.
     RootHasParent {
-        /// The parent.
+        /// The node with the edge into the root.
         parent: StepId,
     },
     /// A leaf with children.
     LeafWithChildren {
-        /// The leaf.
+        /// The leaf that has children.
         node: StepId,
     },
     /// A node the root does not reach and no other node points to.
     Orphan {
-        /// The node.
+        /// The node cut off from the root.
         node: StepId,
     },
     /// An OR without alternatives that is still pending.
     EmptyOr {
-        /// The node.
+        /// The OR with no alternative left.
         node: StepId,
     },
     /// An AND without children (not the root).
     EmptyAnd {
-        /// The node.
+        /// The AND with no child left.
         node: StepId,
     },
 }

@@ -17,22 +17,22 @@ pub enum Leaf {
     },
     /// Craft a recipe (the count comes from the parent's need).
     Craft {
-        /// The recipe.
+        /// The recipe in the game data.
         recipe: RecipeId,
     },
     /// Smelt in a furnace in reach.
     Smelt {
-        /// Input.
+        /// What goes into the furnace.
         input: ItemId,
-        /// Output.
+        /// What comes out.
         output: ItemId,
     },
     /// Take the item from a container or a dropped stack: the one at `from` (told by
     /// the person or remembered), else the nearest known one.
     Fetch {
-        /// The item.
+        /// The item to take.
         item: ItemId,
-        /// Where.
+        /// The container or stack to take it from, when known.
         from: Option<Pos>,
     },
     /// Walk to a known station (crafting table, furnace).
@@ -60,7 +60,7 @@ pub enum Kind {
     AllOf,
     /// OR: hold `count` of `item`; alternatives in cost order.
     Obtain {
-        /// The item.
+        /// The item to hold.
         item: ItemId,
         /// The planned quantity (the executor recomputes it from the parent's need).
         count: u32,
@@ -70,7 +70,7 @@ pub enum Kind {
         /// The station's item.
         item: ItemId,
     },
-    /// A leaf.
+    /// World work the executor does itself.
     Leaf(Leaf),
 }
 
@@ -80,7 +80,7 @@ impl Kind {
         matches!(self, Kind::Obtain { .. } | Kind::Station { .. })
     }
 
-    /// A leaf.
+    /// Whether the node is world work (no children).
     pub fn is_leaf(&self) -> bool {
         matches!(self, Kind::Leaf(_))
     }
@@ -133,7 +133,7 @@ pub struct Step {
     pub kind: Kind,
     /// What the person sees ("obtain 3 oak planks").
     pub label: String,
-    /// Its state.
+    /// Pending, done or failed.
     pub state: State,
     /// Who added it.
     pub origin: Origin,

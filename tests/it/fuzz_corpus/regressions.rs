@@ -117,6 +117,6 @@ fn a_bracketed_name_is_no_loopback_origin() {
     let bytes = std::fs::read(root().join("fuzz/regressions/line_split/bracketed-localhost-origin")).unwrap();
     let origin = String::from_utf8_lossy(&bytes[1..]).into_owned();
     assert!(origin.contains("[localhost]"), "{origin:?}");
-    assert!(!gatecrew_hitl::ws::origin_allowed(Some(&origin)));
-    assert!(gatecrew_hitl::ws::origin_allowed(Some("http://[::1]:8000")));
+    assert!(!gatecrew_hitl_app::ws::origin_allowed(Some(&origin)));
+    assert!(gatecrew_hitl_app::ws::origin_allowed(Some("http://[::1]:8000")));
 }

@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use gatecrew_hitl::classify::ParserClassifier;
-use gatecrew_hitl::eval::{self, PlanRef};
 use gatecrew_hitl::intent::IntentType;
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_hitl_app::eval::{self, PlanRef};
 use gatecrew_world::{Blueprint, GameData};
 
 use crate::common::{data, root, write};

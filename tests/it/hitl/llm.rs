@@ -3,10 +3,11 @@
 
 use gatecrew_gating::llm::LlmSpec;
 use gatecrew_hitl::classify::{Classify, Context};
-use gatecrew_hitl::eval;
 use gatecrew_hitl::intent::{Classifier, IntentType};
-use gatecrew_hitl::llm::{LlmClassifier, read_answer, user_message};
+use gatecrew_hitl::llm::{read_answer, user_message};
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_hitl_app::eval;
+use gatecrew_hitl_app::llm::LlmClassifier;
 
 use crate::common::data;
 use crate::llm::server::{live_turn, live_url};

@@ -2,7 +2,7 @@
 //! run's plan; `gatecrew memory list` shows it; a corrupted file is an error and is
 //! left as it was.
 
-use gatecrew_hitl::memory::{Provenance, Store};
+use gatecrew_hitl_app::memory::{Provenance, Store};
 use gatecrew_protocol::trace::EventKind;
 
 use super::{run_script, said};

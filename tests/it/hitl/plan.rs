@@ -2,13 +2,13 @@
 //! delete to the nearest valid branching point, add of a new alternative of the active
 //! OR switches to it; rule-based repair; the recipe planner's DAG; node resolution.
 
-use gatecrew_hitl::eval::{Blank, build_plan};
 use gatecrew_hitl::goal::Goal;
 use gatecrew_hitl::plan::repair::{repair, validate};
 use gatecrew_hitl::plan::{Kind, Leaf, Origin, Plan, State};
 use gatecrew_hitl::recipe::{PlannerConfig, RecipePlanner};
 use gatecrew_hitl::resolve::{Resolution, choose, resolve};
 use gatecrew_hitl::words::Vocabulary;
+use gatecrew_hitl_app::eval::{Blank, build_plan};
 
 use crate::common::{data, item};
 

@@ -2,7 +2,7 @@
 //! once however many runs store it, and a damaged column is an error naming the
 //! record, not an empty list.
 
-use gatecrew_hitl::memory::{Fact, MemoryError, Provenance, Record, Store};
+use gatecrew_hitl_app::memory::{Fact, MemoryError, Provenance, Record, Store};
 
 fn fact(run: &str, count: u32) -> Fact {
     Fact {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use gatecrew_hitl::ws::{WsLimits, serve};
+use gatecrew_hitl_app::ws::{WsLimits, serve};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 use tokio::sync::{broadcast, mpsc};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::intent::IntentType;
+use gatecrew_hitl::intent::IntentType;
 
 /// The plan a line is said over.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -45,9 +45,9 @@ pub struct Labelled {
     pub line: usize,
     /// The line's `id`, if any.
     pub id: Option<String>,
-    /// The plan.
+    /// The plan the line is said over.
     pub plan: PlanRef,
-    /// The text.
+    /// The chat line.
     pub text: String,
     /// The expected type.
     pub kind: IntentType,

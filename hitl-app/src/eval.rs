@@ -19,12 +19,12 @@ use gatecrew_protocol::{Count, ItemId, Pos};
 use gatecrew_world::cost::Knowledge as Know;
 use gatecrew_world::{BlockId, GameData, Rules, TickCosts};
 
-use crate::goal::{Goal, read_goal_checked};
-use crate::plan::repair::repair;
-use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
-use crate::recipe::{PlannerConfig, RecipePlanner};
-use crate::resolve::{Resolution, resolve};
-use crate::words::Vocabulary;
+use gatecrew_hitl::goal::{Goal, read_goal_checked};
+use gatecrew_hitl::plan::repair::repair;
+use gatecrew_hitl::plan::{Kind, Leaf, Origin, Plan, StepId};
+use gatecrew_hitl::recipe::{PlannerConfig, RecipePlanner};
+use gatecrew_hitl::resolve::{Resolution, resolve};
+use gatecrew_hitl::words::Vocabulary;
 
 /// A benchmark plan: its name, its goals (item, count), the alternatives kept per OR,
 /// and whether the goals share one planner (and so their common nodes).
@@ -141,11 +141,11 @@ pub const HOUSE: &str = include_str!("../../configs/suite/blueprints/house-small
 /// A plan of a whole blueprint as the partner plans a build: parts of place leaves
 /// under one build goal, the first leaf active.
 pub fn blueprint_plan(bp: &gatecrew_world::Blueprint, data: &GameData) -> Plan {
-    let facts = crate::parts::cell_facts(bp, data);
+    let facts = gatecrew_hitl::parts::cell_facts(bp, data);
     let all: std::collections::BTreeSet<usize> = facts.keys().copied().collect();
     let mut plan = Plan::new("my tasks");
     let label = format!("build {}", bp.name);
-    let b = crate::parts::plan_build(&mut plan, &facts, &all, label, data, Origin::Person);
+    let b = gatecrew_hitl::parts::plan_build(&mut plan, &facts, &all, label, data, Origin::Person);
     let root = plan.root();
     plan.link(root, b);
     repair(&mut plan);

@@ -20,8 +20,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use crate::ws::WsLimits;
 use tokio::sync::broadcast;
 
-use crate::driver::{Driver, Output};
-use crate::session::Partner;
+use gatecrew_hitl::driver::{Driver, Output};
+use gatecrew_hitl::session::Partner;
 
 /// The line that ends a live session.
 pub const QUIT: &str = "/quit";
@@ -47,13 +47,15 @@ pub struct LiveEnd<O> {
 
 /// A live session that could not run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LiveError {
     /// The websocket could not listen.
     #[error("cannot listen for websocket clients on {addr}: {source}")]
     Bind {
         /// The address.
         addr: SocketAddr,
-        /// Why.
+        /// The underlying error.
+        #[source]
         source: std::io::Error,
     },
     /// The tier-3 resolver failed.

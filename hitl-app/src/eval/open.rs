@@ -27,12 +27,12 @@ use gatecrew_world::GameData;
 use serde::Serialize;
 
 use super::{build_plan, parse_goal, plans, question_text};
-use crate::classify::{Classify, Context};
-use crate::goal::{Goal, read_goal_checked};
-use crate::intent::{Intent, IntentType};
-use crate::plan::{Plan, StepId};
-use crate::resolve::{Resolution, choose, leaves_of, resolve};
-use crate::words::{Vocabulary, coords, words};
+use gatecrew_hitl::classify::{Classify, Context};
+use gatecrew_hitl::goal::{Goal, read_goal_checked};
+use gatecrew_hitl::intent::{Intent, IntentType};
+use gatecrew_hitl::plan::{Plan, StepId};
+use gatecrew_hitl::resolve::{Resolution, choose, leaves_of, resolve};
+use gatecrew_hitl::words::{Vocabulary, coords, words};
 
 mod load;
 
@@ -217,13 +217,13 @@ pub struct Row {
     pub got: IntentType,
     /// Whether a node, part or goal was labelled (node accuracy counts these).
     pub has_node: bool,
-    /// The score.
+    /// Right, or which way it is wrong.
     pub score: Score,
     /// Wall-clock ms of the classification.
     pub ms: f64,
     /// Whether the model fell back to the parser.
     pub fell_back: bool,
-    /// The text.
+    /// The chat line as labelled.
     pub text: String,
 }
 
@@ -232,9 +232,9 @@ pub struct Row {
 pub struct Unscored {
     /// Line in the file.
     pub line: usize,
-    /// The text.
+    /// The chat line as labelled.
     pub text: String,
-    /// Why.
+    /// What keeps it from being scored (a label that names no node, say).
     pub why: String,
 }
 
@@ -279,7 +279,7 @@ pub fn run(
             has_node: u.node.is_some() || u.goal.is_some() || u.kind == IntentType::Answer,
             score: s,
             ms,
-            fell_back: got.by == crate::intent::Classifier::Fallback,
+            fell_back: got.by == gatecrew_hitl::intent::Classifier::Fallback,
             text: u.text.clone(),
         });
     }
