@@ -24,6 +24,9 @@ use gatecrew_world::{Action, Outcome, Pending, Receipt, World};
 use super::Episode;
 use crate::setup::Setup;
 
+/// A verified outcome, and the receipt of a `give`'s receiver.
+pub(super) type Delivered = (Outcome, Option<(AgentId, Receipt)>);
+
 /// The external world's side of the episode, per agent: the action running there,
 /// its verified outcome once delivered, and whether the agent's bot is gone for good.
 #[derive(Debug, Clone)]
@@ -31,7 +34,7 @@ pub(super) struct External {
     /// Actions started since the driver last looked.
     started: Vec<(AgentId, Action)>,
     running: Vec<Option<Pending>>,
-    pub(super) ready: Vec<Option<(Outcome, Option<(AgentId, Receipt)>)>>,
+    pub(super) ready: Vec<Option<Delivered>>,
     failed: Vec<bool>,
 }
 
