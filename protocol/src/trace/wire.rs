@@ -514,6 +514,6 @@ mod tests {
                 }
             }
         }
-        assert!(direct_ok > 200, "only {direct_ok} corpus lines read directly");
+        assert!(direct_ok > 100, "only {direct_ok} corpus lines read directly");
     }
 }
