@@ -65,9 +65,7 @@ fn analyze(c: &mut Criterion) {
     let mut g = c.benchmark_group("analyze");
     g.sample_size(10);
     g.bench_function("intervals_generic", |b| {
-        b.iter(|| {
-            Metric::ALL.iter().filter_map(|&m| bootstrap(eps.len(), 7, |ix| m.compute(&eps, ix))).count()
-        })
+        b.iter(|| Metric::ALL.iter().filter_map(|&m| bootstrap(eps.len(), 7, |ix| m.compute(&eps, ix))).count())
     });
     g.bench_function("intervals_columns", |b| {
         b.iter(|| Metric::ALL.iter().filter_map(|&m| resampled(&m.column(&eps), 7)).count())

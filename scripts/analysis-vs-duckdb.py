@@ -7,8 +7,8 @@ usage: scripts/analysis-vs-duckdb.py BIN DIR [--repeat N]
 DIR holds the traces (e.g. written by `BIN suite run --split all --policy ... --out DIR`).
 Each reader is timed N times (default 3) and its best time kept:
   gatecrew analyze DIR --json, on one core (RAYON_NUM_THREADS=1) and on every core;
-  DuckDB: read_json_auto over every line, one thread (SET threads = 1), counting
-  events per episode and kind;
+  DuckDB: read_json_auto (its defaults) over every file, one thread (SET threads = 1),
+  counting events per episode and kind;
   polars: scan_ndjson of the same files, one thread (POLARS_MAX_THREADS=1), the same
   count.
 Prints MB/s of each and the ratios to DuckDB's single thread. Each reader runs in its own
@@ -26,8 +26,7 @@ import duckdb, sys
 con = duckdb.connect()
 con.execute("SET threads = 1")
 n = con.execute(
-    "SELECT count(*) FROM (SELECT ep, kind, count(*) FROM read_json_auto(?, format = 'newline_delimited', "
-    "union_by_name = true, sample_size = -1) GROUP BY ep, kind)",
+    "SELECT count(*) FROM (SELECT ep, kind, count(*) FROM read_json_auto(?) GROUP BY ep, kind)",
     [sys.argv[1]],
 ).fetchone()[0]
 print(n)

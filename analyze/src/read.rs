@@ -147,7 +147,11 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
                 break;
             }
             Err(e) => {
-                return Err(AnalyzeError::Trace { path: path.to_path_buf(), line: e.line(), message: without_line(&e) });
+                return Err(AnalyzeError::Trace {
+                    path: path.to_path_buf(),
+                    line: e.line(),
+                    message: without_line(&e),
+                });
             }
         }
     }

@@ -105,7 +105,9 @@ pub fn resampled(column: &Column, seed: u64) -> Option<Interval> {
             if v.iter().all(|x| x.to_bits() == v[0].to_bits()) {
                 return point(value);
             }
-            Some(interval(n, seed, value, |rng| Some((0..n).map(|_| v[rng.random_range(0..n)]).sum::<f64>() / n as f64)))
+            Some(interval(n, seed, value, |rng| {
+                Some((0..n).map(|_| v[rng.random_range(0..n)]).sum::<f64>() / n as f64)
+            }))
         }
         Column::Pooled(v) => {
             let ratio = |(a, b): (u64, u64)| (b > 0).then(|| a as f64 / b as f64);
@@ -145,11 +147,13 @@ pub fn resampled(column: &Column, seed: u64) -> Option<Interval> {
                 }
                 let k = rank(len);
                 let mut seen = 0usize;
-                sorted.iter().find(|&&(_, i)| {
-                    seen += times[i];
-                    seen > k
-                })
-                .map(|p| p.0 as f64)
+                sorted
+                    .iter()
+                    .find(|&&(_, i)| {
+                        seen += times[i];
+                        seen > k
+                    })
+                    .map(|p| p.0 as f64)
             }))
         }
     }

@@ -255,6 +255,15 @@ impl TaskGraph {
         c.into_iter().map(|(_, n)| n).collect()
     }
 
+    /// Children in no particular order (no allocation), for questions whose answer
+    /// does not depend on it.
+    pub fn children_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.g
+            .edges_directed(n, Direction::Outgoing)
+            .filter(|e| matches!(e.weight(), Edge::Child(_)))
+            .map(|e| e.target())
+    }
+
     /// The parent (a node has at most one).
     pub fn parent(&self, n: NodeId) -> Option<NodeId> {
         self.g.edges_directed(n, Direction::Incoming).find(|e| matches!(e.weight(), Edge::Child(_))).map(|e| e.source())

@@ -40,8 +40,8 @@ impl AgentCore {
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
     /// depending on `n` (`desc`: `n`'s descendants, in id order).
-    fn other_work(&self, n: Option<NodeId>, desc: &[NodeId], own: &[NodeId], item: Option<ItemId>) -> bool {
-        own.iter().any(|&m| {
+    fn other_work(&self, n: Option<NodeId>, desc: &[NodeId], item: Option<ItemId>) -> bool {
+        self.own_unordered().any(|m| {
             let node = self.plan.node(m);
             let Some((_, _, i)) = place_of(&node.kind) else {
                 return false;
@@ -61,19 +61,25 @@ impl AgentCore {
         })
     }
 
-    fn criticality_facts(&self, n: Option<NodeId>, desc: &[NodeId], own: &[NodeId]) -> CriticalityFacts {
+    /// The agent's own place nodes, in no particular order (no allocation): `any` and
+    /// `all` over them do not care.
+    fn own_unordered(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
+    }
+
+    fn criticality_facts(&self, n: Option<NodeId>, desc: &[NodeId]) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
         let reach = self.plan.reach_given(n, desc);
-        let left = |m: &&NodeId| {
-            **m != n && self.plan.node(**m).state != NodeState::Done && self.plan.node(**m).state != NodeState::Failed
+        let left = |m: &NodeId| {
+            *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
         };
         CriticalityFacts {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: own.iter().filter(left).all(|m| desc.binary_search(m).is_ok()),
+            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.binary_search(&m).is_ok()),
         }
     }
 
@@ -235,14 +241,13 @@ impl AgentCore {
             }
             _ => node,
         };
-        // The node's descendants and the agent's own nodes, found once for the three
-        // features and the rule context that look at them.
+        // The node's descendants, found once for the three features and the rule
+        // context that look at them.
         let desc = node.map(|n| self.plan.descendants(n)).unwrap_or_default();
-        let own = self.own_places();
-        let other_work = self.other_work(node, &desc, &own, item);
+        let other_work = self.other_work(node, &desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
-            c: criticality(self.criticality_facts(node, &desc, &own)),
+            c: criticality(self.criticality_facts(node, &desc)),
             a: advantage(self.advantage_facts(item)),
             d: impact(self.impact_facts(&desc, other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
