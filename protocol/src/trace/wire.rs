@@ -227,7 +227,8 @@ impl<'de, A: MapAccess<'de>> VariantAccess<'de> for Variant<'de, A> {
 /// [`EventKind`]'s fields once more, externally tagged, deserialising straight into
 /// `EventKind` (`serde(remote)`). The field attributes are those of `EventKind` that
 /// matter when reading (`default`, `flatten`); the equivalence test below reads every
-/// kind both ways. A field added to `EventKind` and not here fails to compile.
+/// kind both ways. A field added to `EventKind` and not here fails to compile; a kind
+/// added there and not here is read by the derived path (right, only slower).
 #[derive(Deserialize)]
 #[serde(remote = "EventKind", rename_all = "snake_case")]
 enum KindDef {
