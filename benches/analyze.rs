@@ -1,5 +1,13 @@
-//! Trace reading throughput of `gatecrew analyze` (bytes per second on one core), on the
-//! traces of the whole suite under the gated policy, written once in setup.
+//! `gatecrew analyze` (issue 20), on the traces of the whole suite under the gated
+//! policy, written once in setup:
+//! - `read_240_traces`: reading and folding every trace, on every core (bytes per second);
+//! - `read_240_traces_one_core`: the same on a pool of one thread (per core);
+//! - `parse_derived` / `parse_direct`: every line parsed on one core through `Event`'s
+//!   derived `Deserialize` (what the reader did before) and through the reader (the direct
+//!   path), to show what the direct path saves;
+//! - `intervals_generic` / `intervals_columns`: the 15 intervals of one group of 240
+//!   episodes through the generic bootstrap over indices (as before) and through the
+//!   columns `Report::build` now uses (the same intervals, bit for bit).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -7,8 +15,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gatecrew_analyze::{Metric, bootstrap, resampled};
 use gatecrew_crew::{Overrides, Setup};
-use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::{Event, TraceReader, TraceWriter};
 use gatecrew_suite::Manifest;
 
 fn analyze(c: &mut Criterion) {
@@ -27,12 +37,38 @@ fn analyze(c: &mut Criterion) {
         w.flush().expect("flush");
     }
     let paths = vec![out.path().to_path_buf()];
-    let bytes = gatecrew_analyze::read_traces(&paths).expect("traces read").bytes;
+    let read = gatecrew_analyze::read_traces(&paths).expect("traces read");
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool of one");
     let mut g = c.benchmark_group("analyze");
-    g.throughput(Throughput::Bytes(bytes));
+    g.throughput(Throughput::Bytes(read.bytes));
     g.sample_size(20);
     g.bench_function("read_240_traces", |b| {
         b.iter(|| gatecrew_analyze::read_traces(&paths).expect("read").episodes.len())
+    });
+    g.bench_function("read_240_traces_one_core", |b| {
+        b.iter(|| one.install(|| gatecrew_analyze::read_traces(&paths).expect("read").episodes.len()))
+    });
+    let mut text = Vec::new();
+    for e in std::fs::read_dir(out.path()).expect("traces") {
+        text.extend(std::fs::read(e.expect("entry").path()).expect("trace"));
+    }
+    let text = String::from_utf8(text).expect("UTF-8");
+    g.bench_function("parse_derived", |b| {
+        b.iter(|| text.lines().map(|l| serde_json::from_str::<Event>(l).expect("event").t).sum::<u64>())
+    });
+    g.bench_function("parse_direct", |b| {
+        b.iter(|| TraceReader::new(text.as_bytes()).map(|e| e.expect("event").t).sum::<u64>())
+    });
+    g.finish();
+
+    let eps: Vec<&EpisodeMetrics> = read.episodes.iter().collect();
+    let mut g = c.benchmark_group("analyze");
+    g.sample_size(10);
+    g.bench_function("intervals_generic", |b| {
+        b.iter(|| Metric::ALL.iter().filter_map(|&m| bootstrap(eps.len(), 7, |ix| m.compute(&eps, ix))).count())
+    });
+    g.bench_function("intervals_columns", |b| {
+        b.iter(|| Metric::ALL.iter().filter_map(|&m| resampled(&m.column(&eps), 7)).count())
     });
     g.finish();
 }

@@ -5,10 +5,14 @@
 //! a trace. A truncated last line (a crash) is reported and skipped; any other malformed
 //! line is an error naming `file:line`; an unknown major version is refused.
 //!
+//! Files are read on every core and merged in file order (the result does not depend
+//! on the number of threads).
+//!
 //! [`Report::build`] groups episodes by policy and by class (or crew size), computes the
 //! metrics the way DESIGN section 8 says (TSR, CS and Msg are means over episodes; the
 //! rates pool their counts), and attaches 95% percentile-bootstrap confidence intervals
-//! (2,000 resamples of episodes, seeded: the same traces give the same intervals).
+//! (2,000 resamples of episodes, seeded: the same traces give the same intervals),
+//! every group and metric on its own core.
 //! [`plot`] draws them with a bundled font, so no system font is needed.
 
 #[cfg(feature = "export")]
@@ -20,4 +24,4 @@ mod stats;
 
 pub use read::{AnalyzeError, ReadSummary, read_traces};
 pub use report::{By, Cell, Group, Metric, Report};
-pub use stats::{Interval, bootstrap};
+pub use stats::{Column, Interval, RESAMPLES, bootstrap, resampled};

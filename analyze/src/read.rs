@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{TraceError, TraceReader};
+use rayon::prelude::*;
 
 /// Why traces could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +84,9 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<Found>) -> Result<(), AnalyzeEr
     Ok(())
 }
 
-/// Reads every trace under the given files and folders.
+/// Reads every trace under the given files and folders: the files on every core (rayon's
+/// pool; `RAYON_NUM_THREADS=1` for one), merged in file order, so the result, its
+/// warnings and the first error are those of reading them one after another.
 pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
     let mut files = Vec::new();
     for p in paths {
@@ -93,54 +96,72 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(AnalyzeError::Empty(names.join(", ")));
     }
+    let read: Vec<Result<ReadSummary, AnalyzeError>> =
+        files.par_iter().map(|(path, named)| read_file(path, *named)).collect();
     let mut sum = ReadSummary { files: files.len(), ..ReadSummary::default() };
-    for (path, named) in files {
-        let file = File::open(&path).map_err(|source| AnalyzeError::Io { path: path.clone(), source })?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        sum.bytes = sum.bytes.saturating_add(len);
-        let mut current: Option<EpisodeMetrics> = None;
-        let mut events = 0u64;
-        let mut skipped = false;
-        let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
-        for item in reader.by_ref() {
-            match item {
-                Ok(ev) => {
-                    events = events.saturating_add(1);
-                    // A file may hold several episodes one after another.
-                    if current.as_ref().is_some_and(|m| !m.episode.is_empty() && m.episode != ev.ep) {
-                        if let Some(m) = current.take() {
-                            finish(&mut sum, &path, m);
-                        }
-                    }
-                    current.get_or_insert_with(EpisodeMetrics::default).observe(&ev);
-                }
-                Err(e @ TraceError::Truncated { .. }) => {
-                    sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));
-                }
-                // A JSON Lines file found in a folder that is no trace at all (calibrate's
-                // points.jsonl under runs/): skipped with a word, not a failure.
-                Err(_) if !named && events == 0 && not_a_trace(&path) => {
-                    skipped = true;
-                    sum.warnings.push(format!("{}: not a trace (no event on its first line), skipped", path.display()));
-                    sum.left_out = sum.left_out.saturating_add(1);
-                    break;
-                }
-                Err(e) => {
-                    return Err(AnalyzeError::Trace { path: path.clone(), line: e.line(), message: without_line(&e) });
-                }
-            }
-        }
-        sum.lines = sum.lines.saturating_add(reader.lines_read());
-        if let Some(m) = current.take() {
-            finish(&mut sum, &path, m);
-        } else if !skipped {
-            let what = if len == 0 { "empty trace (0 bytes)".to_owned() } else { format!("no events in {len} bytes") };
-            sum.warnings.push(format!("{}: {what}, left out of the figures", path.display()));
-            sum.left_out = sum.left_out.saturating_add(1);
-        }
+    for one in read {
+        let one = one?;
+        sum.bytes = sum.bytes.saturating_add(one.bytes);
+        sum.lines = sum.lines.saturating_add(one.lines);
+        sum.episodes.extend(one.episodes);
+        sum.warnings.extend(one.warnings);
+        sum.left_out = sum.left_out.saturating_add(one.left_out);
     }
     if sum.episodes.is_empty() {
         return Err(AnalyzeError::NoComplete { files: sum.files, warnings: sum.warnings });
+    }
+    Ok(sum)
+}
+
+/// Reads one file, in constant memory but for its episodes' counts.
+fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
+    let mut sum = ReadSummary { files: 1, ..ReadSummary::default() };
+    let file = File::open(path).map_err(|source| AnalyzeError::Io { path: path.to_path_buf(), source })?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    sum.bytes = len;
+    let mut current: Option<EpisodeMetrics> = None;
+    let mut events = 0u64;
+    let mut skipped = false;
+    let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
+    for item in reader.by_ref() {
+        match item {
+            Ok(ev) => {
+                events = events.saturating_add(1);
+                // A file may hold several episodes one after another.
+                if current.as_ref().is_some_and(|m| !m.episode.is_empty() && m.episode != ev.ep) {
+                    if let Some(m) = current.take() {
+                        finish(&mut sum, path, m);
+                    }
+                }
+                current.get_or_insert_with(EpisodeMetrics::default).observe(&ev);
+            }
+            Err(e @ TraceError::Truncated { .. }) => {
+                sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));
+            }
+            // A JSON Lines file found in a folder that is no trace at all (calibrate's
+            // points.jsonl under runs/): skipped with a word, not a failure.
+            Err(_) if !named && events == 0 && not_a_trace(path) => {
+                skipped = true;
+                sum.warnings.push(format!("{}: not a trace (no event on its first line), skipped", path.display()));
+                sum.left_out = sum.left_out.saturating_add(1);
+                break;
+            }
+            Err(e) => {
+                return Err(AnalyzeError::Trace {
+                    path: path.to_path_buf(),
+                    line: e.line(),
+                    message: without_line(&e),
+                });
+            }
+        }
+    }
+    sum.lines = reader.lines_read();
+    if let Some(m) = current.take() {
+        finish(&mut sum, path, m);
+    } else if !skipped {
+        let what = if len == 0 { "empty trace (0 bytes)".to_owned() } else { format!("no events in {len} bytes") };
+        sum.warnings.push(format!("{}: {what}, left out of the figures", path.display()));
+        sum.left_out = sum.left_out.saturating_add(1);
     }
     Ok(sum)
 }

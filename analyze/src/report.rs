@@ -6,7 +6,9 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use serde::Serialize;
 
-use crate::stats::{Interval, bootstrap};
+use rayon::prelude::*;
+
+use crate::stats::{Column, Interval, resampled};
 
 /// How to group episodes besides the policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -139,6 +141,31 @@ impl Metric {
         }
     }
 
+    /// The metric's per-episode inputs, for [`crate::stats::resampled`]: what
+    /// [`Metric::compute`] reads of each episode.
+    pub fn column(self, eps: &[&EpisodeMetrics]) -> Column {
+        let mean = |f: fn(&EpisodeMetrics) -> f64| Column::Mean(eps.iter().map(|e| f(e)).collect());
+        let pooled = |f: fn(&EpisodeMetrics) -> (u64, u64)| Column::Pooled(eps.iter().map(|e| f(e)).collect());
+        let quantile = |q: f64| Column::Quantile { q, values: eps.iter().map(|e| e.latencies_ms.clone()).collect() };
+        match self {
+            Metric::Tsr => mean(|e| e.tsr),
+            Metric::Complete => mean(|e| f64::from(u8::from(e.complete))),
+            Metric::Cs => mean(|e| e.cs as f64),
+            Metric::Ticks => mean(|e| e.ticks as f64),
+            Metric::Msg => mean(|e| e.msg as f64),
+            Metric::MsgTokens => mean(|e| e.msg_tokens as f64),
+            Metric::Lrr => pooled(|e| (e.resolved_local, e.resolved())),
+            Metric::Uer => pooled(|e| (e.escalated_unnecessary, e.escalated)),
+            Metric::Ecr => pooled(|e| (e.windows_confirmed, e.windows_opened)),
+            Metric::Rsr => pooled(|e| (e.resolved(), e.issues)),
+            Metric::LlmCalls => pooled(|e| (e.adjudications, e.gated)),
+            Metric::LlmTokens => pooled(|e| (e.tokens, e.adjudications)),
+            Metric::LatencyP50 => quantile(0.5),
+            Metric::LatencyP95 => quantile(0.95),
+            Metric::Fallbacks => pooled(|e| (e.fallbacks, e.adjudications)),
+        }
+    }
+
     /// Formats a value.
     pub fn format(self, v: f64) -> String {
         match self {
@@ -217,26 +244,36 @@ impl Report {
         if by != By::Policy {
             keys.extend(eps.iter().map(key_of).collect::<BTreeSet<_>>());
         }
-        let mut groups = Vec::new();
+        // The groups' members, then every (group, metric) interval on every core: each
+        // has its own seed, so the order they are computed in changes nothing.
+        let key_each: Vec<String> = if by == By::Policy { Vec::new() } else { eps.iter().map(key_of).collect() };
+        let mut members: Vec<(&String, &String, Vec<&EpisodeMetrics>)> = Vec::new();
         for key in &keys {
             for policy in &policies {
-                let members: Vec<&EpisodeMetrics> =
-                    eps.iter().filter(|e| &e.policy == policy && (key == "all" || &key_of(e) == key)).collect();
-                if members.is_empty() {
-                    continue;
-                }
-                let cells = Metric::ALL
+                let m: Vec<&EpisodeMetrics> = eps
                     .iter()
-                    .map(|&m| Cell {
-                        metric: m,
-                        interval: bootstrap(members.len(), seed_of(&[policy, key, m.label()]), |ix| {
-                            m.compute(&members, ix)
-                        }),
-                    })
+                    .enumerate()
+                    .filter(|(i, e)| &e.policy == policy && (key == "all" || &key_each[*i] == key))
+                    .map(|(_, e)| e)
                     .collect();
-                groups.push(Group { policy: policy.clone(), key: key.clone(), episodes: members.len(), cells });
+                if !m.is_empty() {
+                    members.push((key, policy, m));
+                }
             }
         }
+        let groups = members
+            .par_iter()
+            .map(|(key, policy, members)| {
+                let cells = Metric::ALL
+                    .par_iter()
+                    .map(|&m| Cell {
+                        metric: m,
+                        interval: resampled(&m.column(members), seed_of(&[policy.as_str(), key.as_str(), m.label()])),
+                    })
+                    .collect();
+                Group { policy: (*policy).clone(), key: (*key).clone(), episodes: members.len(), cells }
+            })
+            .collect();
         Report { by, policies, keys, groups }
     }
 
@@ -285,5 +322,80 @@ impl Report {
             out.push_str(&format!("{t}\n"));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::bootstrap;
+
+    /// Episodes with every field the metrics read, varied by a small generator.
+    fn episodes(n: usize, salt: u64) -> Vec<EpisodeMetrics> {
+        let mut x = salt.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        (0..n)
+            .map(|_| {
+                let issues = next(6);
+                let escalated = next(issues + 1);
+                let adjudications = next(3);
+                EpisodeMetrics {
+                    tsr: next(1000) as f64 / 999.0,
+                    complete: next(2) == 1,
+                    cs: next(500),
+                    ticks: next(9000),
+                    msg: next(40),
+                    msg_tokens: next(900),
+                    issues,
+                    gated: issues,
+                    escalated,
+                    escalated_unnecessary: next(escalated + 1),
+                    resolved_local: next(issues + 1) / 2,
+                    resolved_board: next(issues + 1) / 2,
+                    windows_opened: escalated,
+                    windows_confirmed: next(escalated + 1),
+                    adjudications,
+                    tokens: adjudications * (120 + next(10)),
+                    fallbacks: next(adjudications + 1),
+                    latencies_ms: (0..adjudications).map(|_| 50 + next(400)).collect(),
+                    ..EpisodeMetrics::default()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_give_the_generic_bootstrap_bit_for_bit() {
+        for (n, salt) in [(0, 1), (1, 2), (2, 3), (7, 4), (40, 5), (150, 6)] {
+            let eps = episodes(n, salt);
+            let refs: Vec<&EpisodeMetrics> = eps.iter().collect();
+            for m in Metric::ALL {
+                let seed = seed_of(&["p", "k", m.label()]) ^ salt;
+                let generic = bootstrap(refs.len(), seed, |ix| m.compute(&refs, ix));
+                let fast = resampled(&m.column(&refs), seed);
+                let bits = |i: Option<Interval>| i.map(|i| (i.value.to_bits(), i.lo.to_bits(), i.hi.to_bits()));
+                assert_eq!(bits(fast), bits(generic), "{} on {n} episodes", m.label());
+            }
+        }
+    }
+
+    #[test]
+    fn constant_and_zero_columns_match_too() {
+        let mut eps = episodes(30, 9);
+        for e in &mut eps {
+            e.tsr = 0.1;
+            e.fallbacks = 0;
+            e.latencies_ms = vec![70; e.adjudications as usize];
+        }
+        let refs: Vec<&EpisodeMetrics> = eps.iter().collect();
+        for m in [Metric::Tsr, Metric::Fallbacks, Metric::LatencyP50, Metric::LatencyP95] {
+            let generic = bootstrap(refs.len(), 11, |ix| m.compute(&refs, ix));
+            assert_eq!(resampled(&m.column(&refs), 11), generic, "{}", m.label());
+        }
     }
 }

@@ -22,7 +22,7 @@ use gatecrew_world::BlockId;
 use gatecrew_world::data::RecipeId;
 use petgraph::Direction;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::EdgeRef;
+use petgraph::visit::{EdgeRef, NodeIndexable};
 
 pub use build::build;
 pub use split::split_work;
@@ -239,15 +239,7 @@ impl TaskGraph {
         if matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
             return self.reach_of(n);
         }
-        let direct = self.dependents(n);
-        let desc = self.descendants(n);
-        let owner = self.g[n].owner;
-        let depth = direct.iter().map(|d| 1 + self.reach_of(*d).depth).max().unwrap_or(0);
-        Reach {
-            dependents: desc.len() as u32,
-            depth,
-            teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
-        }
+        self.reach_given(n, &self.descendants(n))
     }
 
     /// Children in rank order.
@@ -262,6 +254,15 @@ impl TaskGraph {
             .collect();
         c.sort();
         c.into_iter().map(|(_, n)| n).collect()
+    }
+
+    /// Children in no particular order (no allocation), for questions whose answer
+    /// does not depend on it.
+    pub fn children_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.g
+            .edges_directed(n, Direction::Outgoing)
+            .filter(|e| matches!(e.weight(), Edge::Child(_)))
+            .map(|e| e.target())
     }
 
     /// The parent (a node has at most one).
@@ -293,18 +294,66 @@ impl TaskGraph {
         v
     }
 
-    /// All transitive dependents.
+    /// All transitive dependents, in id order.
     pub fn descendants(&self, n: NodeId) -> Vec<NodeId> {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
-            for d in self.dependents(x) {
-                if seen.insert(d) {
-                    stack.push(d);
+        let mut out = Vec::new();
+        self.descendants_into(n, &mut out);
+        out
+    }
+
+    /// [`TaskGraph::descendants`] into `out` (cleared first). A bit per node marks what
+    /// was found and `out` doubles as the walk's stack: the gate used to build a
+    /// `BTreeSet` per walk, and walk four times per decision (issue 20).
+    pub fn descendants_into(&self, n: NodeId, out: &mut Vec<NodeId>) {
+        out.clear();
+        let mut seen = vec![0u64; self.g.node_bound().div_ceil(64)];
+        let mut next = 0;
+        let mut x = n;
+        loop {
+            for e in self.g.edges_directed(x, Direction::Outgoing) {
+                let d = e.target();
+                let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
+                if *e.weight() == Edge::Requires && seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    out.push(d);
                 }
             }
+            let Some(&found) = out.get(next) else { break };
+            next += 1;
+            x = found;
         }
-        seen.into_iter().collect()
+        out.sort_unstable();
+    }
+
+    /// [`TaskGraph::reach`] given the node's descendants (from
+    /// [`TaskGraph::descendants`]), so a caller that has them does not walk again.
+    pub fn reach_given(&self, n: NodeId, desc: &[NodeId]) -> Reach {
+        if matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+            return self.reach_of(n);
+        }
+        let owner = self.g[n].owner;
+        let depth = self
+            .g
+            .edges_directed(n, Direction::Outgoing)
+            .filter(|e| *e.weight() == Edge::Requires)
+            .map(|e| 1 + self.reach_of(e.target()).depth)
+            .max()
+            .unwrap_or(0);
+        Reach {
+            dependents: desc.len() as u32,
+            depth,
+            teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
+        }
+    }
+
+    /// Direct prerequisites, in no particular order (no allocation).
+    pub fn requires_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.g.edges_directed(n, Direction::Incoming).filter(|e| *e.weight() == Edge::Requires).map(|e| e.source())
+    }
+
+    /// Every node with its id, in index order (no allocation).
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> + '_ {
+        self.g.node_indices().map(|n| (n, &self.g[n]))
     }
 
     /// Adds a child at the end of `parent`'s list.

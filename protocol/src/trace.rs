@@ -11,6 +11,7 @@ mod hitl;
 mod reader;
 mod scores;
 mod values;
+mod wire;
 
 pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,

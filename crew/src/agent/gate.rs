@@ -1,8 +1,6 @@
 //! Running the gate on a detected issue: gather the facts behind the five features
 //! from the agent's own state, decide, and act on the decision.
 
-use std::collections::BTreeSet;
-
 use gatecrew_gating::features::{
     AdvantageFacts, CriticalityFacts, ImpactFacts, RecoverabilityFacts, advantage, criticality, impact, recoverability,
 };
@@ -29,8 +27,7 @@ impl AgentCore {
     /// needs for the floor would only move the shortage.
     pub(super) fn known_for(&self, target: Option<ItemId>) -> Known<'_> {
         let mut reserved = std::collections::BTreeMap::new();
-        for m in self.plan.node_ids() {
-            let node = self.plan.node(m);
+        for (_, node) in self.plan.nodes() {
             if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
                 if Some(i) != target {
                     *reserved.entry(i).or_insert(0) += 1;
@@ -42,17 +39,16 @@ impl AgentCore {
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
-    /// depending on `n`.
-    fn other_work(&self, n: Option<NodeId>, item: Option<ItemId>) -> bool {
-        let desc: BTreeSet<NodeId> = n.map(|n| self.plan.descendants(n).into_iter().collect()).unwrap_or_default();
-        self.own_places().into_iter().any(|m| {
+    /// depending on `n` (`desc`: `n`'s descendants, in id order).
+    fn other_work(&self, n: Option<NodeId>, desc: &[NodeId], item: Option<ItemId>) -> bool {
+        self.own_unordered().any(|m| {
             let node = self.plan.node(m);
             let Some((_, _, i)) = place_of(&node.kind) else {
                 return false;
             };
             Some(m) != n
                 && node.state == NodeState::Pending
-                && !desc.contains(&m)
+                && desc.binary_search(&m).is_err()
                 && Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
@@ -60,51 +56,49 @@ impl AgentCore {
                 && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocks.contains_key(b))
                 && self
                     .plan
-                    .requires(m)
-                    .into_iter()
+                    .requires_iter(m)
                     .all(|s| place_of(&self.plan.node(s).kind).is_none() || self.plan.node(s).state == NodeState::Done)
         })
     }
 
-    fn criticality_facts(&self, n: Option<NodeId>) -> CriticalityFacts {
+    /// The agent's own place nodes, in no particular order (no allocation): `any` and
+    /// `all` over them do not care.
+    fn own_unordered(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
+    }
+
+    fn criticality_facts(&self, n: Option<NodeId>, desc: &[NodeId]) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach(n);
-        let desc: BTreeSet<NodeId> = self.plan.descendants(n).into_iter().collect();
-        let own_left: Vec<NodeId> = self
-            .own_places()
-            .into_iter()
-            .filter(|m| {
-                *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
-            })
-            .collect();
+        let reach = self.plan.reach_given(n, desc);
+        let left = |m: &NodeId| {
+            *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
+        };
         CriticalityFacts {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: own_left.iter().all(|m| desc.contains(m)),
+            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.binary_search(&m).is_ok()),
         }
     }
 
-    fn impact_facts(&self, n: Option<NodeId>, item: Option<ItemId>, recovery_ticks: Option<u64>) -> ImpactFacts {
-        let desc: BTreeSet<NodeId> = n.map(|n| self.plan.descendants(n).into_iter().collect()).unwrap_or_default();
+    fn impact_facts(&self, desc: &[NodeId], other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
         let mut mates_left = 0usize;
         let mut mates_waiting = 0usize;
-        for m in self.plan.node_ids() {
-            let node = self.plan.node(m);
+        for (m, node) in self.plan.nodes() {
             if node.owner == self.id || node.state == NodeState::Done || place_of(&node.kind).is_none() {
                 continue;
             }
             mates_left += 1;
-            if desc.contains(&m) {
+            if desc.binary_search(&m).is_ok() {
                 mates_waiting += 1;
             }
         }
         ImpactFacts {
             every_agent_waits: mates_left > 0 && mates_waiting == mates_left,
             teammate_waits: mates_waiting > 0,
-            other_work: self.other_work(n, item),
+            other_work,
             recovery_ticks,
         }
     }
@@ -247,18 +241,22 @@ impl AgentCore {
             }
             _ => node,
         };
+        // The node's descendants, found once for the three features and the rule
+        // context that look at them.
+        let desc = node.map(|n| self.plan.descendants(n)).unwrap_or_default();
+        let other_work = self.other_work(node, &desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
-            c: criticality(self.criticality_facts(node)),
+            c: criticality(self.criticality_facts(node, &desc)),
             a: advantage(self.advantage_facts(item)),
-            d: impact(self.impact_facts(node, item, recovery_ticks), detour),
+            d: impact(self.impact_facts(&desc, other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
             h: self.history.level(issue.key(), self.now),
         };
         let ctx = RuleContext {
             requestable: requested.is_some() && self.crew.len() > 1,
             teammate_reachable: !self.mem.visible().is_empty(),
-            other_work: self.other_work(node, item),
+            other_work,
         };
         (features, GateQuery { features, ctx }, oracle)
     }
