@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use gatecrew_crew::agent::{AgentCore, StepInput};
-use gatecrew_crew::episode::stepper::step_supervised;
+use gatecrew_crew::episode::stepper::{step_all, step_supervised};
 use gatecrew_crew::{Answer, Episode, Finished, Need, Observer, ResolveError, Resolver, Setup, Stepped};
 use gatecrew_protocol::{AgentId, Board, Tick};
 
@@ -251,12 +251,7 @@ impl Driver {
         self.episode.answer(Answer::Ready);
         loop {
             let answer = match self.episode.poll() {
-                Need::Step(inputs) => Answer::Stepped(
-                    inputs
-                        .into_iter()
-                        .map(|(id, input)| Stepped::ok(id, self.agents[id.index()].step(input)))
-                        .collect(),
-                ),
+                Need::Step(inputs) => Answer::Stepped(step_all(&mut self.agents, inputs)),
                 Need::Flush => {
                     for ev in self.episode.drain() {
                         out.event(&ev);

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use gatecrew_crew::agent::AgentCore;
 use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
-use gatecrew_crew::{Answer, ConsultRequest, Episode, Finished, Need, Observer, Setup, Stepped};
+use gatecrew_crew::episode::stepper::step_all;
+use gatecrew_crew::{Answer, ConsultRequest, Episode, Finished, Need, Observer, Setup};
 use gatecrew_gating::{Adjudication, Deterministic};
 use gatecrew_protocol::{AgentId, Board, IssueId, Pos, Tick};
 use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
@@ -266,12 +267,7 @@ impl Driver<'_> {
                     }
                     Answer::Ready
                 }
-                Need::Step(inputs) => Answer::Stepped(
-                    inputs
-                        .into_iter()
-                        .map(|(id, input)| Stepped::ok(id, self.agents[id.index()].step(input)))
-                        .collect(),
-                ),
+                Need::Step(inputs) => Answer::Stepped(step_all(&mut self.agents, inputs)),
                 Need::Flush => {
                     // After the end nothing more goes to the server.
                     if self.episode.ended().is_none() {

@@ -2,7 +2,8 @@
 //! stand-in "server": a second copy of the scenario world that applies each action the
 //! moment it starts. No Node, no network: this checks the core's side of the contract.
 
-use gatecrew_crew::{Answer, EndReason, Episode, Need, Overrides, Setup, Stepped};
+use gatecrew_crew::episode::stepper::step_all;
+use gatecrew_crew::{Answer, EndReason, Episode, Need, Overrides, Setup};
 use gatecrew_protocol::trace::{Event, EventKind};
 use gatecrew_protocol::{AgentId, Board, Tick};
 
@@ -39,9 +40,7 @@ fn drive(setup: &Setup, fail: &[(AgentId, u64)]) -> (Episode, Vec<Event>) {
                 pending_fail.retain(|(_, t)| *t > now.0);
                 Answer::Ready
             }
-            Need::Step(inputs) => Answer::Stepped(
-                inputs.into_iter().map(|(id, input)| Stepped::ok(id, agents[id.index()].step(input))).collect(),
-            ),
+            Need::Step(inputs) => Answer::Stepped(step_all(&mut agents, inputs)),
             Need::Flush => {
                 let now = ep.tick();
                 for (agent, action) in ep.take_started() {
@@ -145,7 +144,7 @@ fn next_due_waits_for_outcomes_in_flight() {
     let mut agents = setup.agents();
     assert_eq!(ep.next_due(None), Some(Tick(0)), "not started: due now");
     let inputs = until_step(&mut ep, &mut board);
-    let stepped = inputs.into_iter().map(|(id, input)| Stepped::ok(id, agents[id.index()].step(input))).collect();
+    let stepped = step_all(&mut agents, inputs);
     ep.answer(Answer::Stepped(stepped));
     // Posts (none expected at tick 0 for the wall), then the round's flush.
     loop {

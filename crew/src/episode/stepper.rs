@@ -75,9 +75,7 @@ pub fn run_watched(
             Need::Expire(now) => Answer::Expired(board.expire(now)),
             Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
             Need::Outside(_) => Answer::Ready,
-            Need::Step(inputs) => Answer::Stepped(
-                inputs.into_iter().map(|(id, input)| step_supervised(&mut agents[id.index()], id, input)).collect(),
-            ),
+            Need::Step(inputs) => Answer::Stepped(step_all(&mut agents, inputs)),
             Need::Flush => {
                 for ev in episode.drain() {
                     sink.event(&ev);
@@ -91,6 +89,12 @@ pub fn run_watched(
         };
         episode.answer(answer);
     }
+}
+
+/// Steps each agent of `inputs` in turn through [`step_supervised`]: the answer to a
+/// [`Need::Step`] for a driver that holds the agents' cores itself.
+pub fn step_all(agents: &mut [AgentCore], inputs: Vec<(AgentId, StepInput)>) -> Vec<Stepped> {
+    inputs.into_iter().map(|(id, input)| step_supervised(&mut agents[id.index()], id, input)).collect()
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its
