@@ -2,7 +2,11 @@
 //! written (to a sink), as `gatecrew run` does; the same with `--serve`'s feed (the
 //! trace's bytes handed to the hub as they are written, the probe's inventories) and a
 //! hub nobody watches; and with the hub serving 50 connected browsers (half of them
-//! never reading). The bound is 10% (docs/benchmarks.md has the figures).
+//! never reading). The hub parses lines only when the page is about to get them and
+//! only from the last episode's start, so in this loop of short episodes it parses
+//! about one episode in each 100 ms; the row `..._every_line_parsed` makes it parse
+//! every line as it arrives, which is what a single long episode watched throughout
+//! costs. The bound is 10% (docs/benchmarks.md has the figures).
 //!
 //! Wall time on a shared machine depends on the CPU share the process gets, so after
 //! each row the bench also prints the CPU time (from /proc, Linux) that the crew's
@@ -87,42 +91,49 @@ fn bench_viewer(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let with_hub = |s: &Setup| {
-        let (feed, live) = rt.block_on(async { hub::start(scene(s), None) });
+    let with_hub = |s: &Setup, parse: hub::Parse| {
+        let (feed, live) = rt.block_on(async { hub::start_parsing(scene(s), None, parse) });
         let mut probed = s.clone();
         probed.probe = Some(ViewProbe::feeding(s.data.clone(), feed.clone()));
         (probed, feed, live)
     };
-    let (unwatched, unwatched_feed, _nobody) = with_hub(&setup);
-    let (watched, watched_feed, live) = with_hub(&setup);
-    let bound = rt.block_on(bind("127.0.0.1:0".parse().expect("addr"), Source::Live(live.clone()))).expect("bind");
-    let addr = bound.addr();
-    rt.spawn(bound.serve(std::future::pending()));
-    let clients = browsers.block_on(async {
-        let mut v = Vec::new();
-        for i in 0..50 {
-            let mut req = format!("ws://{addr}/ws").into_client_request().expect("request");
-            req.headers_mut().insert("origin", format!("http://{addr}").parse().expect("origin"));
-            let (ws, _) = tokio_tungstenite::connect_async(req).await.expect("connect");
-            if i % 2 == 0 {
-                // A reading browser: drains whatever comes.
-                tokio::spawn(ws.for_each(|_| async {}));
-            } else {
-                v.push(ws);
+    let (unwatched, unwatched_feed, _nobody) = with_hub(&setup, hub::Parse::WhenShown);
+    let (watched, watched_feed, live) = with_hub(&setup, hub::Parse::WhenShown);
+    let (every, every_feed, every_live) = with_hub(&setup, hub::Parse::EveryLine);
+    // 50 browsers on a hub's page, half of them never reading.
+    let serve = |live: &hub::Live| {
+        let bound = rt.block_on(bind("127.0.0.1:0".parse().expect("addr"), Source::Live(live.clone()))).expect("bind");
+        let addr = bound.addr();
+        rt.spawn(bound.serve(std::future::pending()));
+        let clients = browsers.block_on(async {
+            let mut v = Vec::new();
+            for i in 0..50 {
+                let mut req = format!("ws://{addr}/ws").into_client_request().expect("request");
+                req.headers_mut().insert("origin", format!("http://{addr}").parse().expect("origin"));
+                let (ws, _) = tokio_tungstenite::connect_async(req).await.expect("connect");
+                if i % 2 == 0 {
+                    // A reading browser: drains whatever comes.
+                    tokio::spawn(ws.for_each(|_| async {}));
+                } else {
+                    v.push(ws);
+                }
             }
-        }
-        v
-    });
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(live.clients(), 50, "every browser is connected");
+            v
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(live.clients(), 50, "every browser is connected");
+        clients
+    };
+    let clients = [serve(&live), serve(&every_live)];
     let mut g = c.benchmark_group("viewer");
     g.sample_size(30);
     // The unwatched episode again last: the machine's load drifts over a run, and the
     // two plain rows bracket the viewer's.
-    let rows: [(&str, &Setup, Option<&hub::Feed>); 4] = [
+    let rows: [(&str, &Setup, Option<&hub::Feed>); 5] = [
         ("default_episode", &setup, None),
         ("default_episode_feed_only", &unwatched, Some(&unwatched_feed)),
         ("default_episode_served_to_50_clients", &watched, Some(&watched_feed)),
+        ("default_episode_served_to_50_clients_every_line_parsed", &every, Some(&every_feed)),
         ("default_episode_again", &setup, None),
     ];
     let mut accounts = Vec::new();

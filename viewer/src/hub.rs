@@ -37,6 +37,13 @@ use lines::{Item, Lines};
 /// How often the page's state is refreshed at most.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
+/// Trace bytes the hub keeps unparsed at most while nobody watches. It bounds the hub's
+/// memory (the run's own trace file holds the same bytes). 8 MiB is the trace of about
+/// 490 default episodes (17,007 bytes each: `gatecrew run --trace`): a long run is
+/// parsed in steps of this size while nobody looks, and a browser that connects waits
+/// for one such parse at most.
+pub const STASH_MAX: usize = 8 << 20;
+
 /// The browsers' end: the latest published state, and how many browsers watch it.
 #[derive(Debug, Clone)]
 pub struct Live {
@@ -86,12 +93,28 @@ impl Drop for Subscription {
 /// the page back to a watchable speed (the run itself is never slowed; events wait in
 /// the hub's queue); `None` shows events as they come.
 pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Live) {
+    start_parsing(scene, pace, Parse::WhenShown)
+}
+
+/// When the hub parses the trace's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// Only when the page is about to get them, and only from the last episode's start
+    /// (what `start` does).
+    WhenShown,
+    /// Every line, as it arrives: what the hub costs when every line must be shown, as
+    /// in one long episode watched throughout (the viewer bench measures both).
+    EveryLine,
+}
+
+/// [`start`], choosing when lines are parsed.
+pub fn start_parsing(scene: Scene, pace: Option<f64>, parse: Parse) -> (Feed, Live) {
     let shared: Arc<Shared> = Arc::default();
     let mut publisher = Publisher::default();
     let first = publisher.publish(&ViewState::new(&scene, "live")).unwrap_or_default();
     let (out, rx) = watch::channel(Arc::new(first));
     let live = Live { rx, clients: Arc::default() };
-    let hub = Hub { scene, pace, publisher, clients: live.clients.clone() };
+    let hub = Hub { scene, pace, parse, publisher, clients: live.clients.clone() };
     tokio::spawn(hub.run(shared.clone(), out));
     (Feed { shared }, live)
 }
@@ -99,6 +122,7 @@ pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Live) {
 struct Hub {
     scene: Scene,
     pace: Option<f64>,
+    parse: Parse,
     publisher: Publisher,
     clients: Arc<AtomicUsize>,
 }
@@ -126,7 +150,16 @@ impl Hub {
             // The run appends to the buffer it finds; handing it an emptied one that
             // keeps its capacity spares the run's thread from growing a new one.
             std::mem::swap(&mut *shared.lock(), &mut spare);
-            lines.take(&mut spare, &mut queue);
+            lines.stash(&mut spare);
+            let watched = self.clients.load(Ordering::Relaxed) > 0;
+            let due = last_publish.is_none_or(|t| t.elapsed() >= PUBLISH_EVERY);
+            // Lines are parsed only when the page is about to get them (or the stash
+            // would hold too much): a paced page shows them item by item, so it gets
+            // every line at once.
+            let every = self.pace.is_some() || self.parse == Parse::EveryLine;
+            if every || !open || (watched && due) || lines.stashed() >= STASH_MAX {
+                lines.parse(!every, &mut queue);
+            }
             if !open {
                 lines.close(&mut queue);
             }
@@ -148,10 +181,9 @@ impl Hub {
                 unpublished = true;
             }
             let over = !open && queue.is_empty();
-            // Nobody watching: fold (the state stays small) but do not serialise, except
-            // the last state, which late browsers get.
-            let due = last_publish.is_none_or(|t| t.elapsed() >= PUBLISH_EVERY);
-            if unpublished && ((due && self.clients.load(Ordering::Relaxed) > 0) || over) {
+            // Nobody watching: do not serialise, except the last state, which late
+            // browsers get.
+            if unpublished && ((due && watched) || over) {
                 last_publish = Some(tokio::time::Instant::now());
                 if let Some(p) = self.publisher.publish(folding.settle()) {
                     out.send_replace(Arc::new(p));
@@ -210,5 +242,96 @@ impl Folding {
         }
         self.state.refresh();
         &self.state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::WorldChange;
+    use gatecrew_crew::{Overrides, Policy, Setup};
+    use gatecrew_protocol::trace::{Event, TraceWriter};
+
+    /// Two default episodes (the second under another policy and seed) as one feed's
+    /// bytes, with inventories placed among them by line count.
+    fn two_episodes() -> (Vec<u8>, Vec<(u64, WorldChange)>, Scene) {
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let config = root.join("configs/crew.toml");
+        let first = Setup::load(&config, &Overrides::default()).expect("default config");
+        let other = Overrides { seed: Some(11), policy: Some(Policy::Flatcomm), ..Overrides::default() };
+        let second = Setup::load(&config, &other).expect("default config");
+        let mut w = TraceWriter::new(Vec::new());
+        let mut lines = Vec::new();
+        for s in [&first, &second] {
+            let mut n = 0u64;
+            gatecrew_crew::run(s, &mut |e: &Event| {
+                w.write(e).expect("write");
+                n += 1;
+            });
+            lines.push(n);
+        }
+        let data = first.data.clone();
+        let inv = |tick: u64, id: u32, item: &str, n: u32| {
+            let mut i = Inventory::default();
+            i.insert_unchecked(data.item(item).expect("item"), n);
+            WorldChange { tick, bots: vec![(id, i)], data: data.clone() }
+        };
+        let world = vec![
+            (3, inv(1, 0, "dirt", 1)),
+            (lines[0], inv(2, 1, "stone", 2)),
+            (lines[0] + 1, inv(3, 2, "glass", 3)),
+            (lines[0] + lines[1], inv(4, 0, "oak_log", 4)),
+        ];
+        (w.into_inner(), world, crate::crew::scene(&first))
+    }
+
+    /// The published state after feeding `bytes` in batches cut at `cuts`, parsing
+    /// after each batch, skipping or not.
+    fn fold(bytes: &[u8], world: &[(u64, WorldChange)], cuts: &[usize], skip: bool, scene: &Scene) -> (String, u64) {
+        let mut lines = Lines::default();
+        let mut queue = VecDeque::new();
+        let mut folding = Folding::new(scene);
+        let mut from = 0;
+        for (i, &cut) in cuts.iter().chain([&bytes.len()]).enumerate() {
+            let world = if i == 0 { world.to_vec() } else { Vec::new() };
+            let mut batch = Batch { bytes: bytes[from..cut].to_vec(), world };
+            from = cut;
+            lines.stash(&mut batch);
+            lines.parse(skip, &mut queue);
+        }
+        lines.close(&mut queue);
+        for item in queue {
+            folding.take(item, scene);
+        }
+        let state = serde_json::to_string(folding.settle()).expect("json");
+        (state, lines.skipped())
+    }
+
+    #[test]
+    fn episodes_over_before_the_page_saw_them_are_skipped_and_change_nothing() {
+        let (bytes, world, scene) = two_episodes();
+        // Where the second episode's first line begins.
+        let text = std::str::from_utf8(&bytes).expect("utf-8");
+        let second_start = text
+            .match_indices('\n')
+            .map(|(i, _)| i + 1)
+            .find(|&i| text[i..].split('\n').next().is_some_and(|l| l.contains("\"kind\":\"episode_start\"")))
+            .expect("second start");
+        let second_start_end = second_start + text[second_start..].find('\n').expect("whole line");
+        let (all, none_skipped) = fold(&bytes, &world, &[], false, &scene);
+        assert_eq!(none_skipped, 0);
+        assert!(all.contains("flatcomm"), "the state is the second episode's");
+        // In one batch, and cut just before, inside and just after the second start line.
+        for cuts in
+            [vec![], vec![second_start - 1], vec![second_start + 10], vec![second_start_end + 1], vec![7, second_start]]
+        {
+            let (skipping, skipped) = fold(&bytes, &world, &cuts, true, &scene);
+            assert_eq!(skipping, all, "cuts {cuts:?}");
+            // Skipping needs the second start line whole in the same parse as the first
+            // episode's lines.
+            if cuts.first().is_none_or(|&c| c > second_start_end) {
+                assert!(skipped > 0, "cuts {cuts:?}: the first episode was not parsed");
+            }
+        }
     }
 }

@@ -1,13 +1,27 @@
-//! The hub's end of the feed: the run's trace bytes cut into lines and parsed (on the
-//! hub's thread), with the world's inventories put back where they stand among the
-//! events, by the number of lines before each.
+//! The hub's end of the feed: the run's trace bytes kept as they come ([`Lines::stash`],
+//! a copy) and cut into lines and parsed only when the page is about to see them
+//! ([`Lines::parse`]), on the hub's thread, with the world's inventories put back where
+//! they stand among the events, by the number of lines before each.
+//!
+//! Parsing is nearly all the viewer's work, and on a 2-core machine the crew's thread
+//! slows down while the viewer's thread works on the other core (they share the memory
+//! system: docs/benchmarks.md, "On the idle machine"), so the hub parses as little as
+//! it can: nothing between publishes, and nothing of an episode that ended before the
+//! page could show it (a feed that goes on to another episode starts the view afresh,
+//! so only the lines from the last `episode_start` on can ever be seen).
 
 use std::collections::VecDeque;
 
-use gatecrew_protocol::trace::Event;
+use gatecrew_protocol::trace::{Event, EventKind, parse_line};
 
 use super::feed::Batch;
 use crate::inventory::WorldChange;
+
+/// How an `episode_start` line names its kind, as the trace writer writes every line
+/// (`{"v":..,"ep":..,"t":..,"kind":"episode_start",..}`). Inside a JSON string a quote
+/// is escaped, so these bytes only occur as a key and its value; a candidate line is
+/// still parsed before anything is skipped for it.
+const EPISODE_START: &[u8] = br#""kind":"episode_start""#;
 
 /// One thing to fold, in the run's order.
 // Events are nearly every item, parsed on the hub's thread: boxing them would add an
@@ -32,41 +46,86 @@ impl Item {
 /// Turns batches into items.
 #[derive(Debug, Default)]
 pub(super) struct Lines {
-    /// The start of a line cut at the end of the last batch.
-    partial: Vec<u8>,
-    /// Whole lines seen.
+    /// Bytes not parsed yet: whole lines, and the start of a line cut at the end of the
+    /// last batch.
+    raw: Vec<u8>,
+    /// Whole lines parsed or skipped.
     lines: u64,
     /// Inventories waiting for the lines they follow.
     pending: VecDeque<(u64, WorldChange)>,
     /// Lines that did not parse (never from a trace writer; counted, not shown).
     unreadable: u64,
+    /// Lines skipped: episodes over before they were shown.
+    skipped: u64,
 }
 
 impl Lines {
-    /// Unpacks `batch` (emptied, its buffers kept) onto `out`.
-    pub(super) fn take(&mut self, batch: &mut Batch, out: &mut VecDeque<Item>) {
+    /// Keeps what `batch` brought (emptied, its buffers kept) for the next [`Self::parse`].
+    pub(super) fn stash(&mut self, batch: &mut Batch) {
         self.pending.extend(batch.world.drain(..));
-        self.ready(out);
-        let mut rest: &[u8] = &batch.bytes;
-        if !self.partial.is_empty() {
-            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-                self.partial.extend_from_slice(rest);
-                batch.bytes.clear();
-                return;
-            };
-            self.partial.extend_from_slice(&rest[..end]);
-            let line = std::mem::take(&mut self.partial);
-            self.line(&line, out);
-            self.partial = line;
-            self.partial.clear();
-            rest = &rest[end + 1..];
-        }
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-            self.line(&rest[..end], out);
-            rest = &rest[end + 1..];
-        }
-        self.partial.extend_from_slice(rest);
+        self.raw.extend_from_slice(&batch.bytes);
         batch.bytes.clear();
+    }
+
+    /// Bytes stashed and not parsed yet.
+    pub(super) fn stashed(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Lines skipped so far because their episode ended before it was shown.
+    #[cfg(test)]
+    pub(super) fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Parses every whole line stashed onto `out`, inventories in place. With
+    /// `latest_episode`, lines before the last `episode_start` (and the inventories
+    /// among them) are dropped unparsed: folded, they would be thrown away by that
+    /// start. Only for a consumer that folds everything it gets before showing any of
+    /// it (not a paced replay, which shows the items one by one).
+    pub(super) fn parse(&mut self, latest_episode: bool, out: &mut VecDeque<Item>) {
+        let whole = memchr::memrchr(b'\n', &self.raw).map_or(0, |i| i + 1);
+        let mut from = 0;
+        if latest_episode {
+            if let Some(start) = self.last_start(&self.raw[..whole]) {
+                let skipped = memchr::memchr_iter(b'\n', &self.raw[..start]).count() as u64;
+                self.lines += skipped;
+                self.skipped += skipped;
+                while self.pending.front().is_some_and(|(after, _)| *after <= self.lines) {
+                    self.pending.pop_front();
+                }
+                from = start;
+            }
+        }
+        self.ready(out);
+        let raw = std::mem::take(&mut self.raw);
+        let mut at = from;
+        for end in memchr::memchr_iter(b'\n', &raw[from..whole]) {
+            let end = from + end;
+            self.line(&raw[at..end], out);
+            at = end + 1;
+        }
+        self.raw = raw;
+        self.raw.drain(..whole);
+    }
+
+    /// Where the last `episode_start` line in `whole` (whole lines) begins.
+    fn last_start(&self, whole: &[u8]) -> Option<usize> {
+        let finder = memchr::memmem::FinderRev::new(EPISODE_START);
+        let mut end = whole.len();
+        while let Some(hit) = finder.rfind(&whole[..end]) {
+            let start = memchr::memrchr(b'\n', &whole[..hit]).map_or(0, |i| i + 1);
+            let stop = memchr::memchr(b'\n', &whole[hit..]).map_or(whole.len(), |i| hit + i);
+            let is_start = std::str::from_utf8(&whole[start..stop])
+                .ok()
+                .and_then(|l| parse_line(l).ok())
+                .is_some_and(|ev| matches!(ev.kind, EventKind::EpisodeStart { .. }));
+            if is_start {
+                return Some(start);
+            }
+            end = hit;
+        }
+        None
     }
 
     /// The run is over: inventories still waiting (their lines never came: the trace
@@ -77,7 +136,9 @@ impl Lines {
 
     fn line(&mut self, line: &[u8], out: &mut VecDeque<Item>) {
         self.lines += 1;
-        match serde_json::from_slice::<Event>(line) {
+        let parsed =
+            std::str::from_utf8(line).map_err(|e| e.to_string()).and_then(|l| parse_line(l).map_err(|e| e.to_string()));
+        match parsed {
             Ok(ev) => out.push_back(Item::Event(ev)),
             Err(e) => {
                 self.unreadable += 1;
@@ -123,10 +184,13 @@ mod tests {
             let mut lines = Lines::default();
             let mut out = VecDeque::new();
             let mut a = Batch { bytes: bytes[..cut].to_vec(), world: vec![(2, change(100)), (5, change(101))] };
-            lines.take(&mut a, &mut out);
+            lines.stash(&mut a);
+            lines.parse(false, &mut out);
             assert!(a.bytes.is_empty() && a.world.is_empty());
             let mut b = Batch { bytes: bytes[cut..].to_vec(), world: Vec::new() };
-            lines.take(&mut b, &mut out);
+            lines.stash(&mut b);
+            lines.parse(false, &mut out);
+            assert_eq!(lines.stashed(), 0, "cut at {cut}: every line whole");
             let order: Vec<u64> = out.iter().map(Item::tick).collect();
             assert_eq!(order, [0, 1, 100, 2, 3, 4, 101], "cut at {cut}");
         }
@@ -136,7 +200,8 @@ mod tests {
     fn inventories_whose_lines_never_come_are_shown_at_the_close() {
         let mut lines = Lines::default();
         let mut out = VecDeque::new();
-        lines.take(&mut Batch { bytes: Vec::new(), world: vec![(1, change(7))] }, &mut out);
+        lines.stash(&mut Batch { bytes: Vec::new(), world: vec![(1, change(7))] });
+        lines.parse(true, &mut out);
         assert!(out.is_empty());
         lines.close(&mut out);
         assert_eq!(out.iter().map(Item::tick).collect::<Vec<_>>(), [7]);
