@@ -47,7 +47,35 @@ impl DecisionCard {
         }
     }
 
-    /// The card as one line of JSON.
+    /// The card as the model reads it: the same facts in fewer tokens. The features as
+    /// one string (`"C3 A1 D3 R0 H0"`: 10 tokens fewer than the object with SmolLM2's
+    /// tokenizer), and no `opts`: they follow from R (the local action is a recovery
+    /// when R > 0, a skip otherwise; `rules::local_action`) and the answer names a
+    /// decision, not an option (16 tokens fewer). Measured against the local llama.cpp
+    /// server on the glass card of the unit test below: prompt 101 -> 74 tokens.
+    pub fn prompt(&self) -> String {
+        #[derive(Serialize)]
+        struct Prompt<'a> {
+            issue: IssueName,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            item: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            n: Option<u32>,
+            f: String,
+            s: f64,
+        }
+        let FeatureVec { c, a, d, r, h } = self.f;
+        let card = Prompt {
+            issue: self.issue,
+            item: self.item.as_deref(),
+            n: self.n,
+            f: format!("C{c} A{a} D{d} R{r} H{h}"),
+            s: self.s,
+        };
+        serde_json::to_string(&card).unwrap_or_default()
+    }
+
+    /// The card as one line of JSON, as the trace records it.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }

@@ -1,6 +1,9 @@
 //! The prompt and the output constraint. Both are fixed and short: the budget is 150
-//! tokens per adjudication, prompt and completion together, and the card alone takes
-//! about half of it.
+//! tokens per adjudication, prompt and completion together (DESIGN 5.4), and the goal
+//! 100 (issue 20). With SmolLM2's chat template the frame costs 14 tokens, the system
+//! prompt 22, the card as the model reads it ([`DecisionCard::prompt`]) 35-45 and the
+//! answer 23-27 (measured against the local llama.cpp server, `usage`: prompt 72 for
+//! the glass card, 77 for twelve oak planks).
 
 use serde_json::{Value, json};
 
@@ -9,8 +12,9 @@ use super::wire::{ChatMessage, ChatRequest};
 use crate::adjudicator::DecisionCard;
 
 /// The system prompt. It says what the card's letters mean because a model cannot
-/// guess; nothing else (no examples: they cost tokens on every call).
-pub const SYSTEM_PROMPT: &str = "Blocked bot: escalate or stay_local? C crit A help D wait R fix H refused (0-3)";
+/// guess; nothing else (no examples: they cost tokens on every call). 22 tokens with
+/// SmolLM2's tokenizer (the earlier wording, with the scale in brackets, took 25).
+pub const SYSTEM_PROMPT: &str = "Bot blocked: escalate or stay_local? C crit A help D wait R fix H refused 0-3";
 
 /// GBNF admitting exactly `{"decision":"stay_local"|"escalate","confidence":N}` with
 /// N one of 0, 1, 1.0, 0.d, 0.dd: no whitespace, so the answer costs a dozen tokens.
@@ -47,7 +51,7 @@ impl<'a> ChatRequest<'a> {
         };
         ChatRequest {
             model,
-            messages: vec![ChatMessage::new("system", SYSTEM_PROMPT), ChatMessage::new("user", card.to_json())],
+            messages: vec![ChatMessage::new("system", SYSTEM_PROMPT), ChatMessage::new("user", card.prompt())],
             max_tokens: spec.max_tokens,
             temperature: spec.temperature,
             stream: false,
@@ -79,7 +83,11 @@ mod tests {
         );
         let mut spec = LlmSpec::default();
         let v = serde_json::to_value(ChatRequest::for_card(&spec, "m", &card)).unwrap();
-        assert_eq!(v["messages"][1]["content"], json);
+        // The model reads the same facts, shorter.
+        assert_eq!(
+            v["messages"][1]["content"],
+            r#"{"issue":"missing_material","item":"glass","n":2,"f":"C3 A1 D3 R0 H0","s":0.87}"#
+        );
         assert_eq!(v["response_format"]["json_schema"]["schema"]["required"], json!(["decision", "confidence"]));
         assert!(v.get("grammar").is_none());
         spec.output = OutputMode::Grammar;
