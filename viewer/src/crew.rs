@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use gatecrew_crew::{Policy, Resolver, Setup, WorldProbe};
 use gatecrew_protocol::trace::{Event, TraceWriter};
-use gatecrew_protocol::{AgentId, Tick};
-use gatecrew_world::{BlockId, GameData, Inventory, Part, World};
+use gatecrew_protocol::{AgentId, ItemId, Tick};
+use gatecrew_world::{BlockId, GameData, Part, World};
 
 use crate::hub::Feed;
-use crate::inventory::{Inventories, InventorySource, Timeline, WorldChange, named};
+use crate::inventory::{Inventories, InventorySource, Timeline, named, named_items};
 use crate::scene::{Scene, SceneBot, SceneCell};
 
 /// The viewer's scene from a run's setup: the blueprint's cells (and what stands on
@@ -58,13 +58,38 @@ enum Sink {
     Keep(Mutex<Timeline>),
 }
 
-/// What the probe remembers between steps.
+/// What the probe remembers between steps: kept flat and reused, so that the crew's
+/// thread allocates nothing for the viewer once the buffers have grown.
 #[derive(Debug, Default)]
 struct Seen {
-    /// Each bot's inventory at the last step.
-    last: Vec<Inventory>,
+    /// Each bot's inventory at the last step, as item counts.
+    last: Vec<Vec<(ItemId, u32)>>,
+    /// The bots whose inventory changed in this step.
+    changed: Vec<u32>,
     /// Events drained so far: the trace lines written before the world seen now.
     drained: u64,
+}
+
+impl Seen {
+    /// Notes the bots whose inventory changed since the last call (all of them the
+    /// first time) in `changed`, and updates `last`.
+    fn compare(&mut self, world: &World) {
+        let n = world.agent_count();
+        let first = self.last.len() != n;
+        if first {
+            self.last.clear();
+            self.last.resize(n, Vec::new());
+        }
+        self.changed.clear();
+        for (i, was) in self.last.iter_mut().enumerate() {
+            let Some(body) = world.body(AgentId(i as u32)) else { continue };
+            if first || !body.inventory.iter().eq(was.iter().copied()) {
+                was.clear();
+                was.extend(body.inventory.iter());
+                self.changed.push(i as u32);
+            }
+        }
+    }
 }
 
 /// The viewer's [`WorldProbe`]. Feeding a live hub, it hands over the inventories that
@@ -72,8 +97,8 @@ struct Seen {
 /// the events as the trace's lines ([`Feed::trace`]), puts the world's inventories
 /// exactly where they stand among the events, whichever runtime drives the episode and
 /// whichever thread writes the trace. On the crew's thread it only counts the events,
-/// compares each bot's inventory with the last one (a small map) and clones those that
-/// changed; item names are looked up by the hub.
+/// compares each bot's inventory with the last one and copies the item counts of those
+/// that changed into the feed's buffer; item names are looked up by the hub.
 #[derive(Debug)]
 pub struct ViewProbe {
     data: Arc<GameData>,
@@ -100,44 +125,24 @@ impl ViewProbe {
             Sink::Feed(_) => Timeline::default(),
         }
     }
-
-    /// The bots whose inventory changed since the last call (all of them the first
-    /// time), with their inventories now; `last` is updated.
-    fn changed(&self, world: &World, last: &mut Vec<Inventory>) -> Vec<(u32, Inventory)> {
-        let n = world.agent_count();
-        let first = last.len() != n;
-        if first {
-            last.clear();
-            last.resize(n, Inventory::default());
-        }
-        let mut changed = Vec::new();
-        for (i, was) in last.iter_mut().enumerate() {
-            let Some(body) = world.body(AgentId(i as u32)) else { continue };
-            if first || body.inventory != *was {
-                was.clone_from(&body.inventory);
-                changed.push((i as u32, body.inventory.clone()));
-            }
-        }
-        changed
-    }
 }
 
 impl WorldProbe for ViewProbe {
     fn step(&self, tick: Tick, world: &World, events: &[Event]) {
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         seen.drained += events.len() as u64;
-        let bots = self.changed(world, &mut seen.last);
-        if bots.is_empty() {
+        seen.compare(world);
+        if seen.changed.is_empty() {
             return;
         }
         match &self.sink {
             Sink::Feed(f) => {
-                let after = seen.drained;
-                drop(seen);
-                f.world(after, WorldChange { tick: tick.0, bots, data: self.data.clone() });
+                let bots = seen.changed.iter().map(|&i| (i, seen.last[i as usize].as_slice()));
+                f.world(seen.drained, tick.0, &self.data, bots);
             }
             Sink::Keep(t) => {
-                let inv = Inventories { tick: tick.0, bots: seen.last.iter().map(|i| named(&self.data, i)).collect() };
+                let bots = seen.last.iter().map(|i| named_items(&self.data, i.iter().copied())).collect();
+                let inv = Inventories { tick: tick.0, bots };
                 t.lock().unwrap_or_else(PoisonError::into_inner).push(inv);
             }
         }

@@ -294,7 +294,7 @@ mod tests {
         let mut from = 0;
         for (i, &cut) in cuts.iter().chain([&bytes.len()]).enumerate() {
             let world = if i == 0 { world.to_vec() } else { Vec::new() };
-            let mut batch = Batch { bytes: bytes[from..cut].to_vec(), world };
+            let mut batch = Batch { bytes: bytes[from..cut].to_vec(), world, ..Batch::default() };
             from = cut;
             lines.stash(&mut batch);
             lines.parse(skip, &mut queue);

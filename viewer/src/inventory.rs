@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use gatecrew_protocol::ItemId;
 use gatecrew_world::{GameData, Inventory};
 use serde::Serialize;
 
@@ -32,7 +33,12 @@ pub struct WorldChange {
 
 /// An inventory by item name (items at zero left out).
 pub fn named(data: &GameData, inv: &Inventory) -> BTreeMap<String, u32> {
-    inv.iter().filter(|&(_, n)| n > 0).map(|(item, n)| (data.item_name(item).to_owned(), n)).collect()
+    named_items(data, inv.iter())
+}
+
+/// Counts by item name (items at zero left out).
+pub fn named_items(data: &GameData, items: impl Iterator<Item = (ItemId, u32)>) -> BTreeMap<String, u32> {
+    items.filter(|&(_, n)| n > 0).map(|(item, n)| (data.item_name(item).to_owned(), n)).collect()
 }
 
 /// Where the cards' inventories come from.

@@ -1,13 +1,18 @@
 //! The run's end of the live feed: what the crew's threads do for the viewer, kept to
 //! copying bytes. The trace's lines, as they are written ([`TraceTee`]), are appended to
-//! one shared buffer; the probe adds the inventories that changed, each marked with the
-//! number of trace lines before it. No event is cloned or parsed on the run's side, and
-//! nothing is allocated there once the buffer has grown to its working size: the hub
-//! swaps in an emptied buffer that keeps its capacity.
+//! one shared buffer; the probe appends the inventories that changed, flat (item counts
+//! into one buffer, a [`Mark`] per bot), each marked with the number of trace lines
+//! before it. No event is cloned or parsed on the run's side, and nothing is allocated
+//! there once the buffers have grown to their working size: the hub swaps in emptied
+//! buffers that keep their capacity. Memory the run allocates and the hub frees is what
+//! slowed the run before (glibc's allocator on the crew's thread: docs/benchmarks.md).
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+
+use gatecrew_protocol::ItemId;
+use gatecrew_world::GameData;
 
 use crate::inventory::WorldChange;
 
@@ -22,8 +27,25 @@ pub const TAKE_AT: usize = 64 * 1024;
 pub(super) struct Batch {
     /// Trace bytes as written (lines, the last one possibly cut).
     pub(super) bytes: Vec<u8>,
-    /// Inventories that changed, each after this many trace lines of the feed.
+    /// Inventories that changed, each after this many trace lines of the feed, as the
+    /// hub reads them ([`super::lines::Lines::stash`] builds them from the flat parts).
     pub(super) world: Vec<(u64, WorldChange)>,
+    /// The probe's inventories, flat: one mark per bot whose inventory changed...
+    pub(super) marks: Vec<Mark>,
+    /// ...and the item counts the marks end at.
+    pub(super) items: Vec<(ItemId, u32)>,
+    /// For the item names (the hub names them when it publishes).
+    pub(super) data: Option<Arc<GameData>>,
+}
+
+/// One bot's inventory in [`Batch::items`]: from the previous mark's `end` to its own.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mark {
+    /// Trace lines before it.
+    pub(super) after: u64,
+    pub(super) tick: u64,
+    pub(super) agent: u32,
+    pub(super) end: usize,
 }
 
 #[derive(Debug, Default)]
@@ -59,10 +81,25 @@ impl Feed {
         TraceTee { out, to: Some(self.clone()) }
     }
 
-    /// The inventories that changed, right after the feed's first `after` trace lines
-    /// (the probe counts the events it sees drained; the trace writes them in that order).
-    pub(crate) fn world(&self, after: u64, change: WorldChange) {
-        self.shared.lock().world.push((after, change));
+    /// The inventories that changed at `tick`, right after the feed's first `after`
+    /// trace lines (the probe counts the events it sees drained; the trace writes them
+    /// in that order): each bot's whole inventory now, as item counts.
+    pub(crate) fn world<'a>(
+        &self,
+        after: u64,
+        tick: u64,
+        data: &Arc<GameData>,
+        bots: impl IntoIterator<Item = (u32, &'a [(ItemId, u32)])>,
+    ) {
+        let mut b = self.shared.lock();
+        if b.data.is_none() {
+            b.data = Some(data.clone());
+        }
+        for (agent, items) in bots {
+            b.items.extend_from_slice(items);
+            let end = b.items.len();
+            b.marks.push(Mark { after, tick, agent, end });
+        }
     }
 
     fn bytes(&self, bytes: &[u8]) {

@@ -11,8 +11,10 @@
 //! so only the lines from the last `episode_start` on can ever be seen).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use gatecrew_protocol::trace::{Event, EventKind, parse_line};
+use gatecrew_world::{GameData, Inventory};
 
 use super::feed::Batch;
 use crate::inventory::WorldChange;
@@ -57,12 +59,37 @@ pub(super) struct Lines {
     unreadable: u64,
     /// Lines skipped: episodes over before they were shown.
     skipped: u64,
+    /// For the item names of the probe's inventories.
+    data: Option<Arc<GameData>>,
 }
 
 impl Lines {
     /// Keeps what `batch` brought (emptied, its buffers kept) for the next [`Self::parse`].
     pub(super) fn stash(&mut self, batch: &mut Batch) {
         self.pending.extend(batch.world.drain(..));
+        if let Some(d) = batch.data.take() {
+            self.data = Some(d);
+        }
+        if let Some(data) = &self.data {
+            let mut start = 0;
+            for m in batch.marks.drain(..) {
+                let mut inv = Inventory::default();
+                for &(item, n) in &batch.items[start..m.end] {
+                    inv.insert_unchecked(item, n);
+                }
+                start = m.end;
+                // The bots of one probe step travel as one change.
+                match self.pending.back_mut() {
+                    Some((after, w)) if *after == m.after && w.tick == m.tick => w.bots.push((m.agent, inv)),
+                    _ => self.pending.push_back((
+                        m.after,
+                        WorldChange { tick: m.tick, bots: vec![(m.agent, inv)], data: data.clone() },
+                    )),
+                }
+            }
+        }
+        batch.marks.clear();
+        batch.items.clear();
         self.raw.extend_from_slice(&batch.bytes);
         batch.bytes.clear();
     }
@@ -164,7 +191,6 @@ impl Lines {
 mod tests {
     use super::*;
     use gatecrew_protocol::trace::{EventKind, TRACE_VERSION, TraceWriter};
-    use std::sync::Arc;
 
     fn change(tick: u64) -> WorldChange {
         let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/data/minecraft-1.20.4.json"));
@@ -183,11 +209,15 @@ mod tests {
         for cut in 0..=bytes.len() {
             let mut lines = Lines::default();
             let mut out = VecDeque::new();
-            let mut a = Batch { bytes: bytes[..cut].to_vec(), world: vec![(2, change(100)), (5, change(101))] };
+            let mut a = Batch {
+                bytes: bytes[..cut].to_vec(),
+                world: vec![(2, change(100)), (5, change(101))],
+                ..Batch::default()
+            };
             lines.stash(&mut a);
             lines.parse(false, &mut out);
             assert!(a.bytes.is_empty() && a.world.is_empty());
-            let mut b = Batch { bytes: bytes[cut..].to_vec(), world: Vec::new() };
+            let mut b = Batch { bytes: bytes[cut..].to_vec(), ..Batch::default() };
             lines.stash(&mut b);
             lines.parse(false, &mut out);
             assert_eq!(lines.stashed(), 0, "cut at {cut}: every line whole");
@@ -200,7 +230,7 @@ mod tests {
     fn inventories_whose_lines_never_come_are_shown_at_the_close() {
         let mut lines = Lines::default();
         let mut out = VecDeque::new();
-        lines.stash(&mut Batch { bytes: Vec::new(), world: vec![(1, change(7))] });
+        lines.stash(&mut Batch { world: vec![(1, change(7))], ..Batch::default() });
         lines.parse(true, &mut out);
         assert!(out.is_empty());
         lines.close(&mut out);
