@@ -114,8 +114,8 @@ pub struct StepInput {
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
     pub crash: bool,
-    /// Directives from the central manager (`central_dag` only).
-    pub directives: Vec<crate::episode::manager::Directive>,
+    /// What the coordination style's own channel brings (empty under the protocol).
+    pub style: Vec<crate::style::Delivery>,
 }
 
 /// What the agent wants next.
@@ -233,12 +233,9 @@ pub struct StepOutput {
     /// Gray-zone cases for the tier-3 adjudicator (only when it consults one); each
     /// issue waits for its verdict in [`StepInput::verdicts`].
     pub consults: Vec<Consult>,
-    /// Free chat lines without protocol meaning (`flatcomm` status reports).
-    pub chats: Vec<gatecrew_protocol::Recipient>,
-    /// Requests to the central manager (`central_dag`).
-    pub manager: Vec<crate::episode::manager::ManagerAsk>,
-    /// Ticks of work lost reading messages (the baselines' interruptions).
-    pub interrupt: u64,
+    /// What it says on the coordination style's own channel, in order (empty under the
+    /// protocol).
+    pub style: Vec<crate::style::Aside>,
     /// What next.
     pub intent: Intent,
 }
@@ -510,9 +507,7 @@ impl AgentCore {
             notes: Vec::new(),
             posts: Vec::new(),
             consults: Vec::new(),
-            chats: Vec::new(),
-            manager: Vec::new(),
-            interrupt: 0,
+            style: Vec::new(),
             intent: Intent::Continue,
         };
         if let Some(o) = input.outcome {
@@ -524,11 +519,12 @@ impl AgentCore {
         }
         self.observe(&input.view);
         for news in input.board {
-            out.interrupt += self.read_cost(&news);
             self.on_news(news, &mut out);
         }
-        for d in input.directives {
-            self.on_directive(d, &mut out);
+        for d in input.style {
+            match d {
+                crate::style::Delivery::Directive(d) => self.on_directive(d, &mut out),
+            }
         }
         self.expire_awaiting();
         for (id, verdict) in input.verdicts {
