@@ -89,7 +89,7 @@ impl Bridge {
     pub async fn start(dir: &Path) -> Result<(Bridge, mpsc::UnboundedReceiver<Event>), McError> {
         let mut child = node::spawn_node(dir, "bridge.js", &[])?;
         let pid = child.id().unwrap_or(0);
-        let stdout = child.stdout.take().ok_or_else(|| McError::ServerStart("the bridge has no stdout".into()))?;
+        let stdout = child.stdout.take().ok_or(McError::ServerStart(crate::error::StartError::BridgeNoStdout))?;
         let stdin = child.stdin.take();
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::unbounded_channel();
