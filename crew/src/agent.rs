@@ -74,12 +74,12 @@ impl Default for AgentTuning {
 pub enum BoardNews {
     /// A message the board accepted (the board is public: everyone sees everything).
     Posted {
-        /// Its window.
+        /// The window the board filed it under: what answers and closings refer to.
         window: WindowId,
-        /// The message.
+        /// The message as the board accepted it (its sender included).
         msg: BoardMessage,
     },
-    /// A window closed.
+    /// A window closed (confirmed, timed out or refused): requests waiting on it end.
     Closed(WindowClosed),
     /// A free chat line (the `flatcomm` baseline's status reports).
     Chat {
@@ -88,9 +88,9 @@ pub enum BoardNews {
     },
     /// The board rejected one of this agent's own messages.
     Rejected {
-        /// The message.
+        /// The message as the agent sent it, so that it can undo what it assumed.
         msg: BoardMessage,
-        /// Why.
+        /// The board's reason, which decides whether the agent falls back at once.
         error: RejectKind,
     },
 }
@@ -98,7 +98,7 @@ pub enum BoardNews {
 /// Everything an agent learns at one wake-up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepInput {
-    /// Now.
+    /// The tick of this wake-up; deadlines and cooldowns are counted from it.
     pub tick: Tick,
     /// The verified outcome of its action, if one completed.
     pub outcome: Option<Outcome>,
@@ -134,13 +134,13 @@ pub enum Intent {
 /// A gate decision with what the trace needs besides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateNote {
-    /// The issue.
+    /// The issue the gate was asked about.
     pub issue_id: IssueId,
-    /// The decision.
+    /// Escalate or stay local, with the tier that decided and its score.
     pub decision: gatecrew_gating::GateDecision,
-    /// The features.
+    /// The five features the score weighed, as the trace records them.
     pub features: gatecrew_gating::Features,
-    /// The rule context.
+    /// What the tier-1 rules looked at besides the features (the trace's `context`).
     pub ctx: gatecrew_gating::RuleContext,
     /// What the oracle should be asked: the item and count a local recovery would need
     /// (`None`: the issue is not about items).
@@ -150,13 +150,13 @@ pub struct GateNote {
 /// What the gate says about an issue now, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evaluation {
-    /// The features.
+    /// The five features the score weighed.
     pub features: gatecrew_gating::Features,
-    /// The rule context.
+    /// What the tier-1 rules looked at besides the features.
     pub ctx: gatecrew_gating::RuleContext,
-    /// The decision.
+    /// Escalate or stay local, with the tier that decided and its score.
     pub decision: gatecrew_gating::GateDecision,
-    /// What the oracle should be asked.
+    /// What the oracle should be asked, to score the decision afterwards.
     pub oracle: OracleQuery,
 }
 
@@ -176,18 +176,18 @@ pub enum OracleQuery {
 pub enum Note {
     /// An issue detected.
     Issue {
-        /// Its id.
+        /// The id the later notes about it (gate, recovery, resolution) carry.
         id: IssueId,
-        /// What.
+        /// What blocks the agent (a missing item, a blocked cell, a failed action).
         issue: Issue,
-        /// The blocked node.
+        /// The plan node it holds back, if one.
         node: Option<NodeId>,
     },
     /// The gate decided.
     Gate(GateNote),
     /// A recovery step finished.
     Recovery {
-        /// The issue.
+        /// The issue the recovery works on.
         id: IssueId,
         /// The step's label.
         step: String,
@@ -196,15 +196,15 @@ pub enum Note {
     },
     /// An issue resolved.
     Resolved {
-        /// The issue.
+        /// The issue that no longer blocks anything.
         id: IssueId,
-        /// How.
+        /// Whether the local solver, the board or a teammate's work resolved it.
         by: ResolvedBy,
     },
     /// The board failed an escalated issue (its window closed empty, its request was
     /// lost or refused) and control went back to the local solver.
     Fallback {
-        /// The issue.
+        /// The escalated issue the board failed.
         id: IssueId,
         /// What the agent does now: LOCAL_RECOVER (a longer local search found a way)
         /// or LOCAL_SKIP (set aside until something changes).
@@ -214,11 +214,11 @@ pub enum Note {
     },
     /// A node left unfinished at the end.
     Unfinished {
-        /// The node.
+        /// The plan node not done.
         node: NodeId,
-        /// Its position.
+        /// Where its block goes, for a placement.
         pos: Option<Pos>,
-        /// Why.
+        /// What held it back last (the blocker's note), for the report.
         why: String,
     },
 }

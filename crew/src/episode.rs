@@ -46,7 +46,7 @@ pub struct Progress {
     pub correct: u32,
     /// Blueprint blocks.
     pub total: u32,
-    /// Now.
+    /// The tick they were counted at.
     pub tick: u64,
     /// Blocks bots placed outside the blueprint that are still standing (scaffolds not
     /// taken down); one left in a blueprint cell counts as a wrong block there instead.
@@ -195,7 +195,7 @@ impl Episode {
         agent.index() < self.slots.len() && !self.idle(agent.index())
     }
 
-    /// Now.
+    /// The episode's clock: the tick of the round in progress (or the last one).
     pub fn tick(&self) -> Tick {
         self.tick
     }
