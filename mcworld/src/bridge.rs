@@ -149,12 +149,15 @@ impl Bridge {
         line.push('\n');
         let started = Instant::now();
         let written = match self.stdin.lock().await.as_mut() {
-            Some(stdin) => stdin.write_all(line.as_bytes()).await.map_err(|e| e.to_string()),
-            None => Err("stdin closed".to_owned()),
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|e| BridgeError::Write { pid: self.pid, source: Arc::new(e) }),
+            None => Err(BridgeError::Exited(format!("pid {}: cannot write a request: stdin closed", self.pid))),
         };
         if let Err(e) = written {
             Shared::lock(&self.shared.waiting).remove(&id);
-            return Err(BridgeError::Exited(format!("pid {}: cannot write a request: {e}", self.pid)));
+            return Err(e);
         }
         let answer = match tokio::time::timeout(wait, rx).await {
             Ok(Ok(answer)) => answer,

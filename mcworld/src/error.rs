@@ -7,12 +7,24 @@ use std::time::Duration;
 
 pub use crate::wire::ErrorCode;
 
-/// A request to the bridge that did not succeed.
+/// A request to the bridge that did not succeed. Cloned to every request waiting when
+/// the process dies, hence the shared source below.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum BridgeError {
-    /// The bridge process is gone: every request fails from then on.
+    /// The bridge process is gone: every request fails from then on. Its exit status
+    /// (or what was seen of its end), as text.
     #[error("the bridge process exited ({0})")]
     Exited(String),
+    /// A request could not be written to the bridge's stdin: the process is going.
+    #[error("the bridge process exited (pid {pid}: cannot write a request: {source})")]
+    Write {
+        /// The bridge's process id, to match the log.
+        pid: u32,
+        /// The write's error.
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
     /// The bridge answered with an error.
     #[error("{bot}: {message}")]
     Command {
@@ -39,7 +51,7 @@ impl BridgeError {
     /// Whether the bot (or the whole bridge) is gone for good.
     pub fn is_fatal(&self) -> bool {
         match self {
-            BridgeError::Exited(_) | BridgeError::NoAnswer { .. } => true,
+            BridgeError::Exited(_) | BridgeError::Write { .. } | BridgeError::NoAnswer { .. } => true,
             BridgeError::Command { code, .. } => code.is_fatal(),
         }
     }
