@@ -14,9 +14,9 @@ pub enum BoardMsg {
     Post {
         /// The posting agent (checked against the message's sender).
         caller: AgentId,
-        /// The message.
+        /// What to post.
         msg: BoardMessage,
-        /// Now.
+        /// The episode's tick: a window opened now closes `window_ticks` later.
         now: Tick,
         /// Accepted (with the log entry) or rejected (with the reason).
         reply: RpcReplyPort<Result<Receipt, BoardError>>,

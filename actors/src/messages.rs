@@ -18,9 +18,9 @@ pub enum AgentMsg {
 /// A live agent as the supervisor knows it.
 #[derive(Debug, Clone)]
 pub struct AgentHandle {
-    /// The agent.
+    /// Which agent the actor runs.
     pub agent: AgentId,
-    /// Its actor.
+    /// Where its steps are sent; a restart replaces it.
     pub actor: ActorRef<AgentMsg>,
     /// How many times it was started (0 for the first).
     pub generation: u64,
@@ -40,7 +40,11 @@ pub enum CrewMsg {
         id: AgentId,
         /// Only answer with a generation above this.
         newer_than: Option<u64>,
-        /// The handle.
+        /// Where the handle goes once there is one new enough.
         reply: RpcReplyPort<AgentHandle>,
     },
 }
+
+/// Why an actor's work failed: the runtime's own error (a call to a stopped actor), or
+/// the world actor's (a board or crew call that failed mid-episode).
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;

@@ -1,6 +1,7 @@
 //! The recorder actor: writes trace events as JSON Lines.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use gatecrew_protocol::trace::{Event, TraceWriter};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -16,14 +17,15 @@ pub enum RecorderMsg {
     Record(Vec<Event>),
     /// Flush everything written so far; replies with the number of events, or the
     /// first write error.
-    Flush(RpcReplyPort<Result<u64, String>>),
+    Flush(RpcReplyPort<Result<u64, Arc<std::io::Error>>>),
 }
 
 /// The recorder's state.
 pub struct RecorderState {
     out: TraceWriter<Box<dyn Write + Send>>,
     written: u64,
-    error: Option<String>,
+    // The first write error, kept (shared) for every later flush to report.
+    error: Option<Arc<std::io::Error>>,
 }
 
 impl Actor for RecorderActor {
@@ -53,14 +55,14 @@ impl Actor for RecorderActor {
                     }
                     match state.out.write(e) {
                         Ok(()) => state.written += 1,
-                        Err(err) => state.error = Some(err.to_string()),
+                        Err(err) => state.error = Some(Arc::new(err)),
                     }
                 }
             }
             RecorderMsg::Flush(reply) => {
                 if state.error.is_none() {
                     if let Err(e) = state.out.flush() {
-                        state.error = Some(e.to_string());
+                        state.error = Some(Arc::new(e));
                     }
                 }
                 let _ = reply.send(match &state.error {

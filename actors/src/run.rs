@@ -10,30 +10,34 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::board::BoardActor;
 use crate::consult::Consultant;
 use crate::crew::CrewActor;
+use crate::messages::Cause;
 use crate::recorder::{RecorderActor, RecorderMsg};
 use crate::world::{Tap, WorldActor, WorldArgs, WorldMsg};
 
-/// A run that could not complete.
+/// A run that could not complete. The messages are what the soak compares, so they
+/// stay as they were when the causes were strings.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RunError {
     /// An actor could not be started.
-    #[error("could not start the {actor} actor: {reason}")]
+    #[error("could not start the {actor} actor: {source}")]
     Spawn {
-        /// Which.
+        /// Which actor (`recorder`, `board`, `crew`, `world`).
         actor: &'static str,
-        /// Why.
-        reason: String,
+        /// ractor's reason.
+        #[source]
+        source: ractor::SpawnErr,
     },
     /// The world actor failed while running.
     #[error("the episode failed: {0}")]
-    Episode(String),
+    Episode(#[source] Cause),
     /// The trace could not be written.
     #[error("could not write the trace: {0}")]
-    Trace(String),
+    Trace(#[source] Cause),
 }
 
 fn spawn_err(actor: &'static str) -> impl Fn(ractor::SpawnErr) -> RunError {
-    move |e| RunError::Spawn { actor, reason: e.to_string() }
+    move |source| RunError::Spawn { actor, source }
 }
 
 /// Runs an episode on actors, writing its trace to `out` and reporting to `tap`.
@@ -69,11 +73,11 @@ pub async fn run_episode_with(
     };
     let (world, world_h) = Actor::spawn(None, WorldActor, args).await.map_err(spawn_err("world"))?;
     let result = ractor::call!(world, WorldMsg::Run)
-        .map_err(|e| RunError::Episode(e.to_string()))
+        .map_err(|e| RunError::Episode(e.into()))
         .and_then(|r| r.map_err(RunError::Episode));
     let flushed = ractor::call!(recorder, RecorderMsg::Flush)
-        .map_err(|e| RunError::Trace(e.to_string()))
-        .and_then(|r| r.map_err(RunError::Trace));
+        .map_err(|e| RunError::Trace(e.into()))
+        .and_then(|r| r.map_err(|e| RunError::Trace(Box::new(e))));
     world.stop(None);
     crew.stop(None);
     board.stop(None);

@@ -29,7 +29,7 @@ pub struct WorldActor;
 #[derive(RactorMessage)]
 pub enum WorldMsg {
     /// Run the episode to its end; replies when the trace is complete.
-    Run(RpcReplyPort<Result<Finished, String>>),
+    Run(RpcReplyPort<Result<Finished, Err>>),
 }
 
 /// What the world actor works with.
@@ -46,11 +46,11 @@ pub struct WorldState {
 pub struct WorldArgs {
     /// The episode core.
     pub episode: Episode,
-    /// The board.
+    /// The board actor, answering the episode's posts and expiries.
     pub board: ActorRef<BoardMsg>,
     /// The crew supervisor.
     pub crew: ActorRef<CrewMsg>,
-    /// The recorder.
+    /// Where each round's trace events go, in order.
     pub recorder: ActorRef<RecorderMsg>,
     /// Where to report progress.
     pub tap: Option<UnboundedSender<Tap>>,
@@ -58,7 +58,7 @@ pub struct WorldArgs {
     pub consultant: Consultant,
 }
 
-type Err = Box<dyn std::error::Error + Send + Sync>;
+type Err = crate::messages::Cause;
 
 impl WorldState {
     async fn agents(&self, n: usize) -> Result<Vec<AgentHandle>, Err> {
@@ -189,7 +189,7 @@ impl Actor for WorldActor {
             WorldMsg::Run(reply) => {
                 use tracing::Instrument;
                 let span = tracing::info_span!("episode", runtime = "actors");
-                let result = state.run().instrument(span).await.map_err(|e| e.to_string());
+                let result = state.run().instrument(span).await;
                 let _ = reply.send(result);
             }
         }

@@ -16,13 +16,13 @@ use crate::objective::{Objective, Score};
 pub struct Case {
     /// Episode id.
     pub id: String,
-    /// Template.
+    /// The suite template it was generated from.
     pub template: String,
     /// Template family.
     pub family: String,
-    /// Split.
+    /// Calibration or test: which half of the study it scores in.
     pub split: gatecrew_protocol::trace::Split,
-    /// The episode.
+    /// The episode, loaded and checked, ready to run under any gate.
     pub setup: Setup,
 }
 

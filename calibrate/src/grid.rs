@@ -32,7 +32,7 @@ pub enum Range {
         from: f64,
         /// Last value (inclusive, up to rounding).
         to: f64,
-        /// Increment.
+        /// The increment between values (positive).
         step: f64,
     },
     /// These values.
@@ -93,27 +93,29 @@ struct GridFile {
 
 /// A grid file that cannot be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GridError {
     /// Reading failed.
     #[error("{path}: cannot read: {source}")]
     Io {
-        /// The file.
+        /// The grid file.
         path: PathBuf,
         /// The cause (missing, too large, not UTF-8).
         source: gatecrew_protocol::limits::ReadFileError,
     },
     /// Invalid TOML or an unknown key (the message names line and key).
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Syntax {
-        /// The file.
+        /// The grid file.
         path: PathBuf,
-        /// The parser's message.
-        message: String,
+        /// The parser's error.
+        #[source]
+        source: toml::de::Error,
     },
     /// A range that gives no value, or bad numbers.
     #[error("{path}: {message}")]
     Range {
-        /// The file.
+        /// The grid file.
         path: PathBuf,
         /// What is wrong.
         message: String,
@@ -123,7 +125,7 @@ pub enum GridError {
         "{path}: no grid point satisfies wC > max(wA, wD, wR), min(wA, wD, wR) > wH > 0 and theta_low < theta_high ({total} combinations)"
     )]
     NoValidPoint {
-        /// The file.
+        /// The grid file.
         path: PathBuf,
         /// Combinations tried.
         total: usize,
@@ -146,7 +148,7 @@ pub struct Grid {
     pub points: Vec<Point>,
     /// Combinations skipped for breaking the hierarchy or the threshold order.
     pub skipped: usize,
-    /// The objective.
+    /// What each point is scored by (the file's `[objective]`, or the default).
     pub objective: Objective,
 }
 
@@ -160,8 +162,7 @@ impl Grid {
 
     /// Parses grid text; `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Grid, GridError> {
-        let f: GridFile =
-            toml::from_str(text).map_err(|e| GridError::Syntax { path: path.into(), message: e.to_string() })?;
+        let f: GridFile = toml::from_str(text).map_err(|source| GridError::Syntax { path: path.into(), source })?;
         let range =
             |r: &Range, key: &str| r.values(key).map_err(|message| GridError::Range { path: path.into(), message });
         let (c, a, d) =

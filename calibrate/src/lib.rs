@@ -28,4 +28,4 @@ pub mod run;
 pub use eval::{Evaluator, PointMetrics};
 pub use grid::{Grid, GridError, Point};
 pub use objective::Objective;
-pub use run::{CalibrateError, Calibration, calibrate};
+pub use run::{CalibrateError, Calibration, SuiteError, calibrate};

@@ -30,7 +30,7 @@ impl Default for Objective {
 /// The objective's parts on a set of episodes.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Score {
-    /// J.
+    /// The objective itself, the weighted sum of the parts below (higher is better).
     pub j: f64,
     /// Mean TSR.
     pub tsr: f64,
@@ -44,7 +44,7 @@ pub struct Score {
     pub msg: f64,
     /// Pooled unnecessary escalation rate.
     pub uer: f64,
-    /// Episodes.
+    /// How many episodes the means are over.
     pub episodes: usize,
 }
 

@@ -23,18 +23,20 @@ use crate::objective::Score;
 
 /// A calibration that could not run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CalibrateError {
     /// Reading or writing a file failed.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Io {
-        /// The file.
+        /// The file (or directory) being read or written.
         path: PathBuf,
         /// What failed.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
-    /// The suite or an episode did not load.
+    /// The suite or an episode did not load (the user's input, not the machine's).
     #[error("{0}")]
-    Suite(String),
+    Suite(#[source] SuiteError),
     /// The results file belongs to another grid.
     #[error(
         "{path}:{line}: point {index} was computed with other parameters than this grid's; use another --out or the same grid"
@@ -44,13 +46,31 @@ pub enum CalibrateError {
         path: PathBuf,
         /// 1-based line.
         line: usize,
-        /// The point.
+        /// The grid point's index, as the results file has it.
         index: usize,
     },
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> CalibrateError {
-    CalibrateError::Io { path: path.to_path_buf(), message: e.to_string() }
+/// Why the suite gave nothing to calibrate on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SuiteError {
+    /// The suite's manifest did not load.
+    #[error("{0}")]
+    Manifest(#[source] gatecrew_suite::ManifestError),
+    /// The game data did not load.
+    #[error("{0}")]
+    Data(#[source] gatecrew_world::error::DataError),
+    /// An episode's config did not load.
+    #[error("{0}")]
+    Episode(#[source] gatecrew_crew::SetupError),
+    /// The filter left no episode, so no grid point got a score.
+    #[error("no grid point was evaluated")]
+    NoPoints,
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> CalibrateError {
+    CalibrateError::Io { path: path.to_path_buf(), source }
 }
 
 /// A named variant of the gate and its score.
@@ -58,7 +78,7 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> CalibrateError {
 pub struct Variant {
     /// What was changed.
     pub name: String,
-    /// Its parameters.
+    /// Its parameters and what they scored.
     pub point: PointMetrics,
     /// Whether the parameters would be refused in a config (perturbations break the
     /// hierarchy or the thresholds on purpose).
@@ -149,15 +169,15 @@ pub struct Options {
 pub const GROUP_ONE: [&str; 5] = ["walls", "house", "tower", "bridge", "pyramid"];
 
 fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
-    let m = Manifest::load(&opts.suite).map_err(|e| CalibrateError::Suite(e.to_string()))?;
-    let data = Arc::new(GameData::load(&opts.data).map_err(|e| CalibrateError::Suite(e.to_string()))?);
+    let m = Manifest::load(&opts.suite).map_err(|e| CalibrateError::Suite(SuiteError::Manifest(e)))?;
+    let data = Arc::new(GameData::load(&opts.data).map_err(|e| CalibrateError::Suite(SuiteError::Data(e)))?);
     m.episode
         .iter()
         .filter(|e| matches!(e.split, Split::Calibration | Split::Test))
         .filter(|e| opts.filter.as_deref().is_none_or(|f| e.id.contains(f)))
         .map(|e| {
             let setup = Setup::load_with_data(&opts.suite.join(&e.file), &Overrides::default(), data.clone())
-                .map_err(|err| CalibrateError::Suite(err.to_string()))?;
+                .map_err(|err| CalibrateError::Suite(SuiteError::Episode(err)))?;
             Ok(Case { id: e.id.clone(), template: e.template.clone(), family: e.family.clone(), split: e.split, setup })
         })
         .collect()
@@ -215,16 +235,18 @@ pub fn calibrate(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
         .build()
-        .map_err(|e| io_err(&opts.out, e))?;
+        .map_err(|e| io_err(&opts.out, std::io::Error::other(e)))?;
     let started = Instant::now();
     let fresh: Vec<Result<PointMetrics, CalibrateError>> = pool.install(|| {
         todo.par_iter()
             .map(|p| {
                 let score = eval.score(p.params, &cal, &objective, opts.fast);
                 let m = PointMetrics::new(p.index, &p.params, score);
-                let line = serde_json::to_string(&m).map_err(|e| io_err(&results_path, e))?;
+                let line = serde_json::to_string(&m).map_err(|e| io_err(&results_path, e.into()))?;
                 {
-                    let mut w = writer.lock().map_err(|e| io_err(&results_path, e))?;
+                    // A poisoned lock's guard cannot leave the thread: its message is the error.
+                    let mut w =
+                        writer.lock().map_err(|e| io_err(&results_path, std::io::Error::other(e.to_string())))?;
                     // One write per line, flushed at once: an interruption loses at most
                     // the points still running, never a recorded one.
                     w.write_all(format!("{line}\n").as_bytes())
@@ -247,7 +269,7 @@ pub fn calibrate(
         all.insert(m.index, m);
     }
     let points: Vec<PointMetrics> = all.into_values().collect();
-    let best = best_of(&points).ok_or_else(|| CalibrateError::Suite("no grid point was evaluated".into()))?;
+    let best = best_of(&points).ok_or(CalibrateError::Suite(SuiteError::NoPoints))?;
     let params_of = |m: &PointMetrics| {
         GateParams::unchecked(GateSpec {
             weights: Weights { c: m.weights[0], a: m.weights[1], d: m.weights[2], r: m.weights[3], h: m.weights[4] },

@@ -56,7 +56,7 @@ impl Tally {
             self.tokens.push(u64::from(*prompt_tokens) + u64::from(*completion_tokens));
             self.latency_ms.push(*latency_ms);
             match fallback {
-                Some(r) => *self.fallbacks.entry(r.clone()).or_insert(0) += 1,
+                Some(r) => *self.fallbacks.entry(r.tag()).or_insert(0) += 1,
                 None => self.model_answers += 1,
             }
         }

@@ -73,7 +73,7 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         bar.set_message(format!("best J {:.4}", p.best_j));
     };
     let c = calibrate(&grid, &opts, &progress).map_err(|e| match e {
-        gatecrew_calibrate::CalibrateError::Suite(s) => anyhow::Error::new(BadInput(s)),
+        gatecrew_calibrate::CalibrateError::Suite(s) => anyhow::Error::new(BadInput(s.to_string())),
         other => anyhow::Error::new(other),
     })?;
     bar.finish_and_clear();

@@ -74,12 +74,12 @@ impl Default for AgentTuning {
 pub enum BoardNews {
     /// A message the board accepted (the board is public: everyone sees everything).
     Posted {
-        /// Its window.
+        /// The window the board filed it under: what answers and closings refer to.
         window: WindowId,
-        /// The message.
+        /// The message as the board accepted it (its sender included).
         msg: BoardMessage,
     },
-    /// A window closed.
+    /// A window closed (confirmed, timed out or refused): requests waiting on it end.
     Closed(WindowClosed),
     /// A free chat line (the `flatcomm` baseline's status reports).
     Chat {
@@ -88,9 +88,9 @@ pub enum BoardNews {
     },
     /// The board rejected one of this agent's own messages.
     Rejected {
-        /// The message.
+        /// The message as the agent sent it, so that it can undo what it assumed.
         msg: BoardMessage,
-        /// Why.
+        /// The board's reason, which decides whether the agent falls back at once.
         error: RejectKind,
     },
 }
@@ -98,7 +98,7 @@ pub enum BoardNews {
 /// Everything an agent learns at one wake-up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepInput {
-    /// Now.
+    /// The tick of this wake-up; deadlines and cooldowns are counted from it.
     pub tick: Tick,
     /// The verified outcome of its action, if one completed.
     pub outcome: Option<Outcome>,
@@ -114,8 +114,8 @@ pub struct StepInput {
     pub final_call: bool,
     /// Fault injection: the step must panic (the supervisor restarts the agent).
     pub crash: bool,
-    /// Directives from the central manager (`central_dag` only).
-    pub directives: Vec<crate::episode::manager::Directive>,
+    /// What the coordination style's own channel brings (empty under the protocol).
+    pub style: Vec<crate::style::Delivery>,
 }
 
 /// What the agent wants next.
@@ -134,13 +134,13 @@ pub enum Intent {
 /// A gate decision with what the trace needs besides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateNote {
-    /// The issue.
+    /// The issue the gate was asked about.
     pub issue_id: IssueId,
-    /// The decision.
+    /// Escalate or stay local, with the tier that decided and its score.
     pub decision: gatecrew_gating::GateDecision,
-    /// The features.
+    /// The five features the score weighed, as the trace records them.
     pub features: gatecrew_gating::Features,
-    /// The rule context.
+    /// What the tier-1 rules looked at besides the features (the trace's `context`).
     pub ctx: gatecrew_gating::RuleContext,
     /// What the oracle should be asked: the item and count a local recovery would need
     /// (`None`: the issue is not about items).
@@ -150,13 +150,13 @@ pub struct GateNote {
 /// What the gate says about an issue now, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evaluation {
-    /// The features.
+    /// The five features the score weighed.
     pub features: gatecrew_gating::Features,
-    /// The rule context.
+    /// What the tier-1 rules looked at besides the features.
     pub ctx: gatecrew_gating::RuleContext,
-    /// The decision.
+    /// Escalate or stay local, with the tier that decided and its score.
     pub decision: gatecrew_gating::GateDecision,
-    /// What the oracle should be asked.
+    /// What the oracle should be asked, to score the decision afterwards.
     pub oracle: OracleQuery,
 }
 
@@ -176,18 +176,18 @@ pub enum OracleQuery {
 pub enum Note {
     /// An issue detected.
     Issue {
-        /// Its id.
+        /// The id the later notes about it (gate, recovery, resolution) carry.
         id: IssueId,
-        /// What.
+        /// What blocks the agent (a missing item, a blocked cell, a failed action).
         issue: Issue,
-        /// The blocked node.
+        /// The plan node it holds back, if one.
         node: Option<NodeId>,
     },
     /// The gate decided.
     Gate(GateNote),
     /// A recovery step finished.
     Recovery {
-        /// The issue.
+        /// The issue the recovery works on.
         id: IssueId,
         /// The step's label.
         step: String,
@@ -196,15 +196,15 @@ pub enum Note {
     },
     /// An issue resolved.
     Resolved {
-        /// The issue.
+        /// The issue that no longer blocks anything.
         id: IssueId,
-        /// How.
+        /// Whether the local solver, the board or a teammate's work resolved it.
         by: ResolvedBy,
     },
     /// The board failed an escalated issue (its window closed empty, its request was
     /// lost or refused) and control went back to the local solver.
     Fallback {
-        /// The issue.
+        /// The escalated issue the board failed.
         id: IssueId,
         /// What the agent does now: LOCAL_RECOVER (a longer local search found a way)
         /// or LOCAL_SKIP (set aside until something changes).
@@ -214,11 +214,11 @@ pub enum Note {
     },
     /// A node left unfinished at the end.
     Unfinished {
-        /// The node.
+        /// The plan node not done.
         node: NodeId,
-        /// Its position.
+        /// Where its block goes, for a placement.
         pos: Option<Pos>,
-        /// Why.
+        /// What held it back last (the blocker's note), for the report.
         why: String,
     },
 }
@@ -233,12 +233,9 @@ pub struct StepOutput {
     /// Gray-zone cases for the tier-3 adjudicator (only when it consults one); each
     /// issue waits for its verdict in [`StepInput::verdicts`].
     pub consults: Vec<Consult>,
-    /// Free chat lines without protocol meaning (`flatcomm` status reports).
-    pub chats: Vec<gatecrew_protocol::Recipient>,
-    /// Requests to the central manager (`central_dag`).
-    pub manager: Vec<crate::episode::manager::ManagerAsk>,
-    /// Ticks of work lost reading messages (the baselines' interruptions).
-    pub interrupt: u64,
+    /// What it says on the coordination style's own channel, in order (empty under the
+    /// protocol).
+    pub style: Vec<crate::style::Aside>,
     /// What next.
     pub intent: Intent,
 }
@@ -510,9 +507,7 @@ impl AgentCore {
             notes: Vec::new(),
             posts: Vec::new(),
             consults: Vec::new(),
-            chats: Vec::new(),
-            manager: Vec::new(),
-            interrupt: 0,
+            style: Vec::new(),
             intent: Intent::Continue,
         };
         if let Some(o) = input.outcome {
@@ -524,11 +519,12 @@ impl AgentCore {
         }
         self.observe(&input.view);
         for news in input.board {
-            out.interrupt += self.read_cost(&news);
             self.on_news(news, &mut out);
         }
-        for d in input.directives {
-            self.on_directive(d, &mut out);
+        for d in input.style {
+            match d {
+                crate::style::Delivery::Directive(d) => self.on_directive(d, &mut out),
+            }
         }
         self.expire_awaiting();
         for (id, verdict) in input.verdicts {

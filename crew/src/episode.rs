@@ -46,7 +46,7 @@ pub struct Progress {
     pub correct: u32,
     /// Blueprint blocks.
     pub total: u32,
-    /// Now.
+    /// The tick they were counted at.
     pub tick: u64,
     /// Blocks bots placed outside the blueprint that are still standing (scaffolds not
     /// taken down); one left in a blueprint cell counts as a wrong block there instead.
@@ -65,9 +65,13 @@ struct Slot {
     verdicts: Vec<(IssueId, gatecrew_gating::Verdict)>,
     done: bool,
     crash_at: Option<Tick>,
-    directives: Vec<manager::Directive>,
-    directive_due: Option<Tick>,
+    /// What the style's own channel holds for the agent, and when it wakes it.
+    deliveries: Vec<crate::style::Delivery>,
+    delivery_due: Option<Tick>,
     chat_lines_seen: u32,
+    /// Ticks of work the news handed over at this wake-up costs (charged when its
+    /// output is applied).
+    reading: u64,
 }
 
 /// The episode core. See the module docs.
@@ -191,7 +195,7 @@ impl Episode {
         agent.index() < self.slots.len() && !self.idle(agent.index())
     }
 
-    /// Now.
+    /// The episode's clock: the tick of the round in progress (or the last one).
     pub fn tick(&self) -> Tick {
         self.tick
     }
@@ -284,8 +288,8 @@ impl Episode {
                 s.news_due = None;
                 s.wake = true;
             }
-            if s.directive_due.is_some_and(|t| t <= now) {
-                s.directive_due = None;
+            if s.delivery_due.is_some_and(|t| t <= now) {
+                s.delivery_due = None;
                 s.wake = true;
             }
         }
@@ -319,7 +323,7 @@ impl Episode {
             if let Some(t) = s.news_due {
                 consider(t);
             }
-            if let Some(t) = s.directive_due {
+            if let Some(t) = s.delivery_due {
                 consider(t);
             }
         }
@@ -393,8 +397,10 @@ impl Episode {
             let agent = AgentId(i as u32);
             let view = self.world.observe(agent);
             let random_crash = self.faults.crashes();
+            let style = crate::style::style(self.policy_kind);
             let s = &mut self.slots[i];
             s.wake = false;
+            s.reading = crate::style::reading_ticks(style, agent, &s.news);
             let chosen_crash = s.crash_at.is_some_and(|t| t <= now);
             if chosen_crash {
                 s.crash_at = None;
@@ -413,7 +419,7 @@ impl Episode {
                     verdicts: std::mem::take(&mut s.verdicts),
                     final_call: false,
                     crash,
-                    directives: std::mem::take(&mut s.directives),
+                    style: std::mem::take(&mut s.deliveries),
                 },
             ));
         }
@@ -427,7 +433,9 @@ impl Episode {
             .map(|i| {
                 let agent = AgentId(i as u32);
                 let view = self.world.observe(agent);
+                let style = crate::style::style(self.policy_kind);
                 let s = &mut self.slots[i];
+                s.reading = crate::style::reading_ticks(style, agent, &s.news);
                 let input = StepInput {
                     tick: now,
                     outcome: s.outcome.take(),
@@ -437,7 +445,7 @@ impl Episode {
                     verdicts: std::mem::take(&mut s.verdicts),
                     final_call: true,
                     crash: false,
-                    directives: std::mem::take(&mut s.directives),
+                    style: std::mem::take(&mut s.deliveries),
                 };
                 (agent, input)
             })
@@ -460,21 +468,8 @@ impl Episode {
         }
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
         if !muted {
-            for to in out.chats {
-                if self.lost(agent, gatecrew_protocol::trace::LineKind::Chat) {
-                    continue;
-                }
-                self.record_chat(agent, to);
-                self.broadcast(BoardNews::Chat { from: agent });
-            }
-            for ask in out.manager {
-                if let manager::ManagerAsk::Issue { issue, .. } = ask {
-                    if self.lost(agent, gatecrew_protocol::trace::LineKind::Manager) {
-                        self.report_lost(agent, issue);
-                        continue;
-                    }
-                }
-                self.ask_manager(agent, ask);
+            for aside in out.style {
+                self.aside(agent, aside);
             }
         }
         let now = self.tick;
@@ -508,12 +503,13 @@ impl Episode {
         }
         // Reading messages costs the baselines work time: the action in flight (or the
         // wait) ends that much later.
-        if out.interrupt > 0 {
-            let s = &mut self.slots[agent.index()];
+        let s = &mut self.slots[agent.index()];
+        let reading = std::mem::take(&mut s.reading);
+        if reading > 0 {
             if let Some((t, _)) = &mut s.pending {
-                *t = *t + out.interrupt;
+                *t = *t + reading;
             } else if let Some(t) = &mut s.wait_until {
-                *t = *t + out.interrupt;
+                *t = *t + reading;
             }
         }
         // A muted agent (a fault) stops answering: nothing it posts reaches the board.

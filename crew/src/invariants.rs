@@ -31,7 +31,7 @@ use crate::{Episode, Policy, Setup};
 pub enum Violation {
     /// An item's census moved without a booked step.
     Conservation {
-        /// The item.
+        /// The item's name, as the trace spells it.
         item: String,
         /// How much the census moved.
         census: i64,
@@ -42,23 +42,23 @@ pub enum Violation {
     NoEnd,
     /// An event after the tick limit.
     PastTickLimit {
-        /// Its tick.
+        /// The event's tick, past `tick_limit`.
         tick: u64,
     },
     /// An idle agent still waiting on a request past its deadline.
     Overdue {
         /// When it was seen.
         tick: u64,
-        /// The agent.
+        /// The agent still waiting.
         agent: AgentId,
         /// The item it asked for.
         item: ItemId,
     },
     /// A request made again inside the cooldown after a refusal.
     ReEscalated {
-        /// The agent.
+        /// The agent that asked again.
         agent: AgentId,
-        /// The item.
+        /// The item it asked for again, when the request names one.
         item: Option<String>,
         /// When the window closed with CANNOT_SUPPLY.
         refused_at: u64,
@@ -92,7 +92,7 @@ impl fmt::Display for Violation {
 pub struct Checked {
     /// How it ended.
     pub finished: Finished,
-    /// The trace.
+    /// The trace's events, in order, as the invariants read them.
     pub events: Vec<Event>,
     /// The episode core at the end (the final world).
     pub episode: Episode,

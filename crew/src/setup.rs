@@ -259,17 +259,17 @@ pub enum SetupError {
 pub struct Setup {
     /// Episode id.
     pub name: String,
-    /// Seed.
+    /// Seeds every random draw (faults, ties): the same seed gives the same trace.
     pub seed: u64,
     /// Tick limit.
     pub tick_limit: u64,
-    /// Policy.
+    /// How the crew coordinates: the gate procedure and the coordination style.
     pub policy: Policy,
     /// Oracle budget.
     pub oracle_ticks: u64,
     /// Game data.
     pub data: Arc<GameData>,
-    /// Blueprint.
+    /// What to build: the cells progress and completion are judged against.
     pub blueprint: Arc<Blueprint>,
     /// The world at tick 0, with the bots.
     pub world: World,
@@ -279,7 +279,7 @@ pub struct Setup {
     pub board: BoardConfig,
     /// Agent tuning.
     pub tuning: AgentTuning,
-    /// Faults.
+    /// The faults to inject (none by default): crashes, drops, delays, mutes.
     pub faults: FaultSpec,
     /// The crew's task graph (each agent gets a copy).
     pub plan: TaskGraph,

@@ -7,13 +7,24 @@
 //! A new style is one new file here implementing [`Style`], and one arm in [`style`].
 //! The numbers each baseline uses, and where they come from, are in its file and in
 //! docs/baselines.md.
+//!
+//! The agent's step types carry only what the agent does; what a style adds travels in
+//! two payloads defined here: [`Delivery`] (what the style's own channel brings an
+//! agent at a wake-up, such as `central_dag`'s directives) and [`Aside`] (what an agent
+//! says outside the board, such as `flatcomm`'s status lines). The work a bot loses
+//! reading teammates' news is not the agent's doing at all: the episode charges it from
+//! the news it hands over ([`reading_ticks`]). A style with a channel of its own adds a
+//! variant to one of the payloads; a style without one adds nothing here.
 
 mod central_dag;
 mod flatcomm;
 mod no_partition;
 mod protocol;
 
+use gatecrew_protocol::{AgentId, Recipient};
+
 use crate::agent::BoardNews;
+use crate::episode::manager::{Directive, ManagerAsk};
 use crate::policy::Policy;
 
 pub use flatcomm::FLATCOMM_READ_TICKS;
@@ -79,4 +90,40 @@ pub fn style(policy: Policy) -> &'static dyn Style {
         Policy::Flatcomm => &flatcomm::Flatcomm,
         Policy::CentralDag => &central_dag::CentralDag,
     }
+}
+
+/// What a style's own channel brings an agent at a wake-up, besides the board's news
+/// (in [`crate::agent::StepInput::style`]). The protocol has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// `central_dag`: the central manager's order after a re-plan.
+    Directive(Directive),
+}
+
+/// What an agent says outside the board, on its style's own channel (in
+/// [`crate::agent::StepOutput::style`], in the order said). The episode records each
+/// one, and a fault may drop it on the way. The protocol has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aside {
+    /// `flatcomm`: a free chat line without protocol meaning (a status report); every
+    /// teammate reads it.
+    Chat(Recipient),
+    /// `central_dag`: a report to the central manager, which re-plans on it.
+    Ask(ManagerAsk),
+}
+
+/// Ticks of work `agent` loses taking `news` into its context under `style`: only
+/// teammates' news costs; the bot's own messages and the board's closings are known
+/// already. The episode adds them to the end of the action in flight (or the wait).
+pub fn reading_ticks(style: &dyn Style, agent: AgentId, news: &[BoardNews]) -> u64 {
+    news.iter()
+        .map(|n| {
+            let from_other = match n {
+                BoardNews::Posted { msg, .. } => msg.from() != agent,
+                BoardNews::Chat { from } => *from != agent,
+                BoardNews::Closed(_) | BoardNews::Rejected { .. } => false,
+            };
+            if from_other { style.read_ticks(n) } else { 0 }
+        })
+        .sum()
 }

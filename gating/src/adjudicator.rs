@@ -24,7 +24,7 @@ pub struct DecisionCard {
     /// How many.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<u32>,
-    /// The features.
+    /// The five features, as the gate computed them.
     pub f: FeatureVec,
     /// The normalised score, rounded to two decimals.
     pub s: f64,

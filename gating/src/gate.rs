@@ -38,7 +38,7 @@ impl GatePolicy {
 /// What the gate is asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GateQuery {
-    /// The features.
+    /// The five features the score weighs.
     pub features: Features,
     /// Rule context.
     pub ctx: RuleContext,
@@ -53,7 +53,7 @@ pub struct GateDecision {
     pub rule: Option<RuleId>,
     /// The normalised score (computed for every issue, logged always).
     pub score: f64,
-    /// The verdict.
+    /// Escalate or stay local.
     pub decision: Decision,
     /// What the agent does.
     pub action: GateAction,
@@ -79,12 +79,12 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// A gate.
+    /// A gate with these weights and thresholds, deciding by `policy`'s procedure.
     pub fn new(params: GateParams, policy: GatePolicy) -> Self {
         Gate { params, policy }
     }
 
-    /// The parameters.
+    /// Its weights, thresholds and cooldowns (the trace's config hash covers them).
     pub fn params(&self) -> &GateParams {
         &self.params
     }

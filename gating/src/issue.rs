@@ -8,7 +8,7 @@ use gatecrew_protocol::{ItemId, Pos};
 pub enum Issue {
     /// The active node needs an item not in the inventory.
     MissingMaterial {
-        /// The item.
+        /// The item the node places (or crafts from).
         item: ItemId,
         /// How many are missing.
         count: u32,
@@ -27,12 +27,12 @@ pub enum Issue {
     },
     /// No path to the target.
     Unreachable {
-        /// The target.
+        /// Where the agent tried to go.
         pos: Pos,
     },
     /// A verified failure not covered above.
     ActionFailed {
-        /// The action.
+        /// Which action failed (a repeat of the same one is the same issue).
         action: ActionName,
         /// The failure tag.
         reason: &'static str,
@@ -42,9 +42,9 @@ pub enum Issue {
 /// What history (cooldowns, time-outs, zero-yield counts) is keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum IssueKey {
-    /// A material.
+    /// A missing material: its cooldown holds for every node that needs the item.
     Material(ItemId),
-    /// A tool.
+    /// A missing tool, kept apart from the same item wanted as a material.
     Tool(ItemId),
     /// A blocked node.
     Node(u32),

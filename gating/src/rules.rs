@@ -61,9 +61,9 @@ pub struct RuleContext {
 /// A rule that fired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuleHit {
-    /// Which.
+    /// The rule that fired first (the trace's `rule`).
     pub rule: RuleId,
-    /// Its verdict.
+    /// What the rule decides: escalate or stay local.
     pub decision: Decision,
     /// What the agent does.
     pub action: GateAction,

@@ -27,10 +27,7 @@ impl LlmClassifier {
         // An intent is longer than a verdict: room for the node words.
         spec.max_tokens = spec.max_tokens.max(48);
         let client = LlmClient::new(spec.clone(), gatecrew_gating::Deterministic { midpoint: 0.75 })?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LlmClientError::Build(e.to_string()))?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LlmClientError::Runtime)?;
         Ok(LlmClassifier { rt, client, spec })
     }
 }

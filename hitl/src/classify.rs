@@ -18,13 +18,13 @@ pub struct Context<'a> {
     pub plan: &'a Plan,
     /// The clarifying question the bot asked, if one is open.
     pub question: Option<&'a str>,
-    /// The vocabulary.
+    /// The item, block and part names the words are matched against.
     pub vocab: &'a Vocabulary,
     /// Game data.
     pub data: &'a GameData,
 }
 
-/// A classification.
+/// What a classifier made of one line, and what it cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Classified {
     /// What the line asks for (type, node or goal words, parent).
@@ -39,7 +39,8 @@ pub struct Classified {
     pub tokens: (u32, u32),
 }
 
-/// A classifier.
+/// Turns a person's line into an intent: the rule parser, or a model with the parser
+/// as its fallback.
 pub trait Classify: Send {
     /// Classifies one line.
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified;

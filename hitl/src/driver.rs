@@ -72,7 +72,7 @@ impl Driver {
         self.seat.is_some()
     }
 
-    /// Now.
+    /// The episode's clock: the tick a person's line enters at.
     pub fn tick(&self) -> Tick {
         self.episode.tick()
     }
@@ -82,7 +82,7 @@ impl Driver {
         self.episode.world()
     }
 
-    /// The partner.
+    /// The partner core (its plan, its memory, what it said), for the front end.
     pub fn partner(&self) -> &Partner {
         &self.partner
     }

@@ -59,7 +59,7 @@ impl IntentType {
 /// node an added goal goes under.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Intent {
-    /// The type.
+    /// What the person wants done (add, switch, stop, ...).
     #[serde(rename = "type")]
     pub kind: IntentType,
     /// The node or goal named, as words.

@@ -77,7 +77,7 @@ impl Plan {
         self.g.contains_node(n)
     }
 
-    /// A node.
+    /// The node `n`: its kind, label and state.
     ///
     /// # Panics
     /// When `n` is not in the plan (ids come from the plan itself).

@@ -57,7 +57,7 @@ pub(crate) enum Question {
     Which {
         /// The intent waiting for the answer.
         intent: crate::intent::Intent,
-        /// The candidates.
+        /// The nodes the words matched, in the order offered ("the second one").
         options: Vec<StepId>,
         /// The question asked.
         text: String,
@@ -66,7 +66,7 @@ pub(crate) enum Question {
     WhichPart {
         /// The intent waiting for the answer.
         intent: crate::intent::Intent,
-        /// The candidates.
+        /// The parts the words matched, in the order offered ("the second one").
         options: Vec<crate::parts::PartRef>,
         /// The question asked.
         text: String,

@@ -36,7 +36,7 @@ impl Snapshot {
 /// A validator's verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
-    /// Passed.
+    /// Whether the node's criterion holds in the world as the bot sees it.
     pub pass: bool,
     /// The criterion in words.
     pub criterion: String,

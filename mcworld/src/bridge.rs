@@ -89,7 +89,7 @@ impl Bridge {
     pub async fn start(dir: &Path) -> Result<(Bridge, mpsc::UnboundedReceiver<Event>), McError> {
         let mut child = node::spawn_node(dir, "bridge.js", &[])?;
         let pid = child.id().unwrap_or(0);
-        let stdout = child.stdout.take().ok_or_else(|| McError::ServerStart("the bridge has no stdout".into()))?;
+        let stdout = child.stdout.take().ok_or(McError::ServerStart(crate::error::StartError::BridgeNoStdout))?;
         let stdin = child.stdin.take();
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::unbounded_channel();
@@ -149,12 +149,15 @@ impl Bridge {
         line.push('\n');
         let started = Instant::now();
         let written = match self.stdin.lock().await.as_mut() {
-            Some(stdin) => stdin.write_all(line.as_bytes()).await.map_err(|e| e.to_string()),
-            None => Err("stdin closed".to_owned()),
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|e| BridgeError::Write { pid: self.pid, source: Arc::new(e) }),
+            None => Err(BridgeError::Exited(format!("pid {}: cannot write a request: stdin closed", self.pid))),
         };
         if let Err(e) = written {
             Shared::lock(&self.shared.waiting).remove(&id);
-            return Err(BridgeError::Exited(format!("pid {}: cannot write a request: {e}", self.pid)));
+            return Err(e);
         }
         let answer = match tokio::time::timeout(wait, rx).await {
             Ok(Ok(answer)) => answer,

@@ -39,7 +39,7 @@ use gatecrew_world::GameData;
 pub use bridge::{Bridge, Latency};
 pub use coords::Origin;
 pub use driver::{McRun, Timings, run};
-pub use error::{BridgeError, ErrorCode, McError};
+pub use error::{BridgeError, ErrorCode, McError, SetupError, StartError};
 pub use node::{bridge_dir, ensure_installed};
 pub use server::LocalServer;
 
@@ -50,7 +50,7 @@ pub enum Server {
     Remote {
         /// Host name or address.
         host: String,
-        /// Port.
+        /// Its TCP port.
         port: u16,
     },
     /// Start the local flying-squid test server (`bridge/harness.js`).
@@ -75,14 +75,14 @@ impl Server {
 pub enum Fault {
     /// At this tick another bot kicks `agent`'s bot with the server's `/kick`.
     KickAt {
-        /// The victim.
+        /// The agent whose bot is kicked.
         agent: AgentId,
-        /// When.
+        /// The episode tick at (or after) which it happens.
         tick: u64,
     },
     /// At this tick the bridge process is killed by its PID.
     KillBridgeAt {
-        /// When.
+        /// The episode tick at (or after) which it happens.
         tick: u64,
     },
 }
@@ -107,7 +107,7 @@ impl Default for Timeouts {
 /// How to run on Minecraft.
 #[derive(Debug, Clone)]
 pub struct McOptions {
-    /// The server.
+    /// Which server: a local flying-squid started for the run, or a remote one.
     pub server: Server,
     /// Minecraft version (1.20.4: flying-squid and mineflayer are tested on it).
     pub version: String,

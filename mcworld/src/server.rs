@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use tokio::process::Child;
 
-use crate::error::McError;
+use crate::error::{McError, StartError};
 use crate::node;
 
 /// The y a bot stands at on the harness's superflat ground (bedrock 0, dirt 1-3,
@@ -43,25 +43,27 @@ impl LocalServer {
         let args = ["--port", "0", "--host", "127.0.0.1", "--version", version].map(str::to_owned);
         let mut child = node::spawn_node(dir, "harness.js", &args)?;
         let pid = child.id().unwrap_or(0);
-        let stdout = child.stdout.take().ok_or_else(|| McError::ServerStart("no stdout".into()))?;
+        let stdout = child.stdout.take().ok_or(McError::ServerStart(StartError::NoStdout))?;
         let mut lines = crate::node::CappedLines::new(stdout, "the harness");
         let first = tokio::time::timeout(READY_TIMEOUT, lines.next_line()).await;
         let line = match first {
             Ok(Ok(Some(line))) => line,
             Ok(Ok(None)) => {
                 let status = node::stop_child(&mut child, Duration::from_secs(1)).await;
-                return Err(McError::ServerStart(format!("the harness exited before it was ready ({status})")));
+                return Err(McError::ServerStart(StartError::Exited { status }));
             }
-            Ok(Err(e)) => return Err(McError::ServerStart(format!("reading the harness: {e}"))),
+            Ok(Err(e)) => return Err(McError::ServerStart(StartError::Read(e))),
             Err(_) => {
                 let status = node::stop_child(&mut child, Duration::from_secs(1)).await;
-                return Err(McError::ServerStart(format!("not ready within {READY_TIMEOUT:?} ({status})")));
+                return Err(McError::ServerStart(StartError::NotReady { after: READY_TIMEOUT, status }));
             }
         };
-        let ready: Ready = serde_json::from_str(&line)
-            .map_err(|e| McError::ServerStart(format!("unexpected first line {line:?}: {e}")))?;
+        let ready: Ready = match serde_json::from_str(&line) {
+            Ok(r) => r,
+            Err(source) => return Err(McError::ServerStart(StartError::Malformed { line, source })),
+        };
         if ready.event != "ready" {
-            return Err(McError::ServerStart(format!("unexpected first line {line:?}")));
+            return Err(McError::ServerStart(StartError::NotReadyEvent { line }));
         }
         // Keep draining stdout so that the harness never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });

@@ -11,7 +11,7 @@ use gatecrew_protocol::{AgentId, ItemId};
 use gatecrew_world::{BlockId, Inventory, World};
 
 use crate::Ctx;
-use crate::error::McError;
+use crate::error::{McError, SetupError};
 use crate::wire::{Command, Data};
 
 /// Vanilla's `/fill` limit.
@@ -58,7 +58,7 @@ impl Ctx {
     /// issues the commands), then checks both from the bot's own observation.
     pub(crate) async fn stage_agent(&self, world: &World, agent: AgentId) -> Result<(), McError> {
         let Some(body) = world.body(agent) else {
-            return Err(McError::Setup(format!("{agent} is not in the scenario")));
+            return Err(McError::Setup(SetupError::NotInScenario { agent }));
         };
         let name = self.name(agent).to_owned();
         if !self.standins {
@@ -87,13 +87,14 @@ impl Ctx {
             }
         }
         if seen.feet != Some([x, y, z]) {
-            return Err(McError::Setup(format!("{name} stands at {:?} after /tp {x} {y} {z}", seen.feet)));
+            return Err(McError::Setup(SetupError::Misplaced { bot: name, feet: seen.feet, at: [x, y, z] }));
         }
         let want: BTreeMap<&str, u32> = body.inventory.iter().map(|(i, n)| (world.data().item_name(i), n)).collect();
         let have: BTreeMap<&str, u32> =
             seen.inventory.iter().flatten().filter(|s| s.count > 0).map(|s| (s.name.as_str(), s.count)).collect();
         if want != have {
-            return Err(McError::Setup(format!("{name} holds {have:?}, the scenario gives it {want:?}")));
+            let owned = |m: BTreeMap<&str, u32>| m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            return Err(McError::Setup(SetupError::Inventory { bot: name, have: owned(have), want: owned(want) }));
         }
         Ok(())
     }

@@ -7,6 +7,7 @@
 //! other malformed line with its line number.
 
 mod event;
+mod fallback_reason;
 mod hitl;
 mod reader;
 mod scores;
@@ -17,6 +18,7 @@ pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,
     Tier, WindowEvent,
 };
+pub use fallback_reason::{FallbackReason, UnknownFallback};
 pub use hitl::{
     BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote,
 };

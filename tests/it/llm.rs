@@ -13,7 +13,7 @@ pub mod server;
 use std::path::{Path, PathBuf};
 
 use gatecrew_gating::llm::LlmSpec;
-use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_protocol::trace::{Event, EventKind, FallbackReason};
 
 use crate::common::{root, write};
 
@@ -60,12 +60,12 @@ pub fn trace(path: &Path) -> Vec<Event> {
     crate::episode::events(&std::fs::read(path).unwrap())
 }
 
-/// The `adjudication` events: (tick, fallback tag, prompt tokens + completion tokens).
-pub fn adjudications(evs: &[Event]) -> Vec<(u64, Option<String>, u32)> {
+/// The `adjudication` events: (tick, fallback reason, prompt tokens + completion tokens).
+pub fn adjudications(evs: &[Event]) -> Vec<(u64, Option<FallbackReason>, u32)> {
     evs.iter()
         .filter_map(|e| match &e.kind {
             EventKind::Adjudication { fallback, prompt_tokens, completion_tokens, .. } => {
-                Some((e.t, fallback.clone(), prompt_tokens + completion_tokens))
+                Some((e.t, *fallback, prompt_tokens + completion_tokens))
             }
             _ => None,
         })

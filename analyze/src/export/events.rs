@@ -214,7 +214,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.completion_tokens = Some(*completion_tokens);
             r.tokens = Some(prompt_tokens.saturating_add(*completion_tokens));
             r.latency_ms = Some(*latency_ms);
-            r.fallback = fallback.clone();
+            r.fallback = fallback.map(|f| f.tag());
         }
         EventKind::Board { msg, window, from, to, item, count, reason } => {
             r.msg = Some(msg.as_str().to_owned());

@@ -1,26 +1,17 @@
 //! What the baseline policies change in an agent (DESIGN section 6; docs/baselines.md):
-//! who gets interrupted by public messages, who is too busy to answer, who reacts to
-//! others' requests as if they were its own, and how the central manager's directives
-//! are carried out.
+//! who is too busy to answer, who reacts to others' requests as if they were its own,
+//! and how the central manager's directives are carried out. (What reading public
+//! messages costs is charged by the episode: [`crate::style::reading_ticks`].)
 
 use gatecrew_gating::Issue;
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{BoardMessage, IssueId, Recipient};
 
-use super::{AgentCore, Awaiting, Blocker, BoardNews, Handover, Retry, StepOutput};
+use super::{AgentCore, Awaiting, Blocker, Handover, Retry, StepOutput};
 use crate::episode::manager::{Directive, ManagerAsk};
+use crate::style::Aside;
 
 impl AgentCore {
-    /// Work lost to reading one piece of news.
-    pub(super) fn read_cost(&self, news: &BoardNews) -> u64 {
-        let from_other = match news {
-            BoardNews::Posted { msg, .. } => msg.from() != self.id,
-            BoardNews::Chat { from } => *from != self.id,
-            BoardNews::Closed(_) | BoardNews::Rejected { .. } => false,
-        };
-        if from_other { self.style.read_ticks(news) } else { 0 }
-    }
-
     /// `flatcomm`: one conversation at a time; a bot already in one ignores requests.
     pub(super) fn busy_for_chat(&self) -> bool {
         self.style.busy(!self.handovers.is_empty(), !self.awaiting.is_empty())
@@ -48,7 +39,7 @@ impl AgentCore {
 
     /// `central_dag`: every issue goes to the manager, and the bot waits for the re-plan.
     pub(super) fn ask_manager(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
-        out.manager.push(ManagerAsk::Issue { issue: id, item: issue.requestable() });
+        out.style.push(Aside::Ask(ManagerAsk::Issue { issue: id, item: issue.requestable() }));
         self.sent_to_manager.insert(id, issue);
         self.waiting_manager = Some(id);
         if let Some((item, _)) = issue.requestable() {
@@ -106,7 +97,7 @@ impl AgentCore {
         }
         let Some(aw) = self.awaiting.remove(&item) else { return true };
         if let Some(window) = aw.window {
-            out.manager.push(ManagerAsk::Received { window });
+            out.style.push(Aside::Ask(ManagerAsk::Received { window }));
         }
         self.history.confirmed(aw.key);
         self.resolve(Blocker::Item(item), ResolvedBy::Board, out);
@@ -116,7 +107,7 @@ impl AgentCore {
     /// `flatcomm`: issues the protocol cannot carry are still chatted about.
     pub(super) fn chat_status(&mut self, out: &mut StepOutput) {
         if self.style.chats_status() {
-            out.chats.push(Recipient::All);
+            out.style.push(Aside::Chat(Recipient::All));
         }
     }
 

@@ -15,7 +15,7 @@ use crate::plan::NodeId;
 /// A gray-zone case for the adjudicator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Consult {
-    /// The issue.
+    /// The issue that waits for the verdict (it is parked until then).
     pub issue_id: IssueId,
     /// What the adjudicator sees.
     pub card: DecisionCard,

@@ -215,13 +215,13 @@ impl Memory {
 pub struct Known<'a> {
     /// Game data.
     pub data: &'a GameData,
-    /// Memory.
+    /// What the agent has seen: blocks, dug ground, sources.
     pub mem: &'a Memory,
-    /// Inventory.
+    /// Its verified inventory: what a plan may use without getting it first.
     pub inv: &'a Inventory,
-    /// Position.
+    /// Where it stands: walks are planned from here.
     pub pos: Pos,
-    /// Physics.
+    /// Reach, tick costs and stations, as every bot knows them.
     pub physics: &'a Physics,
     /// Items the crew's blueprint still places: local recovery may not spend them
     /// (crafting stone bricks from the stone that must be placed would only move the

@@ -7,6 +7,7 @@ use gatecrew_protocol::{AgentId, Recipient};
 
 use super::Episode;
 use super::manager::{Directive, ManagerAsk};
+use crate::style::{Aside, Delivery};
 
 /// Fixed prompt of a chat reply (system prompt, the bot's state).
 const CHAT_BASE_TOKENS: u32 = 350;
@@ -15,6 +16,30 @@ const CHAT_LINE_TOKENS: u32 = 30;
 const CHAT_HISTORY: u32 = 30;
 
 impl Episode {
+    /// Takes what an agent said outside the board: a chat line reaches every teammate,
+    /// a report reaches the manager, unless the drop fault loses it on the way.
+    pub(super) fn aside(&mut self, agent: AgentId, aside: Aside) {
+        use gatecrew_protocol::trace::LineKind;
+        match aside {
+            Aside::Chat(to) => {
+                if self.lost(agent, LineKind::Chat) {
+                    return;
+                }
+                self.record_chat(agent, to);
+                self.broadcast(super::BoardNews::Chat { from: agent });
+            }
+            Aside::Ask(ask) => {
+                if let ManagerAsk::Issue { issue, .. } = ask {
+                    if self.lost(agent, LineKind::Manager) {
+                        self.report_lost(agent, issue);
+                        return;
+                    }
+                }
+                self.ask_manager(agent, ask);
+            }
+        }
+    }
+
     /// Records a chat line: every teammate reads it, which grows their next prompts.
     pub(super) fn record_chat(&mut self, from: AgentId, to: Recipient) {
         let seen = self.slots.get(from.index()).map_or(0, |s| s.chat_lines_seen);
@@ -41,8 +66,8 @@ impl Episode {
         self.push(EventKind::Manager { from: None, to: Some(to), tokens });
         let due = self.tick + delay.max(1);
         if let Some(s) = self.slots.get_mut(to.index()) {
-            s.directives.push(d);
-            s.directive_due = Some(s.directive_due.map_or(due, |t| t.min(due)));
+            s.deliveries.push(Delivery::Directive(d));
+            s.delivery_due = Some(s.delivery_due.map_or(due, |t| t.min(due)));
         }
     }
 

@@ -29,7 +29,7 @@ pub struct ConsultRequest {
     pub agent: AgentId,
     /// The issue (unique within an episode).
     pub issue_id: IssueId,
-    /// The card.
+    /// What the adjudicator is shown: the features, the rule context, the score.
     pub card: DecisionCard,
     /// The unrounded score.
     pub score: f64,
@@ -46,7 +46,7 @@ pub enum ResolveError {
     /// The replayed episode asked about another card than the recorded one.
     #[error("the episode diverged from the replayed trace at issue {issue}: recorded card {recorded}, now {now}")]
     Diverged {
-        /// The issue.
+        /// The first issue whose card differs.
         issue: IssueId,
         /// The card in the trace.
         recorded: String,
@@ -226,7 +226,7 @@ impl Episode {
                 prompt_tokens: adj.prompt_tokens,
                 completion_tokens: adj.completion_tokens,
                 latency_ms: adj.latency_ms,
-                fallback: adj.fallback.map(FallbackReason::tag),
+                fallback: adj.fallback,
             });
         }
     }

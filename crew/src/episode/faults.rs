@@ -157,8 +157,8 @@ impl super::Episode {
     pub(super) fn report_lost(&mut self, agent: AgentId, issue: IssueId) {
         let due = self.tick + gatecrew_protocol::BoardConfig::default().window_ticks;
         if let Some(s) = self.slots.get_mut(agent.index()) {
-            s.directives.push(super::manager::Directive::RecoverLocally { issue });
-            s.directive_due = Some(s.directive_due.map_or(due, |t| t.min(due)));
+            s.deliveries.push(crate::style::Delivery::Directive(super::manager::Directive::RecoverLocally { issue }));
+            s.delivery_due = Some(s.delivery_due.map_or(due, |t| t.min(due)));
         }
     }
 

@@ -36,18 +36,18 @@ pub enum ManagerAsk {
 pub enum Directive {
     /// No teammate can spare it: solve it locally.
     RecoverLocally {
-        /// The issue.
+        /// The bot's issue the manager gives back (it stops waiting on it).
         issue: IssueId,
     },
     /// A teammate brings the items.
     Incoming {
-        /// The delivery.
+        /// The manager's window for the delivery; the bot confirms receipt under it.
         window: WindowId,
-        /// The giver.
+        /// The teammate ordered to bring them.
         from: AgentId,
-        /// The item.
+        /// What comes.
         item: ItemId,
-        /// How many.
+        /// How many come.
         count: u32,
         /// When the manager gives the delivery up (and tells the bot to recover): the
         /// bot waits until then. Its own hand-over timeout was shorter whenever a
@@ -57,18 +57,18 @@ pub enum Directive {
     },
     /// Bring items to a teammate.
     Deliver {
-        /// The delivery.
+        /// The manager's window for the delivery, which the receiver confirms.
         window: WindowId,
-        /// The receiver.
+        /// The teammate to walk to.
         to: AgentId,
-        /// The item.
+        /// What to hand over.
         item: ItemId,
-        /// How many.
+        /// How many to hand over.
         count: u32,
     },
     /// Nothing to change: carry on.
     Resume {
-        /// The issue.
+        /// The bot's issue the re-plan needed nothing for (it stops waiting on it).
         issue: IssueId,
     },
 }

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::path::Path;
 
-use gatecrew_gating::llm::FallbackReason;
 use gatecrew_gating::{Adjudication, Verdict};
 use gatecrew_protocol::IssueId;
 use gatecrew_protocol::trace::{Event, EventKind, TraceError, TraceReader};
@@ -16,29 +15,31 @@ use super::consult::{ConsultRequest, ResolveError, Resolver};
 
 /// A trace that cannot be replayed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// The file cannot be read.
-    #[error("{path}: cannot read: {reason}")]
+    #[error("{path}: cannot read: {source}")]
     Io {
-        /// The file.
+        /// The trace file, as given.
         path: String,
-        /// Why.
-        reason: String,
+        /// Why it could not be opened.
+        #[source]
+        source: std::io::Error,
     },
     /// A line is not a trace event.
     #[error("{path}: {source}")]
     Trace {
-        /// The file.
+        /// The trace file, as given.
         path: String,
         /// The reader's error (names the line).
         source: TraceError,
     },
-    /// An `adjudication` event names an unknown fallback reason.
+    /// The trace adjudicates one issue twice, so which verdict to replay is unclear.
     #[error("{path}: line {line}: {reason}")]
     Event {
-        /// The file.
+        /// The trace file, as given.
         path: String,
-        /// The line.
+        /// The 1-based line of the offending event.
         line: usize,
         /// What is wrong.
         reason: String,
@@ -56,8 +57,7 @@ impl Replay {
     /// Reads a trace file.
     pub fn load(path: &Path) -> Result<Replay, ReplayError> {
         let name = path.display().to_string();
-        let file =
-            std::fs::File::open(path).map_err(|e| ReplayError::Io { path: name.clone(), reason: e.to_string() })?;
+        let file = std::fs::File::open(path).map_err(|source| ReplayError::Io { path: name.clone(), source })?;
         let mut events = Vec::new();
         for ev in TraceReader::new(BufReader::new(file)) {
             events.push(ev.map_err(|source| ReplayError::Trace { path: name.clone(), source })?);
@@ -85,17 +85,13 @@ impl Replay {
                     fallback,
                     ..
                 } => {
-                    let fallback = match fallback {
-                        Some(tag) => Some(tag.parse::<FallbackReason>().map_err(|e| (i + 1, e.to_string()))?),
-                        None => None,
-                    };
                     let adj = Adjudication {
                         verdict: Verdict { decision: *decision, confidence: *confidence },
                         reply: reply.clone(),
                         prompt_tokens: *prompt_tokens,
                         completion_tokens: *completion_tokens,
                         latency_ms: *latency_ms,
-                        fallback,
+                        fallback: *fallback,
                     };
                     if r.recorded.insert(*issue_id, (card.clone(), adj)).is_some() {
                         return Err((i + 1, format!("a second adjudication of issue {issue_id}")));

@@ -64,11 +64,11 @@ pub enum Need {
     Expire(Tick),
     /// Post `msg` from `from` on the board at `now`. [`Answer::Posted`].
     Post {
-        /// The sender.
+        /// The agent it comes from (the board checks it is the message's sender).
         from: AgentId,
-        /// The message.
+        /// What to post.
         msg: BoardMessage,
-        /// The tick.
+        /// The board's clock for it: a window opened now closes `window_ticks` later.
         now: Tick,
     },
     /// Agents are about to be woken at this tick: what comes from outside the crew
@@ -106,7 +106,7 @@ pub enum Answer {
 /// One agent's step, as the driver ran it.
 #[derive(Debug)]
 pub struct Stepped {
-    /// The agent.
+    /// Whose step: outputs are applied in agent-id order, whatever order they came in.
     pub agent: AgentId,
     /// What it did.
     pub output: StepOutput,

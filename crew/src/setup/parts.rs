@@ -43,7 +43,7 @@ pub struct SetupParts {
     pub board: BoardConfig,
     /// Agent tuning.
     pub tuning: AgentTuning,
-    /// Faults.
+    /// The faults to inject (none by default): crashes, drops, delays, mutes.
     pub faults: FaultSpec,
     /// Hash of the resolved configuration ([`config_hash`]).
     pub config_hash: String,

@@ -5,7 +5,7 @@
 
 use super::Style;
 
-/// The style.
+/// `central_dag`: the manager holds the plan (the only answer that differs).
 #[derive(Debug, Clone, Copy)]
 pub struct CentralDag;
 

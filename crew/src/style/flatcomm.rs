@@ -10,7 +10,7 @@ use crate::agent::BoardNews;
 /// number, not a measurement: docs/baselines.md says so and lists it.
 pub const FLATCOMM_READ_TICKS: u64 = 20;
 
-/// The style.
+/// `flatcomm`: free chat, costly to read, no memory of refusals.
 #[derive(Debug, Clone, Copy)]
 pub struct Flatcomm;
 

@@ -9,7 +9,7 @@ use crate::agent::BoardNews;
 /// round number, not a measurement: docs/baselines.md says so and lists it.
 pub const NO_PARTITION_READ_TICKS: u64 = 10;
 
-/// The style.
+/// `no_partition`: the protocol, with every public message read as private.
 #[derive(Debug, Clone, Copy)]
 pub struct NoPartition;
 

@@ -14,10 +14,7 @@ pub struct BlockingLlm {
 impl BlockingLlm {
     /// Wraps a client.
     pub fn new(client: LlmClient) -> Result<Self, LlmClientError> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LlmClientError::Build(e.to_string()))?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LlmClientError::Runtime)?;
         Ok(BlockingLlm { rt, client })
     }
 }

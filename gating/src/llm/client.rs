@@ -51,7 +51,8 @@ impl std::fmt::Debug for ApiKey {
 }
 
 /// A client that cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LlmClientError {
     /// No base URL.
     #[error("no LLM endpoint: pass --llm-url URL or set url in [llm]")]
@@ -59,12 +60,15 @@ pub enum LlmClientError {
     /// No model name.
     #[error("no model name: pass --model NAME or set model in [llm]")]
     NoModel,
-    /// The key variable named in the config is not set.
+    /// The key variable named in the config (its name) is not set.
     #[error("the environment variable {0} (llm.api_key_env) is not set or empty")]
     MissingKey(String),
-    /// reqwest or tokio refused to start.
+    /// reqwest refused to build the client (no TLS backend, a bad proxy setting).
     #[error("cannot start the HTTP client: {0}")]
-    Build(String),
+    Build(#[source] reqwest::Error),
+    /// tokio could not start the runtime a blocking caller drives the client on.
+    #[error("cannot start the HTTP client: {0}")]
+    Runtime(#[source] std::io::Error),
 }
 
 /// The OpenAI-compatible adjudicator. Cheap to share (`Arc`) between concurrent calls.
@@ -115,13 +119,13 @@ impl LlmClient {
             .timeout(spec.timeout())
             .redirect(redirects)
             .build()
-            .map_err(|e| LlmClientError::Build(e.to_string()))?;
+            .map_err(LlmClientError::Build)?;
         let endpoint = format!("{}/chat/completions", base.trim_end_matches('/'));
         let shown = super::redact_url(&endpoint);
         Ok(LlmClient { http, spec, endpoint, shown, model, key, det })
     }
 
-    /// The spec.
+    /// The endpoint's settings as configured (timeouts, floor, output mode).
     pub fn spec(&self) -> &LlmSpec {
         &self.spec
     }

@@ -122,7 +122,7 @@ pub struct EpisodeTerms {
     pub verdict_delay_ticks: u64,
     /// The fallback (decides when the breaker is open).
     pub fallback: FallbackPolicy,
-    /// The breaker.
+    /// When failures open the circuit breaker, and for how long.
     pub breaker: BreakerSpec,
 }
 

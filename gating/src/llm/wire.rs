@@ -11,7 +11,7 @@ use serde_json::Value;
 pub struct ChatMessage {
     /// `system`, `user` or `assistant`.
     pub role: String,
-    /// The text.
+    /// What the role says (the card, or the model's answer).
     pub content: String,
 }
 

@@ -175,7 +175,7 @@ fn find_cycle(plan: &Plan) -> Option<Flaw> {
 /// A fix that was applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fix {
-    /// The rule.
+    /// The repair rule's name, as the trace's `repairs` lists it.
     pub rule: &'static str,
     /// The node it was about.
     pub node: StepId,

@@ -126,7 +126,7 @@ pub enum Origin {
     Memory,
 }
 
-/// A node.
+/// A node of the partner's plan: a goal, a choice or a leaf the executor runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     /// What it is.

@@ -35,7 +35,7 @@ impl Partner {
             verdicts: Vec::new(),
             final_call: false,
             crash: false,
-            directives: Vec::new(),
+            style: Vec::new(),
         };
         let share_leaf =
             self.plan.next_leaf().filter(|l| !self.plan.idle() && self.plan.step(*l).kind == Kind::Leaf(Leaf::Share));
@@ -101,8 +101,7 @@ impl Partner {
                 out.notes.extend(more.notes);
                 out.posts.extend(more.posts);
                 out.consults.extend(more.consults);
-                out.chats.extend(more.chats);
-                out.manager.extend(more.manager);
+                out.style.extend(more.style);
                 more.intent
             }
         };

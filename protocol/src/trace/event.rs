@@ -378,9 +378,9 @@ pub enum EventKind {
         completion_tokens: u32,
         /// Round trip in milliseconds (recorded, never read back into the episode).
         latency_ms: u64,
-        /// Why the fallback decided instead.
+        /// Why the fallback decided instead of the model (absent when the model did).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        fallback: Option<String>,
+        fallback: Option<super::FallbackReason>,
     },
     /// An accepted board message.
     Board {

@@ -307,7 +307,7 @@ enum KindDef {
         completion_tokens: u32,
         latency_ms: u64,
         #[serde(default)]
-        fallback: Option<String>,
+        fallback: Option<super::FallbackReason>,
     },
     Board {
         msg: crate::MessageKind,

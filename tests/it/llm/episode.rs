@@ -4,6 +4,7 @@
 
 use gatecrew_crew::Setup;
 use gatecrew_protocol::trace::EventKind;
+use gatecrew_protocol::trace::FallbackReason::{BreakerOpen, Http};
 
 use super::fake::{Fake, Reply, answer, answer_body};
 use super::{WIDE_GRAY, adjudications, config_with, gatecrew, trace};
@@ -57,9 +58,9 @@ fn the_breaker_opens_after_n_failures_half_opens_after_m_ticks_and_closes_on_a_g
     let t = dir.path().join("dead.jsonl");
     run_with(cfg, &dead.url, &t, true, &["--agents", BOTS]);
     let adj = adjudications(&trace(&t));
-    let tags: Vec<&str> = adj.iter().map(|(_, f, _)| f.as_deref().unwrap()).collect();
+    let tags: Vec<_> = adj.iter().map(|(_, f, _)| f.unwrap()).collect();
     assert!(adj.len() >= 4, "{tags:?}");
-    assert_eq!(&tags[..3], ["http_500", "http_500", "breaker_open"], "opens after 2 consecutive failures");
+    assert_eq!(&tags[..3], [Http(500), Http(500), BreakerOpen], "opens after 2 consecutive failures");
     // The breaker's state is a function of the verdicts: replay it here. A consult at
     // tick c (its verdict enters at c + DELAY) is refused while c < opened + 100.
     let mut opened: Option<u64> = None;
@@ -67,7 +68,7 @@ fn the_breaker_opens_after_n_failures_half_opens_after_m_ticks_and_closes_on_a_g
     for (entered, tag, _) in &adj {
         let consulted = entered - DELAY;
         let refused = opened.is_some_and(|o| consulted < o + 100);
-        assert_eq!(tag.as_deref() == Some("breaker_open"), refused, "at {consulted}: {tags:?}");
+        assert_eq!(*tag == Some(BreakerOpen), refused, "at {consulted}: {tags:?}");
         if !refused {
             fails += 1;
             if fails >= 2 || opened.is_some() {
@@ -75,7 +76,7 @@ fn the_breaker_opens_after_n_failures_half_opens_after_m_ticks_and_closes_on_a_g
             }
         }
     }
-    let calls = tags.iter().filter(|t| **t != "breaker_open").count();
+    let calls = tags.iter().filter(|t| **t != BreakerOpen).count();
     assert_eq!(dead.hits(), calls, "no request while the breaker is open");
 
     // An endpoint that recovers: two failures, then good answers. The half-open trial
@@ -86,14 +87,10 @@ fn the_breaker_opens_after_n_failures_half_opens_after_m_ticks_and_closes_on_a_g
         );
     let t = dir.path().join("flaky.jsonl");
     run_with(cfg, &flaky.url, &t, true, &["--agents", BOTS]);
-    let tags: Vec<Option<String>> = adjudications(&trace(&t)).into_iter().map(|(_, f, _)| f).collect();
-    assert_eq!(
-        tags[..4],
-        [Some("http_503".into()), Some("http_503".into()), Some("breaker_open".into()), None],
-        "{tags:?}"
-    );
+    let tags: Vec<_> = adjudications(&trace(&t)).into_iter().map(|(_, f, _)| f).collect();
+    assert_eq!(tags[..4], [Some(Http(503)), Some(Http(503)), Some(BreakerOpen), None], "{tags:?}");
     assert!(tags[4..].iter().all(Option::is_none), "closed after the good trial: {tags:?}");
-    assert_eq!(flaky.hits(), tags.iter().filter(|t| t.as_deref() != Some("breaker_open")).count());
+    assert_eq!(flaky.hits(), tags.iter().filter(|t| **t != Some(BreakerOpen)).count());
 }
 
 #[test]

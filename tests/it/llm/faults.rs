@@ -150,7 +150,7 @@ fn every_fault_is_counted_in_the_run_summary_and_the_trace() {
         assert_eq!(adj["fallback_reasons"][want.tag()], calls, "{want}: {adj}");
         let evs = adjudications(&trace(&t));
         assert_eq!(evs.len() as u64, calls);
-        assert!(evs.iter().all(|(_, f, _)| f.as_deref() == Some(want.tag().as_str())));
+        assert!(evs.iter().all(|(_, f, _)| *f == Some(want)));
         // One consult at a time on the stepper: the run is bounded by the timeouts.
         let bound = Duration::from_millis((TIMEOUT_MS + MARGIN_MS) * calls) + Duration::from_secs(10);
         assert!(started.elapsed() < bound, "{want}: {:?}", started.elapsed());

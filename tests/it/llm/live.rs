@@ -135,7 +135,7 @@ fn gatecrew_run_with_a_live_endpoint_completes_the_default_episode_and_replays_b
     assert!(!adj.is_empty(), "the default episode has a gray-zone case");
     for (t, fallback, tokens) in &adj {
         // A real answer came back each time (a 135M model may still be unsure).
-        assert!(matches!(fallback.as_deref(), None | Some("below_floor")), "at {t}: {fallback:?}\n{out}");
+        assert!(matches!(fallback, None | Some(FallbackReason::BelowFloor)), "at {t}: {fallback:?}\n{out}");
         assert!(*tokens > 0 && *tokens <= 150, "at {t}: {tokens} tokens");
     }
     eprintln!("{out}");
