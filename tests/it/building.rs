@@ -214,3 +214,35 @@ fn the_oracle_knows_the_ground_is_a_source_of_dirt() {
     // Nothing else in this world gives stone.
     assert!(w.oracle(a, item("cobblestone"), 1, 1_000).is_none());
 }
+
+#[test]
+fn the_middle_of_a_wide_roof_is_built_by_stepping_off_a_pillar_onto_the_roof() {
+    let dir = tempfile::tempdir().unwrap();
+    // A closed box 9 x 9 (walls 3 high) under a flat roof: the roof's middle is more
+    // than 3 columns from any cell outside, every column that would reach it stands on
+    // the roof, and nobody can walk onto the roof. Only a bot that steps from its pillar
+    // onto the roof gets within reach.
+    let mut bp = String::from("name = \"box\"\n");
+    for (from, to) in [([0, 0, 0], [8, 2, 0]), ([0, 0, 8], [8, 2, 8]), ([0, 0, 1], [0, 2, 7]), ([8, 0, 1], [8, 2, 7])] {
+        bp.push_str(&format!("[[fill]]\nfrom = {from:?}\nto = {to:?}\nblock = \"cobblestone\"\n"));
+    }
+    bp.push_str("[[fill]]\nfrom = [0, 3, 0]\nto = [8, 3, 8]\nblock = \"cobblestone\"\n");
+    let loaded = Blueprint::parse(&bp, Path::new("bp.toml"), &data()).unwrap();
+    let n = loaded.len();
+    assert_eq!(n, 96 + 81);
+    let s = setup(dir.path(), &bp, &[(Pos::new(-3, 0, 4), &format!("cobblestone = {n}, dirt = 12"))], 10);
+    let (events, ep) = run(&s);
+    finished_clean(&s, &events, &ep);
+    // The middle was placed from the roof: feet at y = 4, inside the footprint.
+    let inside = |p: &Pos| (1..=7).contains(&p.x) && (1..=7).contains(&p.z);
+    let on_roof = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Action { action: ActionName::MoveTo, ok: true, pos: Some(p), .. }
+            if p.y == 4 && inside(p))
+    });
+    assert!(on_roof, "a walk onto the roof");
+    assert_eq!(
+        ep.world().body(AgentId(0)).unwrap().inventory.count(item("dirt")),
+        12,
+        "every scaffold block came back"
+    );
+}
