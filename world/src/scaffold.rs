@@ -277,21 +277,30 @@ mod tests {
 
     #[test]
     fn a_roof_out_of_reach_of_any_column_is_reached_by_stepping_off_a_pillar() {
-        // A slab roof 9 x 9 at y = 4, on nothing the planner needs to know: its middle
-        // is more than 3 columns from any edge.
-        let roof = |p: Pos| (0..9).contains(&p.x) && (0..9).contains(&p.z) && p.y == 4;
+        // A roof 9 x 9 at y = 4 over a footprint nobody enters, its middle still to
+        // build: more than 3 columns from any edge.
+        let middle = Pos::new(4, 4, 4);
+        let under = |p: Pos| (0..9).contains(&p.x) && (0..9).contains(&p.z);
+        let roof = |p: Pos| under(p) && p.y == 4 && p != middle;
         let solid = |p: Pos| p.y < 0 || roof(p);
-        let free = |p: Pos| p.y >= 0 && !roof(p) && !((0..9).contains(&p.x) && (0..9).contains(&p.z) && p.y < 4);
-        let site = Site { solid: &solid, free: &free };
-        let middle = Pos::new(4, 5, 4);
-        assert!(plan(middle, 4.5, false, &site).is_none(), "no column beside the middle stands free");
-        let spots: Vec<Pos> = walks(&[Pos::new(4, 5, 4)], &site, 1, 4096);
-        assert_eq!(spots.len(), 81, "every cell on top of the roof");
-        let p = access(&spots, &site).expect("a pillar beside the roof's edge");
-        assert_eq!(p.top.y, 5);
-        assert_eq!(p.base.y, 0);
+        let walk_free = |p: Pos| p.y >= 0 && !roof(p) && p != middle && !(under(p) && p.y < 4);
+        let walk_site = Site { solid: &solid, free: &walk_free };
+        // A pillar may not stand on the roof (no walk from off it leads there).
+        let base_free = |p: Pos| walk_free(p) && !(under(p) && p.y == 5);
+        let base_site = Site { solid: &solid, free: &base_free };
+        assert!(plan(middle, 4.5, false, &base_site).is_none(), "no column within reach stands free");
+        let spots = walks(&[Pos::new(4, 5, 3)], &walk_site, 1, 4096);
+        assert_eq!(spots.len(), 80, "every cell on top of the roof but over the middle");
+        let p = access(&spots, &base_site).expect("a pillar beside the roof's edge");
+        assert_eq!((p.base.y, p.top.y), (0, 5));
         assert!(spots.iter().any(|s| s.manhattan_xz(p.top) == 1 && s.y == p.top.y));
-        // From the pillar's top the walk reaches the middle.
-        assert!(walks(&[p.top], &site, 1, 4096).contains(&middle));
+        // With the pillar up, a walk from its top gets within reach of the middle, and back.
+        let pillar = |q: Pos| (q.x, q.z) == (p.top.x, p.top.z) && (p.base.y..p.top.y).contains(&q.y);
+        let up_solid = |q: Pos| solid(q) || pillar(q);
+        let up_free = |q: Pos| walk_free(q) && !pillar(q);
+        let up = Site { solid: &up_solid, free: &up_free };
+        let near = |c: Pos| reach_distance(c, middle) <= 4.0;
+        let spot = walk_to(&[p.top], &up, 1, 4096, &near).expect("a spot within reach");
+        assert!(walks(&[spot], &up, 1, 4096).contains(&p.top));
     }
 }

@@ -126,7 +126,7 @@ impl AgentCore {
     /// failed, and, if it stands on the structure, a cell a walk from off the structure
     /// gets to (not the top of a roof, where only a pillar leads).
     fn base_free(&self, p: Pos) -> bool {
-        self.known_free(p) && !self.bad_bases.contains(&p) && !(self.on_structure(p) && !self.grounded(p))
+        self.known_free(p) && !self.bad_bases.contains(&p) && (!self.on_structure(p) || self.grounded(p))
     }
 
     fn on_structure(&self, p: Pos) -> bool {

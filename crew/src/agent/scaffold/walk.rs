@@ -14,7 +14,8 @@ use crate::agent::AgentCore;
 use crate::plan::NodeId;
 
 /// Standing cells looked at in one walk search: a roof of 40 x 40 cells, many times
-/// the structures of the external tasks (the largest, MineCollab's church, is 13 x 15).
+/// the structures of the external tasks (the largest footprint, MineCollab's human-AI
+/// church, is 12 x 10 over 15 levels).
 const WALK_LIMIT: usize = 1600;
 
 /// Standing cells looked at to decide whether a cell on the structure leads off it:
@@ -40,7 +41,8 @@ impl AgentCore {
         scaffold::walks(from, &Site { solid: &solid, free: &free }, MIN_FEET, WALK_LIMIT)
     }
 
-    /// Standing cells on the structure within reach of `pos`.
+    /// Cells within reach of `pos` where feet could be, high enough to be on the
+    /// structure; [`scaffold::walks`] keeps the standable ones.
     fn spots_for(&self, pos: Pos) -> Vec<Pos> {
         let range = self.physics.reach - 0.5;
         let mut v = Vec::new();
