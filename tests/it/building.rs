@@ -214,3 +214,75 @@ fn the_oracle_knows_the_ground_is_a_source_of_dirt() {
     // Nothing else in this world gives stone.
     assert!(w.oracle(a, item("cobblestone"), 1, 1_000).is_none());
 }
+
+#[test]
+fn the_middle_of_a_wide_roof_is_built_by_stepping_off_a_pillar_onto_the_roof() {
+    let dir = tempfile::tempdir().unwrap();
+    // A box 9 x 9 (walls 3 high, filled with rock: nobody gets inside) under a flat
+    // roof: the roof's middle is more than 3 columns from any cell outside, every column
+    // that would reach it stands on the roof, and no walk leads onto the roof. Only a
+    // bot that steps from its pillar onto the roof gets within reach.
+    let mut bp = String::from("name = \"box\"\n");
+    for (from, to) in [([0, 0, 0], [8, 2, 0]), ([0, 0, 8], [8, 2, 8]), ([0, 0, 1], [0, 2, 7]), ([8, 0, 1], [8, 2, 7])] {
+        bp.push_str(&format!("[[fill]]\nfrom = {from:?}\nto = {to:?}\nblock = \"cobblestone\"\n"));
+    }
+    bp.push_str("[[fill]]\nfrom = [0, 3, 0]\nto = [8, 3, 8]\nblock = \"cobblestone\"\n");
+    let loaded = Blueprint::parse(&bp, Path::new("bp.toml"), &data()).unwrap();
+    let n = loaded.len();
+    assert_eq!(n, 96 + 81);
+    let rock = "fill = [{ from = [1, 0, 1], to = [7, 2, 7], block = \"stone\" }]\n";
+    let s = setup_with(dir.path(), &bp, &[(Pos::new(-3, 0, 4), &format!("cobblestone = {n}, dirt = 12"))], 10, rock);
+    let (events, ep) = run(&s);
+    finished_clean(&s, &events, &ep);
+    // The bot stood on the roof (feet at y = 4, over the footprint) and came back.
+    let inside = |p: &Pos| (0..=8).contains(&p.x) && (0..=8).contains(&p.z);
+    let on_roof = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Action { action: ActionName::MoveTo, ok: true, pos: Some(p), .. }
+            if p.y == 4 && inside(p))
+    });
+    assert!(on_roof, "a walk onto the roof");
+    assert_eq!(
+        ep.world().body(AgentId(0)).unwrap().inventory.count(item("dirt")),
+        12,
+        "every scaffold block came back"
+    );
+}
+
+#[test]
+fn when_the_whole_crew_is_short_the_issue_reaches_the_gate_with_every_teammate_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // 24 terracotta to place, 12 in the crew and no clay to make more: each bot's share
+    // runs short, its teammate cannot supply, and the issue raised after the refusal
+    // says so in its features (advantage 0: every teammate refused).
+    let bp = "name = \"wall\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [7, 2, 0]\nblock = \"terracotta\"\n";
+    let s = setup(
+        dir.path(),
+        bp,
+        &[(Pos::new(-1, 0, 2), "terracotta = 6, dirt = 4"), (Pos::new(3, 0, 2), "terracotta = 6, dirt = 4")],
+        8,
+    );
+    let (events, _) = run(&s);
+    let refused_at = events
+        .iter()
+        .position(|e| {
+            matches!(&e.kind, EventKind::Board { msg, item, .. }
+                if *msg == gatecrew_protocol::MessageKind::CannotSupply && item == "terracotta")
+        })
+        .expect("a teammate answered that it cannot supply terracotta");
+    let terracotta_issues: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Issue { issue_id, item: Some(i), .. } if i == "terracotta" => Some(*issue_id),
+            _ => None,
+        })
+        .collect();
+    assert!(!terracotta_issues.is_empty(), "the missing terracotta is an issue");
+    let after = events[refused_at..].iter().any(|e| {
+        matches!(&e.kind, EventKind::Gate { issue_id, features, .. }
+            if terracotta_issues.contains(issue_id) && features.a == 0)
+    });
+    assert!(after, "after the refusal the gate saw the crew short (A = 0)");
+    // Nothing invented: the wall stays short by exactly what the crew lacks.
+    let Some(EventKind::EpisodeEnd { complete, .. }) = events.last().map(|e| &e.kind) else { panic!("no end") };
+    assert!(!complete);
+}

@@ -141,6 +141,91 @@ pub fn support_chain(anchors: &[Pos], site: &Site<'_>, max: usize) -> Option<Vec
     None
 }
 
+/// Whether a body can stand with its feet at `p`: both cells free, a block below.
+fn standable(p: Pos, site: &Site<'_>) -> bool {
+    (site.free)(p) && (site.free)(p.up()) && (site.solid)(p.down())
+}
+
+/// The standing cells a bot walks to from `from` (each start that is standable, then
+/// breadth-first), as the world walks: one block across, up or down per step, a jump
+/// with headroom above the start, a drop with room above the landing. Only cells with
+/// feet at `min_y` or higher, at most `limit` of them. Steps are symmetric, so a cell
+/// in the list can walk back to where it started. Blueprint cells still to build are
+/// not free: the walk never passes a cell the bot itself may fill on the way.
+pub fn walks(from: &[Pos], site: &Site<'_>, min_y: i32, limit: usize) -> Vec<Pos> {
+    let mut order = Vec::new();
+    walk(from, site, min_y, limit, &mut |p| {
+        order.push(p);
+        false
+    });
+    order
+}
+
+/// The first standing cell, in the order of [`walks`], that meets `goal`.
+pub fn walk_to(from: &[Pos], site: &Site<'_>, min_y: i32, limit: usize, goal: &dyn Fn(Pos) -> bool) -> Option<Pos> {
+    let mut found = None;
+    walk(from, site, min_y, limit, &mut |p| {
+        found = goal(p).then_some(p);
+        found.is_some()
+    });
+    found
+}
+
+/// Visits the cells of [`walks`] in order until `stop` says so.
+fn walk(from: &[Pos], site: &Site<'_>, min_y: i32, limit: usize, stop: &mut dyn FnMut(Pos) -> bool) {
+    use std::collections::{BTreeSet, VecDeque};
+    let mut seen: BTreeSet<Pos> = BTreeSet::new();
+    let mut visited = 0usize;
+    let mut queue = VecDeque::new();
+    for &f in from {
+        if f.y >= min_y && standable(f, site) && seen.insert(f) {
+            queue.push_back(f);
+        }
+    }
+    while let Some(p) = queue.pop_front() {
+        visited += 1;
+        if stop(p) || visited >= limit {
+            break;
+        }
+        for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            for dy in [0, 1, -1] {
+                let q = p.offset(dx, dy, dz);
+                if q.y < min_y || seen.contains(&q) || !standable(q, site) {
+                    continue;
+                }
+                if (dy == 1 && !(site.free)(p.offset(0, 2, 0))) || (dy == -1 && !(site.free)(q.offset(0, 2, 0))) {
+                    continue;
+                }
+                seen.insert(q);
+                queue.push_back(q);
+            }
+        }
+    }
+}
+
+/// A pillar that gives access to `region` (standing cells a bot walks between, nearest
+/// first, as [`walks`] lists them): its top is beside one of them at the same height,
+/// so the bot steps off the pillar onto the structure and back. At least one block
+/// tall (a cell a bot reaches without one needs no pillar); fewest blocks first, then
+/// the earliest region cell.
+pub fn access(region: &[Pos], site: &Site<'_>) -> Option<Pillar> {
+    let mut best: Option<((u32, usize), Pillar)> = None;
+    for (k, c) in region.iter().enumerate() {
+        for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let top = c.offset(dx, 0, dz);
+            let Some(base) = floor(top, top.y, site) else { continue };
+            let p = Pillar { base, top };
+            if p.height() == 0 || !(base.y..=top.y + 1).all(|y| (site.free)(Pos::new(top.x, y, top.z))) {
+                continue;
+            }
+            if best.is_none_or(|(b, _)| (p.height(), k) < b) {
+                best = Some(((p.height(), k), p));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
 /// The standing cell of a column at or below `from`: the first cell going down whose
 /// cell below holds a block, every cell on the way free. `None` if something not free
 /// (a blueprint cell still to build) is in the way.
@@ -188,5 +273,34 @@ mod tests {
         // Nothing free: no pillar.
         let none = |_: Pos| false;
         assert!(plan(Pos::new(5, 6, 5), 4.5, true, &Site { solid: &solid, free: &none }).is_none());
+    }
+
+    #[test]
+    fn a_roof_out_of_reach_of_any_column_is_reached_by_stepping_off_a_pillar() {
+        // A roof 9 x 9 at y = 4 over a footprint nobody enters, its middle still to
+        // build: more than 3 columns from any edge.
+        let middle = Pos::new(4, 4, 4);
+        let under = |p: Pos| (0..9).contains(&p.x) && (0..9).contains(&p.z);
+        let roof = |p: Pos| under(p) && p.y == 4 && p != middle;
+        let solid = |p: Pos| p.y < 0 || roof(p);
+        let walk_free = |p: Pos| p.y >= 0 && !roof(p) && p != middle && !(under(p) && p.y < 4);
+        let walk_site = Site { solid: &solid, free: &walk_free };
+        // A pillar may not stand on the roof (no walk from off it leads there).
+        let base_free = |p: Pos| walk_free(p) && !(under(p) && p.y == 5);
+        let base_site = Site { solid: &solid, free: &base_free };
+        assert!(plan(middle, 4.5, false, &base_site).is_none(), "no column within reach stands free");
+        let spots = walks(&[Pos::new(4, 5, 3)], &walk_site, 1, 4096);
+        assert_eq!(spots.len(), 80, "every cell on top of the roof but over the middle");
+        let p = access(&spots, &base_site).expect("a pillar beside the roof's edge");
+        assert_eq!((p.base.y, p.top.y), (0, 5));
+        assert!(spots.iter().any(|s| s.manhattan_xz(p.top) == 1 && s.y == p.top.y));
+        // With the pillar up, a walk from its top gets within reach of the middle, and back.
+        let pillar = |q: Pos| (q.x, q.z) == (p.top.x, p.top.z) && (p.base.y..p.top.y).contains(&q.y);
+        let up_solid = |q: Pos| solid(q) || pillar(q);
+        let up_free = |q: Pos| walk_free(q) && !pillar(q);
+        let up = Site { solid: &up_solid, free: &up_free };
+        let near = |c: Pos| reach_distance(c, middle) <= 4.0;
+        let spot = walk_to(&[p.top], &up, 1, 4096, &near).expect("a spot within reach");
+        assert!(walks(&[spot], &up, 1, 4096).contains(&p.top));
     }
 }

@@ -2,8 +2,11 @@
 //! walk where a standing spot is known, otherwise pillar up on temporary blocks
 //! ([`gatecrew_world::scaffold`]). A bot on its pillar places everything it reaches
 //! from there, raises or lowers the pillar for the next cell in the same column, and
-//! otherwise digs it down block by block (the items come back) before walking on: no
-//! scaffold block outlives its use.
+//! otherwise steps off onto the structure to work from there ([`walk`]) or digs it
+//! down block by block (the items come back) before walking on: no scaffold block
+//! outlives its use.
+
+mod walk;
 
 use gatecrew_gating::Issue;
 use gatecrew_protocol::{ItemId, Pos};
@@ -23,10 +26,19 @@ pub(super) struct OwnPillar {
     plan: Pillar,
     /// The blocks placed so far, bottom up, with the item each took.
     blocks: Vec<(Pos, ItemId)>,
+    /// Nodes the agent walked off this pillar for (one walk each).
+    walked: Vec<NodeId>,
+}
+
+impl OwnPillar {
+    fn new(node: NodeId, plan: Pillar) -> Self {
+        OwnPillar { node, plan, blocks: Vec::new(), walked: Vec::new() }
+    }
 }
 
 impl AgentCore {
-    /// Whether the agent stands on its own pillar.
+    /// Whether the agent has a pillar standing: it is on its top or on the structure
+    /// beside it, and walks back to it before it goes anywhere else.
     pub(super) fn on_pillar(&self) -> bool {
         self.scaffold.as_ref().is_some_and(|s| !s.blocks.is_empty())
     }
@@ -106,13 +118,25 @@ impl AgentCore {
     /// Plans a pillar for node `n` at `pos`.
     fn plan_pillar(&self, pos: Pos, anchor: bool) -> Option<Pillar> {
         let solid = |p: Pos| self.known_solid(p);
-        let free = |p: Pos| self.known_free(p) && !self.bad_bases.contains(&p);
+        let free = |p: Pos| self.base_free(p);
         scaffold::plan(pos, self.physics.reach, anchor, &Site { solid: &solid, free: &free })
+    }
+
+    /// Whether a pillar may stand in (or rise through) a cell: free, not a base that
+    /// failed, and, if it stands on the structure, a cell a walk from off the structure
+    /// gets to (not the top of a roof, where only a pillar leads).
+    fn base_free(&self, p: Pos) -> bool {
+        self.known_free(p) && !self.bad_bases.contains(&p) && (!self.on_structure(p) || self.grounded(p))
+    }
+
+    fn on_structure(&self, p: Pos) -> bool {
+        self.blueprint.index_of(p.down()).is_some() && self.known_solid(p.down())
     }
 
     /// Ticks a pillar for `pos` would cost (the gate's and the solver's estimate).
     pub(super) fn pillar_ticks(&self, pos: Pos) -> Option<u64> {
-        let p = self.plan_pillar(pos, false).or_else(|| self.plan_pillar(pos, true))?;
+        let p =
+            self.plan_pillar(pos, false).or_else(|| self.plan_pillar(pos, true)).or_else(|| self.access_pillar(pos))?;
         // Priced with the first scaffold block of the rules, dug by hand.
         let mine = self
             .physics
@@ -146,7 +170,12 @@ impl AgentCore {
         if anchored && !self.lift.contains(&n) && self.standing_known(pos) {
             return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
         }
-        let plan = if anchored { self.plan_pillar(pos, false) } else { self.plan_pillar(pos, true) };
+        // No column reaches an anchored cell: a pillar onto the structure, to walk on.
+        let plan = if anchored {
+            self.plan_pillar(pos, false).or_else(|| self.access_pillar(pos))
+        } else {
+            self.plan_pillar(pos, true)
+        };
         if self.first_issue(Blocker::Node(n)).is_none() {
             // Out of reach of any known standing spot, or nothing to lean on: an issue
             // whose local recovery is a scaffold.
@@ -158,8 +187,8 @@ impl AgentCore {
             self.hold(Blocker::Node(n), Retry::Poll, format!("no room for a pillar to reach {pos}"));
             return Next::Again;
         };
-        self.scaffold = Some(OwnPillar { node: n, plan, blocks: Vec::new() });
-        self.work_pillar(OwnPillar { node: n, plan, blocks: Vec::new() }, n, pos, anchored, item, out)
+        self.scaffold = Some(OwnPillar::new(n, plan));
+        self.work_pillar(OwnPillar::new(n, plan), n, pos, anchored, item, out)
     }
 
     fn work_pillar(
@@ -172,6 +201,13 @@ impl AgentCore {
         out: &mut StepOutput,
     ) -> Next {
         let col = (s.plan.base.x, s.plan.base.z);
+        if let Some(top) = s.top().filter(|t| *t != self.pos) {
+            // On the structure, away from the pillar: on to a spot within reach, or back.
+            let spot = if anchored { self.walk_off(&mut s, n, pos) } else { None };
+            let next = spot.unwrap_or(top);
+            self.scaffold = Some(s);
+            return Next::Scaffold(n, Action::MoveTo { target: next, range: 0.0 });
+        }
         if s.blocks.is_empty() && self.pos != s.plan.base {
             if s.node != n {
                 self.scaffold = None;
@@ -188,7 +224,7 @@ impl AgentCore {
                     s.node = n;
                     s.plan = p;
                 }
-                _ => return self.dig_down(n, s),
+                _ => return self.step_off_or_down(n, s, pos, anchored),
             }
         }
         if self.pos.y < s.plan.top.y {
@@ -203,7 +239,25 @@ impl AgentCore {
         }
         // At the top, and still out of reach or without a face: what the agent knew was
         // wrong. Come down and try again later.
+        if anchored && !s.blocks.is_empty() {
+            if let Some(spot) = self.walk_off(&mut s, n, pos) {
+                self.scaffold = Some(s);
+                return Next::Scaffold(n, Action::MoveTo { target: spot, range: 0.0 });
+            }
+        }
         self.hold(Blocker::Node(n), Retry::Poll, format!("the pillar at {} does not reach {pos}", s.plan.base));
+        self.dig_down(n, s)
+    }
+
+    /// The pillar's column does not serve the next cell: a walk onto the structure
+    /// within reach of it, or the pillar comes down.
+    fn step_off_or_down(&mut self, n: NodeId, mut s: OwnPillar, pos: Pos, anchored: bool) -> Next {
+        if anchored {
+            if let Some(spot) = self.walk_off(&mut s, n, pos) {
+                self.scaffold = Some(s);
+                return Next::Scaffold(n, Action::MoveTo { target: spot, range: 0.0 });
+            }
+        }
         self.dig_down(n, s)
     }
 
@@ -267,12 +321,16 @@ impl AgentCore {
         Next::Scaffold(n, Action::Mine { pos: self.pos.down() })
     }
 
-    /// Takes the pillar down when nothing on it is left to do.
+    /// Takes the pillar down when nothing on it is left to do: back to its top first
+    /// when the agent is on the structure beside it.
     pub(super) fn leave_pillar(&mut self) -> Option<Next> {
         let s = self.scaffold.clone()?;
-        if s.blocks.is_empty() {
+        let Some(top) = s.top() else {
             self.scaffold = None;
             return None;
+        };
+        if top != self.pos {
+            return Some(Next::Scaffold(s.node, Action::MoveTo { target: top, range: 0.0 }));
         }
         Some(self.dig_down(s.node, s))
     }
@@ -284,7 +342,11 @@ impl AgentCore {
             return Next::Again;
         };
         let blocker = Blocker::Item(want);
-        if self.awaiting.contains_key(&want) || self.recovery.is_some() || self.blocks.contains_key(&blocker) {
+        // A recovery of it that failed is set aside for a while; then the issue is raised
+        // again (else the pillar waits for nothing: no node of the agent places the
+        // scaffold block, so nothing else revisits it).
+        let held = self.blocks.get(&blocker).is_some_and(|b| b.retry_at > self.now);
+        if self.awaiting.contains_key(&want) || self.recovery.is_some() || held {
             self.hold(
                 Blocker::Node(n),
                 Retry::Poll,
