@@ -1,16 +1,18 @@
 //! The live feed. The run's trace writer hands the hub the bytes it writes (through a
-//! [`TraceTee`]) and the run's probe the inventories that changed; on the run's side
-//! that is a copy into one shared buffer under an uncontended lock, and a wake-up only
-//! every [`TAKE_AT`] bytes: the crew never waits for the viewer and allocates nothing
-//! for it. One hub task takes the buffer every [`PUBLISH_EVERY`] (or sooner, at
-//! [`TAKE_AT`] bytes), parses the lines on its own thread, puts the inventories back
-//! among the events by their line counts, and folds both into the [`ViewState`]
-//! (inventories are named only when published);
-//! while a browser is connected and the state changed, it serialises it once into a
-//! shared [`Published`] (the whole state and the sections that changed since the last
-//! one) and puts it on a `watch` channel. A watch channel holds only the latest value,
-//! so a browser that lags simply skips to the newest state; every websocket sends the
-//! same bytes, never a copy of its own.
+//! [`TraceTee`]) and the run's probe the inventories that changed, as item counts; on
+//! the run's side that is a copy into shared buffers under an uncontended lock, and a
+//! wake-up only every [`TAKE_AT`] bytes: the crew never waits for the viewer and
+//! allocates nothing for it. One hub task takes the buffers every [`PUBLISH_EVERY`] (or
+//! sooner, at [`TAKE_AT`] bytes) and keeps the bytes; only when the page is about to
+//! get them (a publish while a browser watches, the end of the run, or [`STASH_MAX`]
+//! bytes waiting) does it parse the lines, from the last episode's start on, put the
+//! inventories back among the events by their line counts, and fold both into the
+//! [`ViewState`] (inventories are named only when published). While a browser is
+//! connected and the state changed, it serialises it once into a shared [`Published`]
+//! (the whole state and the sections that changed since the last one) and puts it on a
+//! `watch` channel. A watch channel holds only the latest value, so a browser that lags
+//! simply skips to the newest state; every websocket sends the same bytes, never a copy
+//! of its own.
 
 mod feed;
 mod lines;
