@@ -102,6 +102,8 @@ pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<(
         let by = fallback.as_ref().map_or("the model".to_owned(), |r| format!("the fallback ({r})"));
         writeln!(out, "endpoint  {endpoint}")?;
         writeln!(out, "card      {}", card.to_json())?;
+        // What the model read: the same facts, in fewer tokens.
+        writeln!(out, "sent      {}", card.prompt())?;
         // Quoted and escaped: a reply with newlines and terminal escapes could otherwise
         // print a forged "verdict ... decided by the model" line.
         writeln!(out, "reply     {:?}", a.reply)?;
