@@ -270,6 +270,11 @@ struct Block {
     when_idle: bool,
     attempts: u32,
     why: String,
+    /// Set aside because a local recovery failed: the gate's decision (recover) stands,
+    /// and the revisit carries it out again, with what the bot has learnt since (the
+    /// source it went for may be gone from its memory), rather than only setting the
+    /// blocker aside again.
+    recover_again: bool,
 }
 
 /// How a blocker is waited out.
@@ -580,8 +585,10 @@ impl AgentCore {
             when_idle: false,
             attempts: 0,
             why: String::new(),
+            recover_again: false,
         });
         b.attempts += 1;
+        b.recover_again = false;
         let delay = match retry {
             Retry::WhenIdle => revisit,
             // 20, 40, 80, ... ticks: a teammate gets time to finish what this waits for.

@@ -111,6 +111,21 @@ fn actors_and_stepper_give_the_same_trace() {
     assert_eq!(actor_trace(&setup), actor_trace(&setup));
 }
 
+/// Ten bots stalled at 95 of 96 blocks: a bot went for an oak log a teammate had
+/// already taken, its local recovery failed, and every revisit found the same gate
+/// features and only set the planks aside again, so it neither tried another tree nor
+/// asked, until it gave up. A failed recovery is now carried out again on the revisit.
+#[test]
+fn the_default_house_completes_with_every_crew_size_from_one_to_sixteen() {
+    for agents in 1..=16 {
+        let setup =
+            Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
+        let (f, _) = gatecrew_crew::run_to_end(&setup, &mut |_: &Event| {});
+        assert_eq!(f.reason, EndReason::Complete, "{agents} bots: {f:?}");
+        assert_eq!(f.progress.correct, f.progress.total, "{agents} bots: {f:?}");
+    }
+}
+
 #[test]
 fn two_bots_and_other_policies_finish_without_stalling_forever() {
     for (agents, policy) in [(2, GatePolicy::Gated), (4, GatePolicy::NoGate), (1, GatePolicy::Gated)] {

@@ -261,6 +261,17 @@ impl AgentCore {
             && self.first_issue(blocker).is_some()
             && self.last_features.get(&blocker) == Some(&features)
         {
+            // The same decision, then: a local recovery that failed is carried out again
+            // (until the blocker's attempts run out), anything else set aside again.
+            let again = self.blocks.get(&blocker).is_some_and(|b| b.recover_again) && !self.exhausted(blocker);
+            if let (true, Some(id)) = (again, self.first_issue(blocker)) {
+                if let Some(b) = self.blocks.get_mut(&blocker) {
+                    b.recover_again = false;
+                }
+                let budget = self.gate.params().spec().search_ticks;
+                self.start_recovery(item, self.inv.count(item) + deficit, id, budget);
+                return Next::Again;
+            }
             let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
             self.hold(blocker, Retry::WhenIdle, why);
             return Next::Again;

@@ -188,6 +188,9 @@ impl AgentCore {
         } else {
             let why = format!("local recovery of {} failed", self.data.item_name(rec.item));
             self.hold(Blocker::Item(rec.item), Retry::WhenIdle, why);
+            if let Some(b) = self.blocks.get_mut(&Blocker::Item(rec.item)) {
+                b.recover_again = true;
+            }
         }
     }
 
