@@ -32,7 +32,7 @@ pub struct Classified {
     /// Who decided.
     pub by: Classifier,
     /// Why the model's answer was not used.
-    pub fallback: Option<String>,
+    pub fallback: Option<gatecrew_protocol::trace::FallbackReason>,
     /// Wall-clock time it took, in ms (never in the trace: it is not deterministic).
     pub latency_ms: f64,
     /// Prompt and completion tokens, for a model.

@@ -5,54 +5,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// The intent types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IntentType {
-    /// Work on a node already in the plan now ("get planks first").
-    Switch,
-    /// Attach a new sub-goal or a piece of knowledge under a node ("the wool is in the
-    /// chest at 3 0 5", "also get 10 logs").
-    Add,
-    /// Drop a node ("skip the wool", "I'll get the wool").
-    Delete,
-    /// Stop and idle.
-    Stop,
-    /// Discard the plan, plan a new goal ("stop what you're doing and mine wood").
-    #[serde(alias = "new task", alias = "newtask", alias = "new-task")]
-    NewTask,
-    /// Small talk or a question: answer it, the plan goes on.
-    #[serde(alias = "question")]
-    Chat,
-    /// The answer to the bot's clarifying question.
-    Answer,
-}
-
-impl IntentType {
-    /// Every type, in schema order.
-    pub const ALL: [IntentType; 7] = [
-        IntentType::Switch,
-        IntentType::Add,
-        IntentType::Delete,
-        IntentType::Stop,
-        IntentType::NewTask,
-        IntentType::Chat,
-        IntentType::Answer,
-    ];
-
-    /// The schema name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IntentType::Switch => "switch",
-            IntentType::Add => "add",
-            IntentType::Delete => "delete",
-            IntentType::Stop => "stop",
-            IntentType::NewTask => "new_task",
-            IntentType::Chat => "chat",
-            IntentType::Answer => "answer",
-        }
-    }
-}
+// The intent type and the classifier are written to the trace: they live with the
+// trace's other values, and are the same types here.
+pub use gatecrew_protocol::trace::{Classifier, IntentType};
 
 /// One intent: `{"type": ..., "node": ..., "parent": ...}`. `node` names a plan node
 /// (switch, delete), a goal (add, new task), the chosen option (answer); `parent` the
@@ -88,32 +43,6 @@ impl Intent {
     /// A switch that puts a node off.
     pub fn later(node: impl Into<String>) -> Self {
         Intent { later: true, ..Intent::about(IntentType::Switch, node) }
-    }
-}
-
-/// Which classifier produced an intent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Classifier {
-    /// The deterministic parser.
-    Parser,
-    /// The language model.
-    Llm,
-    /// The parser, because the model's answer was unusable.
-    Fallback,
-    /// The stop rule, before any classifier (a halt never waits for a model).
-    StopRule,
-}
-
-impl Classifier {
-    /// The trace name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Classifier::Parser => "parser",
-            Classifier::Llm => "llm",
-            Classifier::Fallback => "fallback",
-            Classifier::StopRule => "stop_rule",
-        }
     }
 }
 

@@ -185,7 +185,7 @@ pub fn from_reply(
         Classified {
             intent: refine(text, parse(text, ctx.vocab, asked), ctx),
             by: Classifier::Fallback,
-            fallback: Some(reason.tag()),
+            fallback: Some(reason),
             latency_ms,
             tokens,
         }

@@ -32,38 +32,9 @@ pub trait TaskMemory: Send {
     fn facts(&self, world: Option<&str>) -> Result<Vec<Fact>, StoreFault>;
 }
 
-/// Where a provenance came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Provenance {
-    /// The bot saw it (a verified outcome, an observation).
-    Seen,
-    /// The person said it.
-    Told,
-    /// The bot concluded it from what happened.
-    Inferred,
-}
-
-impl Provenance {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Provenance::Seen => "seen",
-            Provenance::Told => "told",
-            Provenance::Inferred => "inferred",
-        }
-    }
-
-    /// The provenance stored as `s`, if it is one.
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "seen" => Provenance::Seen,
-            "told" => Provenance::Told,
-            "inferred" => Provenance::Inferred,
-            _ => return None,
-        })
-    }
-}
+// Written to the trace with each memory read and write: it lives with the trace's
+// other values.
+pub use gatecrew_protocol::trace::Provenance;
 
 /// One summarised plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,7 +20,7 @@ mod step;
 use std::sync::Arc;
 
 use gatecrew_crew::agent::Physics;
-use gatecrew_protocol::trace::{EventKind, PlanNote, SayNote};
+use gatecrew_protocol::trace::{EventKind, PlanNote, PlanOp, SayKind, SayNote};
 use gatecrew_protocol::{AgentId, Pos, Tick};
 use gatecrew_world::{Blueprint, GameData, Inventory};
 
@@ -213,11 +213,11 @@ impl Partner {
             let before = self.plan.len();
             self.add_goal_under_root(&crate::goal::Goal::Build);
             let up = Update { added: self.plan.len() - before, ..Update::default() };
-            self.note_plan("start", &up, &[]);
+            self.note_plan(PlanOp::Start, &up, &[]);
         }
         self.log = PlanLog::new(now, &self.inv);
         let p = self.plan.preview();
-        self.say("preview", p);
+        self.say(SayKind::Preview, p);
     }
 
     /// When the held lines are due (the merge window after the last one).
@@ -279,16 +279,16 @@ impl Partner {
         std::mem::take(&mut self.latencies)
     }
 
-    fn say(&mut self, what: &str, text: String) {
+    fn say(&mut self, what: SayKind, text: String) {
         self.said.push(text.clone());
-        self.events.push(EventKind::Say(SayNote { agent: self.cfg.agent, what: what.into(), text }));
+        self.events.push(EventKind::Say(SayNote { agent: self.cfg.agent, what, text }));
     }
 
-    fn note_plan(&mut self, op: &str, up: &Update, repairs: &[&'static str]) {
+    fn note_plan(&mut self, op: PlanOp, up: &Update, repairs: &[&'static str]) {
         let active = self.plan.active().or_else(|| self.plan.next_leaf());
         self.events.push(EventKind::Plan(PlanNote {
             agent: self.cfg.agent,
-            op: op.into(),
+            op,
             active: active.map(|n| n.index() as u32),
             label: active.map(|n| self.plan.label(n).to_owned()),
             pivot: up.pivot.map(|n| n.index() as u32),

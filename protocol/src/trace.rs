@@ -9,6 +9,7 @@
 mod event;
 mod fallback_reason;
 mod hitl;
+mod hitl_values;
 mod reader;
 mod scores;
 mod values;
@@ -22,6 +23,7 @@ pub use fallback_reason::{FallbackReason, UnknownFallback};
 pub use hitl::{
     BlockEvidence, Evidence, HumanLine, IntentNote, ItemEvidence, MemoryNote, PlanNote, SayNote, ValidatorNote,
 };
+pub use hitl_values::{Classifier, IntentType, MemoryOp, PlanOp, Provenance, SayKind};
 pub use reader::{TraceError, TraceReader, TraceWriter};
 pub use scores::TaskScores;
 pub use values::{EndReason, FallbackCause, LineKind, Policy, Split, SuiteClass, UnknownPolicy};

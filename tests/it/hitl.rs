@@ -73,7 +73,7 @@ pub fn plan_ops(events: &[Event]) -> Vec<(u64, String, Option<String>)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Plan(p) => Some((e.t, p.op.clone(), p.label.clone())),
+            EventKind::Plan(p) => Some((e.t, p.op.as_str().to_owned(), p.label.clone())),
             _ => None,
         })
         .collect()
@@ -84,7 +84,7 @@ pub fn intents(events: &[Event]) -> Vec<(u64, String, Option<u32>, Vec<u32>)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Intent(i) => Some((e.t, i.intent.clone(), i.resolved, i.options.clone())),
+            EventKind::Intent(i) => Some((e.t, i.intent.as_str().to_owned(), i.resolved, i.options.clone())),
             _ => None,
         })
         .collect()
@@ -95,7 +95,7 @@ pub fn said(events: &[Event]) -> Vec<(u64, String, String)> {
     events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Say(s) => Some((e.t, s.what.clone(), s.text.clone())),
+            EventKind::Say(s) => Some((e.t, s.what.as_str().to_owned(), s.text.clone())),
             _ => None,
         })
         .collect()

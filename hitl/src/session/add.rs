@@ -4,7 +4,8 @@
 //! can carry.
 
 use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::{EventKind, MemoryNote};
+use gatecrew_protocol::trace::{EventKind, MemoryNote, MemoryOp};
+use gatecrew_protocol::trace::{PlanOp, SayKind};
 use gatecrew_world::ContainerKind;
 
 use super::{Partner, Question};
@@ -75,7 +76,7 @@ impl Partner {
                 let name = item_words(&self.data, item);
                 let q = format!("Which chest is the {name} in? Tell me its x y z.");
                 self.question = Some(Question::Where { item, text: q.clone() });
-                self.say("question", q);
+                self.say(SayKind::Question, q);
                 "question"
             }
             Some(g) => {
@@ -95,7 +96,7 @@ impl Partner {
                     && self.plan.ids().iter().any(|n| self.plan.step(*n).kind == Kind::Leaf(Leaf::Share))
                 {
                     let pv = self.plan.preview();
-                    self.say("answer", format!("Building is already in my plan. {pv}"));
+                    self.say(SayKind::Answer, format!("Building is already in my plan. {pv}"));
                     return "add";
                 }
                 self.add_goal(g, p, &node_words, true);
@@ -104,7 +105,7 @@ impl Partner {
             None => {
                 self.note_intent(c, intent, None, &[]);
                 let p = self.plan.preview();
-                self.say("answer", format!("I did not catch what to add. {p}"));
+                self.say(SayKind::Answer, format!("I did not catch what to add. {p}"));
                 "add"
             }
         }
@@ -116,7 +117,7 @@ impl Partner {
         metrics::counter!("gatecrew_hitl_bad_counts_total").increment(1);
         let p = self.plan.preview();
         let reply = bad.reply(&self.data);
-        self.say("answer", format!("{reply} {p}"));
+        self.say(SayKind::Answer, format!("{reply} {p}"));
         op
     }
 
@@ -128,12 +129,12 @@ impl Partner {
         let up = self.plan.attach(parent, sub, added, false).unwrap_or_default();
         let fixes = repair(&mut self.plan);
         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        self.note_plan("add", &up, &rules);
+        self.note_plan(PlanOp::Add, &up, &rules);
         self.log.feedback.push(format!("add: {} ({said})", self.plan.label(sub)));
         if speak {
             let p = self.plan.preview();
             let label = self.plan.label(sub).to_owned();
-            self.say("preview", format!("Added \"{label}\". {p}"));
+            self.say(SayKind::Preview, format!("Added \"{label}\". {p}"));
         }
         sub
     }
@@ -169,9 +170,9 @@ impl Partner {
         }
         self.events.push(EventKind::Memory(MemoryNote {
             agent: self.cfg.agent,
-            op: "write".into(),
+            op: MemoryOp::Write,
             text: super::recall::fact_text(&fact),
-            provenance: Provenance::Told.as_str().into(),
+            provenance: Provenance::Told,
         }));
         let parent = parent.filter(|p| self.plan.step(*p).kind.is_or()).or_else(|| {
             let nodes = self.plan.obtain_nodes(item);
@@ -181,7 +182,10 @@ impl Partner {
         });
         let Some(parent) = parent else {
             let p = self.plan.preview();
-            self.say("preview", format!("Noted: {name} is in the chest at ({}, {}, {}). {p}", from.x, from.y, from.z));
+            self.say(
+                SayKind::Preview,
+                format!("Noted: {name} is in the chest at ({}, {}, {}). {p}", from.x, from.y, from.z),
+            );
             return "add";
         };
         let before = self.plan.len();
@@ -190,10 +194,10 @@ impl Partner {
         let up = self.plan.attach(parent, sub, added, true).unwrap_or_default();
         let fixes = repair(&mut self.plan);
         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        self.note_plan("add", &up, &rules);
+        self.note_plan(PlanOp::Add, &up, &rules);
         let _ = said;
         let p = self.plan.preview();
-        self.say("preview", format!("Thanks! {p}"));
+        self.say(SayKind::Preview, format!("Thanks! {p}"));
         "add"
     }
 
@@ -208,13 +212,13 @@ impl Partner {
         let fixes = repair(&mut self.plan);
         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
         let up = Update { added: self.plan.len() - before, ..Update::default() };
-        self.note_plan("new_task", &up, &rules);
+        self.note_plan(PlanOp::NewTask, &up, &rules);
         let label = self.plan.label(sub).to_owned();
         self.log = crate::memory::PlanLog::new(self.now, &self.inv);
         self.log.feedback.push(format!("new task: {label}"));
         let last = self.last_time(&label);
         let p = self.plan.preview();
-        self.say("preview", format!("New task: {label}.{last} {p}"));
+        self.say(SayKind::Preview, format!("New task: {label}.{last} {p}"));
         "new_task"
     }
 
@@ -225,9 +229,9 @@ impl Partner {
         let Some(r) = records.iter().rev().find(|r| r.goal == goal) else { return String::new() };
         self.events.push(EventKind::Memory(MemoryNote {
             agent: self.cfg.agent,
-            op: "read".into(),
+            op: MemoryOp::Read,
             text: format!("{}: {} (run {}, tick {})", r.goal, r.outcome, r.run, r.tick),
-            provenance: Provenance::Seen.as_str().into(),
+            provenance: Provenance::Seen,
         }));
         format!(" Last time this was {}.", r.outcome)
     }

@@ -1,6 +1,7 @@
 //! One (merged) line, from its classification to the graph update and the bot's one
 //! line back: the preview of what it will do now, or one clarifying question.
 
+use gatecrew_protocol::trace::{PlanOp, SayKind};
 use std::time::Instant;
 
 use gatecrew_protocol::trace::{EventKind, HumanLine, IntentNote};
@@ -52,11 +53,11 @@ impl Partner {
     ) {
         self.events.push(EventKind::Intent(IntentNote {
             agent: self.cfg.agent,
-            intent: intent.kind.as_str().into(),
+            intent: intent.kind,
             node: intent.node.clone(),
             parent: intent.parent.clone(),
-            classifier: c.by.as_str().into(),
-            fallback: c.fallback.clone(),
+            classifier: c.by,
+            fallback: c.fallback,
             resolved: resolved.map(|n| n.index() as u32),
             options: options.iter().map(|n| n.index() as u32).collect(),
         }));
@@ -79,7 +80,7 @@ impl Partner {
                     self.note_intent(c, &intent, None, &[]);
                     let p = self.plan.preview();
                     self.say(
-                        "answer",
+                        SayKind::Answer,
                         format!("I could not tell which one you meant, so I leave the plan as it is. {p}"),
                     );
                     return "answer";
@@ -117,12 +118,12 @@ impl Partner {
                             let _ = self.plan.switch_to(n);
                             self.dirty = true;
                             let p = self.plan.preview();
-                            self.say("preview", format!("That was not in my plan; added it. {p}"));
+                            self.say(SayKind::Preview, format!("That was not in my plan; added it. {p}"));
                             "switch"
                         }
                         _ => {
                             let p = self.plan.preview();
-                            self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                            self.say(SayKind::Answer, format!("There is no \"{words}\" in my plan. {p}"));
                             "switch"
                         }
                     }
@@ -132,7 +133,7 @@ impl Partner {
                 let Some(words) = intent.node.clone() else {
                     self.note_intent(c, &intent, None, &[]);
                     let p = self.plan.preview();
-                    self.say("answer", format!("What should I drop? {p}"));
+                    self.say(SayKind::Answer, format!("What should I drop? {p}"));
                     return "delete";
                 };
                 let r = resolve(&self.plan, &words, &self.vocab, &self.data);
@@ -141,7 +142,7 @@ impl Partner {
                 }
                 self.note_intent(c, &intent, None, &[]);
                 let p = self.plan.preview();
-                self.say("answer", format!("There is no \"{words}\" in my plan. {p}"));
+                self.say(SayKind::Answer, format!("There is no \"{words}\" in my plan. {p}"));
                 "delete"
             }
             IntentType::Add => self.on_add(c, &intent, text),
@@ -156,9 +157,9 @@ impl Partner {
                 self.stopped_by = Some((self.now, text.to_owned()));
                 self.log.feedback.push("stop".into());
                 self.remember("interrupted");
-                self.note_plan("stop", &up, &[]);
+                self.note_plan(PlanOp::Stop, &up, &[]);
                 let text = self.stopped_line(doing, cut, text);
-                self.say("preview", text);
+                self.say(SayKind::Preview, text);
                 "stop"
             }
             IntentType::NewTask => {
@@ -173,7 +174,7 @@ impl Partner {
                     Some(Err(bad)) => self.bad_count(&bad, "new_task"),
                     None => {
                         let p = self.plan.preview();
-                        self.say("answer", format!("I did not understand the new task. {p}"));
+                        self.say(SayKind::Answer, format!("I did not understand the new task. {p}"));
                         "new_task"
                     }
                 }
@@ -182,7 +183,7 @@ impl Partner {
                 self.note_intent(c, &Intent::bare(IntentType::Chat), None, &[]);
                 let reply = self.chat(text);
                 let p = self.plan.preview();
-                self.say("answer", format!("{reply} {p}"));
+                self.say(SayKind::Answer, format!("{reply} {p}"));
                 "chat"
             }
         }
@@ -193,7 +194,7 @@ impl Partner {
             options.iter().enumerate().map(|(i, n)| format!("{}) {}", i + 1, self.plan.label(*n))).collect();
         let text = format!("Which one do you mean: {}?", list.join(", "));
         self.question = Some(Question::Which { intent, options, text: text.clone() });
-        self.say("question", text);
+        self.say(SayKind::Question, text);
         "question"
     }
 
@@ -203,7 +204,7 @@ impl Partner {
             IntentType::Delete => {
                 if n == self.plan.root() {
                     let p = self.plan.preview();
-                    self.say("answer", format!("I cannot drop the whole plan that way; say stop. {p}"));
+                    self.say(SayKind::Answer, format!("I cannot drop the whole plan that way; say stop. {p}"));
                     return "delete";
                 }
                 let label = self.plan.label(n).to_owned();
@@ -211,12 +212,12 @@ impl Partner {
                     Ok(up) => {
                         let fixes = repair(&mut self.plan);
                         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-                        self.note_plan("delete", &up, &rules);
+                        self.note_plan(PlanOp::Delete, &up, &rules);
                         self.log.feedback.push(format!("delete: {label}"));
                         let p = self.plan.preview();
-                        self.say("preview", format!("I will not {label}. {p}"));
+                        self.say(SayKind::Preview, format!("I will not {label}. {p}"));
                     }
-                    Err(e) => self.say("answer", format!("I cannot drop that: {e}.")),
+                    Err(e) => self.say(SayKind::Answer, format!("I cannot drop that: {e}.")),
                 }
                 "delete"
             }
@@ -230,7 +231,7 @@ impl Partner {
                     Some(Err(bad)) => {
                         self.bad_count(&bad, "add");
                     }
-                    None => self.say("answer", "I did not catch what to add.".into()),
+                    None => self.say(SayKind::Answer, "I did not catch what to add.".into()),
                 }
                 "add"
             }
@@ -241,15 +242,15 @@ impl Partner {
                     Ok(up) => {
                         let fixes = repair(&mut self.plan);
                         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-                        self.note_plan("switch", &up, &rules);
+                        self.note_plan(PlanOp::Switch, &up, &rules);
                         self.log.feedback.push(format!("switch: {}", self.plan.label(n)));
                         let p = self.plan.preview();
                         match from.filter(|f| f != self.plan.label(n)) {
-                            Some(f) => self.say("preview", format!("OK, I'll stop \"{f}\" for now. {p}")),
-                            None => self.say("preview", p),
+                            Some(f) => self.say(SayKind::Preview, format!("OK, I'll stop \"{f}\" for now. {p}")),
+                            None => self.say(SayKind::Preview, p),
                         }
                     }
-                    Err(e) => self.say("answer", format!("I cannot switch to that: {e}.")),
+                    Err(e) => self.say(SayKind::Answer, format!("I cannot switch to that: {e}.")),
                 }
                 "switch"
             }
@@ -291,9 +292,9 @@ impl Partner {
         } else {
             Update { from: None, to: self.plan.active(), ..Update::default() }
         };
-        self.note_plan("resume", &up, &[]);
+        self.note_plan(PlanOp::Resume, &up, &[]);
         let p = self.plan.preview();
-        self.say("preview", format!("Going on. {p}"));
+        self.say(SayKind::Preview, format!("Going on. {p}"));
         "switch"
     }
 }

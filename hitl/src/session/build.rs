@@ -10,6 +10,7 @@ use crate::plan::repair::repair;
 use crate::plan::{Group, Origin, StepId};
 use crate::resolve::Resolution;
 use crate::words::words;
+use gatecrew_protocol::trace::{PlanOp, SayKind};
 
 impl Partner {
     /// A switch or a delete whose words resolved to something in the plan.
@@ -30,7 +31,7 @@ impl Partner {
                     options.iter().enumerate().map(|(i, p)| format!("{}) {}", i + 1, p.name)).collect();
                 let text = format!("Which one do you mean: {}?", list.join(", "));
                 self.question = Some(Question::WhichPart { intent: intent.clone(), options, text: text.clone() });
-                self.say("question", text);
+                self.say(SayKind::Question, text);
                 "question"
             }
             Resolution::None => "none",
@@ -47,7 +48,7 @@ impl Partner {
             None => {
                 self.note_intent(c, intent, None, &[]);
                 let pv = self.plan.preview();
-                self.say("answer", format!("I cannot act on {} on its own. {pv}", p.name));
+                self.say(SayKind::Answer, format!("I cannot act on {} on its own. {pv}", p.name));
                 "none"
             }
         }
@@ -70,7 +71,10 @@ impl Partner {
             None => {
                 self.note_intent(c, &Intent::bare(IntentType::Answer), None, &[]);
                 let p = self.plan.preview();
-                self.say("answer", format!("I could not tell which one you meant, so I leave the plan as it is. {p}"));
+                self.say(
+                    SayKind::Answer,
+                    format!("I could not tell which one you meant, so I leave the plan as it is. {p}"),
+                );
                 "answer"
             }
         }
@@ -83,12 +87,12 @@ impl Partner {
             Ok(up) => {
                 let fixes = repair(&mut self.plan);
                 let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-                self.note_plan("later", &up, &rules);
+                self.note_plan(PlanOp::Later, &up, &rules);
                 self.log.feedback.push(format!("later: {label}"));
                 let p = self.plan.preview();
-                self.say("preview", format!("OK, \"{label}\" can wait. {p}"));
+                self.say(SayKind::Preview, format!("OK, \"{label}\" can wait. {p}"));
             }
-            Err(e) => self.say("answer", format!("I cannot put that off: {e}.")),
+            Err(e) => self.say(SayKind::Answer, format!("I cannot put that off: {e}.")),
         }
         "switch"
     }
@@ -127,7 +131,7 @@ impl Partner {
             .collect();
         if missing.is_empty() {
             let pv = self.plan.preview();
-            self.say("answer", format!("{}: already in my plan. {pv}", capital(&p.name)));
+            self.say(SayKind::Answer, format!("{}: already in my plan. {pv}", capital(&p.name)));
             return Some("add");
         }
         let part = self.plan.add_step(crate::plan::Kind::AllOf, part_label(&p.name, missing.len()), Origin::Person);
@@ -143,12 +147,12 @@ impl Partner {
         let up = self.plan.attach(build, part, missing.len() + 1, false).unwrap_or_default();
         let fixes = repair(&mut self.plan);
         let rules: Vec<&'static str> = fixes.iter().map(|f| f.rule).collect();
-        self.note_plan("add", &up, &rules);
+        self.note_plan(PlanOp::Add, &up, &rules);
         self.log.feedback.push(format!("add: {}", p.name));
         // A build that had finished goes on.
         self.plan.set_state(build, crate::plan::State::Pending);
         let pv = self.plan.preview();
-        self.say("preview", format!("Added {} back. {pv}", p.name));
+        self.say(SayKind::Preview, format!("Added {} back. {pv}", p.name));
         Some("add")
     }
 }

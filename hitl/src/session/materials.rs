@@ -10,6 +10,7 @@
 //! each obtain step for what its part still has to place, so a part reordered or
 //! resumed later obtains what it lacks then.
 
+use gatecrew_protocol::trace::{PlanOp, SayKind};
 use std::collections::BTreeMap;
 
 use gatecrew_protocol::{Count, ItemId, MAX_COUNT};
@@ -60,9 +61,9 @@ impl Partner {
             return;
         }
         let up = Update { added: self.plan.len() - before, ..Update::default() };
-        self.note_plan("materials", &up, &[]);
+        self.note_plan(PlanOp::Materials, &up, &[]);
         let list: Vec<String> = short_all.iter().map(|(i, n)| format!("{n} {}", item_words(&self.data, *i))).collect();
         let p = self.plan.preview();
-        self.say("preview", format!("I lack {} for my build: I will get them first. {p}", list.join(", ")));
+        self.say(SayKind::Preview, format!("I lack {} for my build: I will get them first. {p}", list.join(", ")));
     }
 }

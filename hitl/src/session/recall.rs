@@ -1,7 +1,7 @@
 //! Task memory in the session: facts remembered from earlier runs in this world are
 //! read at the start; a plan that completed, failed or was interrupted is summarised.
 
-use gatecrew_protocol::trace::{EventKind, MemoryNote};
+use gatecrew_protocol::trace::{EventKind, MemoryNote, MemoryOp};
 use gatecrew_protocol::{Pos, Tick};
 
 use super::Partner;
@@ -28,9 +28,9 @@ impl Partner {
             let text = format!("{} in the chest at ({x}, {y}, {z}) (run {}, tick {})", f.item, f.run, f.tick);
             self.events.push(EventKind::Memory(MemoryNote {
                 agent: self.cfg.agent,
-                op: "read".into(),
+                op: MemoryOp::Read,
                 text,
-                provenance: f.provenance.as_str().into(),
+                provenance: f.provenance,
             }));
         }
     }
@@ -56,16 +56,16 @@ impl Partner {
         }
         self.events.push(EventKind::Memory(MemoryNote {
             agent: self.cfg.agent,
-            op: "write".into(),
+            op: MemoryOp::Write,
             text,
-            provenance: Provenance::Seen.as_str().into(),
+            provenance: Provenance::Seen,
         }));
         for f in facts {
             self.events.push(EventKind::Memory(MemoryNote {
                 agent: self.cfg.agent,
-                op: "write".into(),
+                op: MemoryOp::Write,
                 text: fact_text(&f),
-                provenance: f.provenance.as_str().into(),
+                provenance: f.provenance,
             }));
         }
         self.log = PlanLog::new(self.now, &self.inv);

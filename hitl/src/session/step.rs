@@ -3,6 +3,7 @@
 //! executor did is told to the trace and the person.
 
 use gatecrew_crew::agent::{AgentCore, Intent as CoreIntent, StepInput, StepOutput};
+use gatecrew_protocol::trace::SayKind;
 use gatecrew_protocol::trace::{EventKind, ValidatorNote};
 
 use super::Partner;
@@ -126,17 +127,17 @@ impl Partner {
                 ExecEvent::GoalEnded { goal, ok } => {
                     let label = self.plan.label(goal).to_owned();
                     let text = if ok { format!("Done: {label}.") } else { format!("I could not {label}.") };
-                    self.say("report", text);
+                    self.say(SayKind::Report, text);
                     if !self.plan.open_goals().is_empty() {
                         let p = self.plan.preview();
-                        self.say("preview", p);
+                        self.say(SayKind::Preview, p);
                     }
                 }
                 ExecEvent::PlanEnded { ok } => {
                     self.remember(if ok { "completed" } else { "failed" });
                     self.plan = Plan::new("my tasks");
                     self.exec = Executor::new();
-                    self.say("preview", "Everything you asked is done; tell me what to do next.".into());
+                    self.say(SayKind::Preview, "Everything you asked is done; tell me what to do next.".into());
                 }
             }
         }

@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::fallback_reason::FallbackReason;
+use super::hitl_values::{Classifier, IntentType, MemoryOp, PlanOp, Provenance, SayKind};
 use crate::ids::AgentId;
 use crate::pos::Pos;
 
@@ -24,20 +26,20 @@ pub struct HumanLine {
 pub struct IntentNote {
     /// The partner.
     pub agent: AgentId,
-    /// `switch`, `add`, `delete`, `stop`, `new_task`, `chat` or `answer`.
+    /// What the person wants done.
     #[serde(rename = "type")]
-    pub intent: String,
+    pub intent: IntentType,
     /// The node or goal words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// The parent words of an add.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
-    /// `parser`, `llm` or `fallback` (the parser after an unusable model answer).
-    pub classifier: String,
+    /// Which classifier decided (`fallback`: the parser after an unusable model answer).
+    pub classifier: Classifier,
     /// Why the model's answer was not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
+    pub fallback: Option<FallbackReason>,
     /// The plan node the words resolved to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved: Option<u32>,
@@ -51,8 +53,8 @@ pub struct IntentNote {
 pub struct PlanNote {
     /// The partner.
     pub agent: AgentId,
-    /// `start`, `switch`, `delete`, `add`, `stop`, `new_task`, `resume`.
-    pub op: String,
+    /// What the update did.
+    pub op: PlanOp,
     /// The active node after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<u32>,
@@ -79,8 +81,8 @@ pub struct PlanNote {
 pub struct SayNote {
     /// The partner.
     pub agent: AgentId,
-    /// `preview`, `question`, `answer`, `report`.
-    pub what: String,
+    /// What kind of line it is.
+    pub what: SayKind,
     /// The line.
     pub text: String,
 }
@@ -150,10 +152,10 @@ pub struct ValidatorNote {
 pub struct MemoryNote {
     /// The partner.
     pub agent: AgentId,
-    /// `read` or `write`.
-    pub op: String,
+    /// Read or written.
+    pub op: MemoryOp,
     /// What: a record's goal and outcome, or a fact.
     pub text: String,
-    /// `seen`, `told` or `inferred`.
-    pub provenance: String,
+    /// Where the knowledge came from.
+    pub provenance: Provenance,
 }

@@ -442,11 +442,11 @@ mod tests {
         r#"{"v":1,"ep":"e","t":15,"kind":"message_fault","agent":1,"fault":"delayed","msg":"OFFER_TRANSFER","until":20}"#,
         r#"{"v":1,"ep":"e","t":16,"kind":"agent_failed","agent":1,"cause":"kicked"}"#,
         r#"{"v":1,"ep":"e","t":17,"kind":"human","agent":1,"text":"build it","lines":1}"#,
-        r#"{"v":1,"ep":"e","t":17,"kind":"intent","agent":1,"type":"add","node":"n","parent":"p","classifier":"rules","fallback":"f","resolved":2,"options":[1,2]}"#,
+        r#"{"v":1,"ep":"e","t":17,"kind":"intent","agent":1,"type":"add","node":"n","parent":"p","classifier":"parser","fallback":"timeout","resolved":2,"options":[1,2]}"#,
         r#"{"v":1,"ep":"e","t":17,"kind":"plan","agent":1,"op":"add","active":1,"label":"l","pivot":0,"added":1,"removed":0,"nodes":5,"repairs":["r"]}"#,
-        r#"{"v":1,"ep":"e","t":17,"kind":"say","agent":1,"what":"ack","text":"ok"}"#,
+        r#"{"v":1,"ep":"e","t":17,"kind":"say","agent":1,"what":"answer","text":"ok"}"#,
         r#"{"v":1,"ep":"e","t":18,"kind":"validator","agent":1,"node":2,"label":"l","criterion":"c","pass":true,"evidence":{"items":[{"item":"stone","before":0,"after":1}],"from":[0,0,0],"at":[1,1,1],"blocks":[{"pos":[1,1,1],"block":"stone"}],"container":[[2,2,2],5],"share":[1,3]}}"#,
-        r#"{"v":1,"ep":"e","t":18,"kind":"memory","agent":1,"op":"write","text":"t","provenance":"p"}"#,
+        r#"{"v":1,"ep":"e","t":18,"kind":"memory","agent":1,"op":"write","text":"t","provenance":"told"}"#,
         r#"{"v":1,"ep":"e","t":19,"kind":"episode_end","tsr":1,"complete":true,"correct_blocks":4,"blueprint_blocks":4,"reason":"complete","mindcraft_accuracy":0.5,"villager_blocks":3,"extra":{"x":1}}"#,
     ];
 

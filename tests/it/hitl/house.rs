@@ -36,7 +36,7 @@ fn leaving_out_the_glass_removes_it_and_the_house_completes_without_it() {
     let del = ev
         .iter()
         .find_map(|e| match &e.kind {
-            EventKind::Plan(p) if p.op == "delete" => Some(p.clone()),
+            EventKind::Plan(p) if p.op == gatecrew_protocol::trace::PlanOp::Delete => Some(p.clone()),
             _ => None,
         })
         .expect("a delete");

@@ -120,7 +120,7 @@ fn end_of_terminal_input_ends_the_session() {
             .events
             .iter()
             .filter_map(|e| match &e.kind {
-                EventKind::Intent(i) => Some(i.intent.clone()),
+                EventKind::Intent(i) => Some(i.intent.as_str().to_owned()),
                 _ => None,
             })
             .collect();

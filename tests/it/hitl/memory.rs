@@ -3,7 +3,7 @@
 //! left as it was.
 
 use gatecrew_hitl_app::memory::{Provenance, Store};
-use gatecrew_protocol::trace::EventKind;
+use gatecrew_protocol::trace::{EventKind, MemoryOp};
 
 use super::{run_script, said};
 
@@ -24,7 +24,9 @@ fn a_told_chest_survives_a_restart_and_is_used_next_time() {
     let (code, out, ev) =
         run_script(dir.path(), "r1", "0 the wool is in the chest at 6 0 -6\n", &["--memory-db", &dbs]);
     assert_eq!(code, 0, "{out}");
-    assert!(ev.iter().any(|e| matches!(&e.kind, EventKind::Memory(m) if m.op == "write" && m.provenance == "told")));
+    assert!(ev.iter().any(
+        |e| matches!(&e.kind, EventKind::Memory(m) if m.op == MemoryOp::Write && m.provenance == Provenance::Told)
+    ));
     // A fresh process would open the same file: so does a fresh store.
     let store = Store::open(&db).unwrap();
     let facts = store.facts(Some("hitl-partner")).unwrap();
@@ -39,7 +41,9 @@ fn a_told_chest_survives_a_restart_and_is_used_next_time() {
     let (code, out, ev) = run_script(dir.path(), "r2", "50 make a bed\n", &["--memory-db", &dbs]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        ev.iter().any(|e| matches!(&e.kind, EventKind::Memory(m) if m.op == "read" && m.provenance == "told")),
+        ev.iter().any(
+            |e| matches!(&e.kind, EventKind::Memory(m) if m.op == MemoryOp::Read && m.provenance == Provenance::Told)
+        ),
         "memory read"
     );
     let fetched = ev
