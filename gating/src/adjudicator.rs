@@ -52,7 +52,8 @@ impl DecisionCard {
     /// tokenizer), and no `opts`: they follow from R (the local action is a recovery
     /// when R > 0, a skip otherwise; `rules::local_action`) and the answer names a
     /// decision, not an option (16 tokens fewer). Measured against the local llama.cpp
-    /// server on the glass card of the unit test below: prompt 101 -> 74 tokens.
+    /// server on the glass card of `llm::prompt`'s test: prompt 101 -> 74 tokens with
+    /// the same system prompt (72 with today's).
     pub fn prompt(&self) -> String {
         #[derive(Serialize)]
         struct Prompt<'a> {

@@ -295,8 +295,14 @@ mod tests {
         let mut folding = Folding::new(scene);
         let mut from = 0;
         for (i, &cut) in cuts.iter().chain([&bytes.len()]).enumerate() {
-            let world = if i == 0 { world.to_vec() } else { Vec::new() };
-            let mut batch = Batch { bytes: bytes[from..cut].to_vec(), world, ..Batch::default() };
+            let mut batch = Batch { bytes: bytes[from..cut].to_vec(), ..Batch::default() };
+            // The inventories all come with the first batch, as the probe's flat marks.
+            for (after, w) in world.iter().filter(|_| i == 0) {
+                for (id, inv) in &w.bots {
+                    let items: Vec<_> = inv.iter().collect();
+                    batch.push_world(*after, w.tick, &w.data, [(*id, &items[..])]);
+                }
+            }
             from = cut;
             lines.stash(&mut batch);
             lines.parse(skip, &mut queue);

@@ -14,8 +14,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use gatecrew_protocol::ItemId;
 use gatecrew_world::GameData;
 
-use crate::inventory::WorldChange;
-
 /// The hub takes the buffer at the latest when it holds this many bytes of trace (about
 /// a few hundred lines): the run then never waits for memory to be found for a buffer
 /// bigger than this, and the hub parses in steps of this size. One wake-up per this
@@ -27,15 +25,33 @@ pub const TAKE_AT: usize = 64 * 1024;
 pub(super) struct Batch {
     /// Trace bytes as written (lines, the last one possibly cut).
     pub(super) bytes: Vec<u8>,
-    /// Inventories that changed, each after this many trace lines of the feed, as the
-    /// hub reads them ([`super::lines::Lines::stash`] builds them from the flat parts).
-    pub(super) world: Vec<(u64, WorldChange)>,
-    /// The probe's inventories, flat: one mark per bot whose inventory changed...
+    /// The probe's inventories, flat ([`super::lines::Lines::stash`] turns them into
+    /// [`crate::inventory::WorldChange`]s): one mark per bot whose inventory changed...
     pub(super) marks: Vec<Mark>,
     /// ...and the item counts the marks end at.
     pub(super) items: Vec<(ItemId, u32)>,
     /// For the item names (the hub names them when it publishes).
     pub(super) data: Option<Arc<GameData>>,
+}
+
+impl Batch {
+    /// Appends the inventories of `bots` at `tick`, after `after` trace lines.
+    pub(super) fn push_world<'a>(
+        &mut self,
+        after: u64,
+        tick: u64,
+        data: &Arc<GameData>,
+        bots: impl IntoIterator<Item = (u32, &'a [(ItemId, u32)])>,
+    ) {
+        if self.data.is_none() {
+            self.data = Some(data.clone());
+        }
+        for (agent, items) in bots {
+            self.items.extend_from_slice(items);
+            let end = self.items.len();
+            self.marks.push(Mark { after, tick, agent, end });
+        }
+    }
 }
 
 /// One bot's inventory in [`Batch::items`]: from the previous mark's `end` to its own.
@@ -91,15 +107,7 @@ impl Feed {
         data: &Arc<GameData>,
         bots: impl IntoIterator<Item = (u32, &'a [(ItemId, u32)])>,
     ) {
-        let mut b = self.shared.lock();
-        if b.data.is_none() {
-            b.data = Some(data.clone());
-        }
-        for (agent, items) in bots {
-            b.items.extend_from_slice(items);
-            let end = b.items.len();
-            b.marks.push(Mark { after, tick, agent, end });
-        }
+        self.shared.lock().push_world(after, tick, data, bots);
     }
 
     fn bytes(&self, bytes: &[u8]) {
