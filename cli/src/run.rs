@@ -176,10 +176,7 @@ impl Observer for Watch<'_> {
         }
         match &ev.kind {
             EventKind::Board { msg, window, from, to, item, count, .. } => {
-                let to = match to {
-                    gatecrew_protocol::Recipient::All => "all".to_owned(),
-                    gatecrew_protocol::Recipient::Agent(a) => a.to_string(),
-                };
+                let to = to.to_string();
                 let count = count.map(|c| format!(" x{c}")).unwrap_or_default();
                 self.line(format!("  t={:<6} {window:<4} {msg:<17} {from} -> {to:<5} {item}{count}", ev.t));
             }

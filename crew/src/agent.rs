@@ -19,6 +19,7 @@ mod consult;
 mod gate;
 mod memory;
 mod recover;
+mod request;
 mod scaffold;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -37,6 +38,7 @@ use crate::plan::{NodeId, TaskGraph};
 pub use board::FALLBACK_REACH;
 pub use consult::Consult;
 pub use memory::{Known, Memory, Physics};
+pub use request::work_regions;
 
 /// Tuning of the agents' patience and retries.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -290,11 +292,18 @@ enum Retry {
 #[derive(Debug, Clone, PartialEq)]
 struct Awaiting {
     key: IssueKey,
+    /// The issue that escalated: every ring's request carries it (`None` for the
+    /// manager's assignment under central_dag).
+    issue: Option<IssueId>,
+    reason: gatecrew_protocol::RequestReason,
     since: Tick,
     count: u32,
     window: Option<WindowId>,
     deadline: Tick,
     offered_by: Option<(AgentId, u32)>,
+    /// Teammates named by earlier rings of this escalation, sorted (empty when the
+    /// request went to `all`).
+    asked: Vec<AgentId>,
 }
 
 /// A request an agent is waiting on (see [`AgentCore::waiting`]).
@@ -325,8 +334,10 @@ struct Handover {
 pub struct AgentSetup {
     /// Its id.
     pub id: AgentId,
-    /// The crew roster.
-    pub crew: Vec<AgentId>,
+    /// The crew roster, shared by every agent.
+    pub crew: Arc<[AgentId]>,
+    /// The centre of each agent's share (see [`work_regions`]), shared by every agent.
+    pub regions: Arc<[Pos]>,
     /// Game data.
     pub data: Arc<GameData>,
     /// The blueprint.
@@ -356,7 +367,8 @@ pub struct AgentSetup {
 #[derive(Debug, Clone)]
 pub struct AgentCore {
     id: AgentId,
-    crew: Vec<AgentId>,
+    crew: Arc<[AgentId]>,
+    regions: Arc<[Pos]>,
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
     gate: Gate,
@@ -417,6 +429,7 @@ impl AgentCore {
         AgentCore {
             id: s.id,
             crew: s.crew,
+            regions: s.regions,
             data: s.data,
             blueprint: s.blueprint,
             gate: s.gate,

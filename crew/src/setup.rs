@@ -482,7 +482,10 @@ impl Setup {
 
     /// Fresh agent cores, each with its own copy of the plan and its starting state.
     pub fn agents(&self) -> Vec<AgentCore> {
-        let roster = self.roster();
+        let roster: std::sync::Arc<[AgentId]> = self.roster().into();
+        let starts: Vec<Pos> =
+            roster.iter().map(|&id| self.world.body(id).expect("roster comes from the world").pos).collect();
+        let regions = crate::agent::work_regions(&self.plan, &starts);
         let physics = Physics::new(self.world.rules(), &self.data);
         roster
             .iter()
@@ -491,6 +494,7 @@ impl Setup {
                 AgentCore::new(AgentSetup {
                     id,
                     crew: roster.clone(),
+                    regions: regions.clone(),
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),

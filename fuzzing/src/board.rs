@@ -83,8 +83,11 @@ pub fn board_message(data: &[u8]) {
         return;
     };
     let crew = u32::from(script.crew % 5);
-    let config =
-        BoardConfig { window_ticks: u64::from(script.window_ticks), handover_ticks: u64::from(script.handover_ticks) };
+    let config = BoardConfig {
+        window_ticks: u64::from(script.window_ticks),
+        handover_ticks: u64::from(script.handover_ticks),
+        ..BoardConfig::default()
+    };
     let mut board = Board::new((0..crew).map(AgentId), ITEMS.clone(), config);
     // Agent bytes reach one id past the crew, so that strangers post too.
     let agent = |b: u8| AgentId(u32::from(b) % (crew + 2));
@@ -134,6 +137,9 @@ fn fields_to_wire(f: &Fields, caller: AgentId, board: &Board, agent: impl Fn(u8)
     };
     let to = match (f.to, request) {
         (t, _) if t < 32 => Recipient::Agent(agent(t)),
+        // A ring: two names, possibly the same one twice or the caller itself.
+        (t, _) if t < 48 => gatecrew_protocol::Addressees::new([agent(t), agent(t.wrapping_mul(7))])
+            .map_or(Recipient::Agent(agent(t)), Recipient::Agents),
         (_, true) => Recipient::All,
         (_, false) => Recipient::Agent(other_party),
     };

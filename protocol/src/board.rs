@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::addressees::RingSize;
 use crate::count::Count;
 use crate::ids::{AgentId, Tick, WindowId};
 use crate::item::{ItemId, ItemRegistry};
@@ -30,11 +31,16 @@ pub struct BoardConfig {
     /// Once an offer is accepted, the transfer must be confirmed within this many ticks:
     /// the giver has to walk over, so the answer deadline alone would be too short.
     pub handover_ticks: u64,
+    /// A request names at most this many teammates; when all of them refuse, the next
+    /// ring is asked (DESIGN section 5.6). Left out of the config hash at its default so
+    /// that configs written before rings keep their hash.
+    #[serde(skip_serializing_if = "RingSize::is_default")]
+    pub ring: RingSize,
 }
 
 impl Default for BoardConfig {
     fn default() -> Self {
-        BoardConfig { window_ticks: 40, handover_ticks: 200 }
+        BoardConfig { window_ticks: 40, handover_ticks: 200, ring: RingSize::DEFAULT }
     }
 }
 
@@ -213,6 +219,7 @@ impl Board {
                 let addressees: Vec<AgentId> = match to {
                     Recipient::Agent(a) => vec![a],
                     Recipient::All => self.roster.iter().copied().filter(|a| *a != from).collect(),
+                    Recipient::Agents(ring) => ring.as_slice().to_vec(),
                 };
                 if addressees.is_empty() {
                     return Err(BoardError::new(RejectKind::NoAddressee, "no teammate to address"));
@@ -296,7 +303,13 @@ impl Board {
         if from != caller {
             return Err(BoardError::new(RejectKind::ForgedSender, format!("{caller} posted as {from}")));
         }
-        if let Recipient::Agent(to) = msg.to() {
+        let to = msg.to();
+        let named: &[AgentId] = match &to {
+            Recipient::Agent(one) => std::slice::from_ref(one),
+            Recipient::Agents(ring) => ring.as_slice(),
+            Recipient::All => &[],
+        };
+        for &to in named {
             if !self.roster.contains(&to) {
                 return Err(BoardError::new(RejectKind::UnknownAgent, format!("addressee {to} is not in the crew")));
             }

@@ -18,6 +18,7 @@
 //!
 //! This crate has no async code and no I/O beyond the trace reader and writer.
 
+mod addressees;
 mod board;
 mod count;
 mod ids;
@@ -28,6 +29,7 @@ pub mod metrics;
 mod pos;
 pub mod trace;
 
+pub use addressees::{Addressees, AddresseesError, MAX_ADDRESSEES, RingSize};
 pub use board::{Board, BoardConfig, BoardError, CloseOutcome, Posted, Receipt, RejectKind, Window, WindowClosed};
 pub use count::{Count, CountError, MAX_COUNT};
 pub use ids::{AgentId, IssueId, Tick, WindowId};

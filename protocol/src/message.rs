@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::addressees::Addressees;
 use crate::count::{Count, CountError};
 use crate::ids::{AgentId, WindowId};
 use crate::item::{ItemId, ItemRegistry, UnknownItem};
@@ -14,6 +15,30 @@ pub enum Recipient {
     Agent(AgentId),
     /// Every teammate but the sender.
     All,
+    /// A ring of teammates (DESIGN section 5.6, "Addressing"): what a request goes to in
+    /// a crew larger than the ring, so that it draws O(k) answers, not O(crew).
+    Agents(Addressees),
+}
+
+impl Recipient {
+    /// Whether `a` is addressed (for `All`: anyone; the sender is excluded elsewhere).
+    pub fn includes(&self, a: AgentId) -> bool {
+        match self {
+            Recipient::Agent(b) => *b == a,
+            Recipient::All => true,
+            Recipient::Agents(ring) => ring.contains(a),
+        }
+    }
+}
+
+impl std::fmt::Display for Recipient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recipient::Agent(a) => a.fmt(f),
+            Recipient::All => f.write_str("all"),
+            Recipient::Agents(ring) => write!(f, "[{ring}]"),
+        }
+    }
 }
 
 impl Serialize for Recipient {
@@ -21,6 +46,7 @@ impl Serialize for Recipient {
         match self {
             Recipient::Agent(a) => a.serialize(s),
             Recipient::All => s.serialize_str("all"),
+            Recipient::Agents(ring) => ring.serialize(s),
         }
     }
 }
@@ -32,13 +58,17 @@ impl<'de> Deserialize<'de> for Recipient {
         enum Raw {
             Id(u32),
             Word(String),
+            List(Vec<u32>),
         }
         match Raw::deserialize(d)? {
             Raw::Id(n) => Ok(Recipient::Agent(AgentId(n))),
             Raw::Word(w) if w == "all" => Ok(Recipient::All),
-            Raw::Word(w) => {
-                Err(serde::de::Error::custom(format!("recipient must be an agent id or \"all\", got \"{w}\"")))
-            }
+            Raw::Word(w) => Err(serde::de::Error::custom(format!(
+                "recipient must be an agent id, \"all\" or a list of agent ids, got \"{w}\""
+            ))),
+            Raw::List(ids) => Addressees::new(ids.into_iter().map(AgentId))
+                .map(Recipient::Agents)
+                .map_err(|e| serde::de::Error::custom(format!("recipient list: {e}"))),
         }
     }
 }
@@ -284,8 +314,8 @@ pub enum MessageError {
         /// The extra field.
         field: &'static str,
     },
-    /// `"all"` where one agent is required.
-    #[error("{kind} must be addressed to one agent, not \"all\"")]
+    /// `"all"` or a list where one agent is required.
+    #[error("{kind} must be addressed to one agent, not \"all\" or a list")]
     NeedsOneRecipient {
         /// The message kind.
         kind: &'static str,
@@ -377,7 +407,7 @@ impl WireMessage {
     fn one(&self, kind: &'static str) -> Result<AgentId, MessageError> {
         match self.to {
             Recipient::Agent(a) => Ok(a),
-            Recipient::All => Err(MessageError::NeedsOneRecipient { kind }),
+            Recipient::All | Recipient::Agents(_) => Err(MessageError::NeedsOneRecipient { kind }),
         }
     }
 

@@ -26,6 +26,9 @@ let playing = null;
 let layerChosen = false;
 
 function pos(p) { return p ? `[${p.join(", ")}]` : "?"; }
+// A message's addressee as the trace writes it: an id, "all", or a request's ring (ids).
+function addressee(to) { return to === "all" ? "all" : Array.isArray(to) ? to.map((a) => "bot" + a).join(",") : "bot" + to; }
+function addressed(to, bot) { return to === bot || (Array.isArray(to) && to.includes(bot)); }
 function tierName(t) { return t === 0 ? "no gate" : `tier ${t}`; }
 
 function renderBots(s) {
@@ -69,7 +72,7 @@ function renderBots(s) {
 function renderThreads(s) {
   const fb = $("f-bot").value, fk = $("f-kind").value, fs = $("f-state").value;
   const shown = s.board.threads.filter((t) =>
-    (fb === "" || t.requester === Number(fb) || t.messages.some((m) => m.from === Number(fb) || m.to === Number(fb))) &&
+    (fb === "" || t.requester === Number(fb) || t.messages.some((m) => m.from === Number(fb) || addressed(m.to, Number(fb)))) &&
     (fk === "" || t.messages.some((m) => m.msg === fk)) &&
     (fs === "" || t.state === fs));
   $("threads").replaceChildren(...shown.slice().reverse().map((t) => {
@@ -82,7 +85,7 @@ function renderThreads(s) {
         `gate: ${g.decision} by ${tierName(g.tier)}${g.rule ? " (rule " + g.rule + ")" : ""}, score ${g.score.toFixed(3)}, ${f}` +
         (g.oracle_local_feasible ? " — a local recovery existed" : "")) : null,
       h("ol", {}, ...t.messages.map((m) => h("li", { class: `msg-${m.msg}`, "data-msg": m.msg },
-        `t${m.t} ${m.msg} bot${m.from} → ${m.to === null ? "all" : "bot" + m.to} ${m.item}${m.count ? " ×" + m.count : ""}${m.reason ? " (" + m.reason + ")" : ""}`))));
+        `t${m.t} ${m.msg} bot${m.from} → ${addressee(m.to)} ${m.item}${m.count ? " ×" + m.count : ""}${m.reason ? " (" + m.reason + ")" : ""}`))));
   }));
 }
 

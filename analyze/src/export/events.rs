@@ -55,6 +55,7 @@ table!(
         from_agent: U32,
         to_agent: U32,
         to_all: Bool,
+        to_agents: Str,
         error: Str,
         tokens: U32,
         window_event: Str,
@@ -125,6 +126,10 @@ fn set_to(r: &mut Row, to: &Recipient) {
             r.to_all = Some(false);
         }
         Recipient::All => r.to_all = Some(true),
+        Recipient::Agents(ring) => {
+            r.to_all = Some(false);
+            r.to_agents = Some(ring.as_slice().iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(","));
+        }
     }
 }
 

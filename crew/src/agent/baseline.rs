@@ -55,7 +55,7 @@ impl AgentCore {
                 self.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
             }
             Directive::Incoming { window, from, item, count, deadline } => {
-                self.waiting_manager = None;
+                let issue = self.waiting_manager.take();
                 self.blocks.remove(&Blocker::Item(item));
                 let key = Issue::MissingMaterial { item, count }.key();
                 // The manager's deadline: it decides when the delivery has failed.
@@ -63,11 +63,14 @@ impl AgentCore {
                     item,
                     Awaiting {
                         key,
+                        issue,
+                        reason: gatecrew_protocol::RequestReason::MissingMaterial,
                         since: self.now,
                         count,
                         window: Some(window),
                         deadline,
                         offered_by: Some((from, count)),
+                        asked: Vec::new(),
                     },
                 );
             }

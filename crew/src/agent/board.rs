@@ -4,7 +4,7 @@
 
 use gatecrew_protocol::trace::{FallbackCause, GateAction, ResolvedBy};
 use gatecrew_protocol::{
-    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Recipient, RefusalReason, RejectKind,
+    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, RefusalReason, RejectKind,
 };
 use gatecrew_world::cost::Planner;
 use gatecrew_world::{Action, Failure, Outcome, Receipt};
@@ -25,7 +25,7 @@ impl AgentCore {
                                 aw.window = Some(window);
                             }
                         }
-                    } else if (to == Recipient::All || to == Recipient::Agent(self.id)) && !self.busy_for_chat() {
+                    } else if to.includes(self.id) && !self.busy_for_chat() {
                         self.answer(window, from, item, count.get(), out);
                     }
                     self.echo(&msg, out);
@@ -56,6 +56,7 @@ impl AgentCore {
                         let aw = self.awaiting.remove(&c.item).expect("checked above");
                         match c.outcome {
                             CloseOutcome::Confirmed => {}
+                            CloseOutcome::CannotSupply if self.ask_next_ring(c.item, aw.clone(), out) => {}
                             CloseOutcome::CannotSupply => {
                                 let cooldown = self.style.refusal_cooldown(self.gate.params().spec().cooldown_ticks);
                                 self.history.cannot_supply(aw.key, self.now, cooldown);

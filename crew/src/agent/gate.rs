@@ -6,13 +6,13 @@ use gatecrew_gating::features::{
 };
 use gatecrew_gating::{Features, GateDecision, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
-use gatecrew_protocol::{BoardMessage, Count, IssueId, ItemId, Recipient, RequestReason};
+use gatecrew_protocol::{IssueId, ItemId};
 use gatecrew_world::cost::{Knowledge, Planner};
 use gatecrew_world::reach_distance;
 
 use super::build::place_of;
 use super::memory::Known;
-use super::{AgentCore, Awaiting, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
+use super::{AgentCore, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
 use crate::plan::{NodeId, NodeState};
 
 impl AgentCore {
@@ -259,25 +259,6 @@ impl AgentCore {
             other_work,
         };
         (features, GateQuery { features, ctx }, oracle)
-    }
-
-    /// Opens a window for the issue's item.
-    pub(super) fn escalate(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
-        let Some((item, n)) = issue.requestable() else {
-            return;
-        };
-        let reason = match issue {
-            Issue::MissingTool { .. } => RequestReason::MissingTool,
-            _ => RequestReason::MissingMaterial,
-        };
-        let Ok(count) = Count::new(i64::from(n)) else {
-            return;
-        };
-        let msg = BoardMessage::RequestMaterial { from: self.id, to: Recipient::All, item, count, reason };
-        out.posts.push((msg, Some(id)));
-        let deadline = self.now + self.board_cfg.window_ticks + 1;
-        let aw = Awaiting { key: issue.key(), since: self.now, count: n, window: None, deadline, offered_by: None };
-        self.awaiting.insert(item, aw);
     }
 
     pub(super) fn act_on(

@@ -201,3 +201,30 @@ fn request_to_all_needs_a_teammate() {
     };
     rejected(&mut b, A0, msg, RejectKind::NoAddressee);
 }
+
+#[test]
+fn a_ring_request_waits_only_for_its_addressees() {
+    let items = ItemRegistry::new([("glass", 64), ("oak_planks", 64)]).unwrap();
+    let crew: Vec<AgentId> = (0..6).map(AgentId).collect();
+    let mut b = Board::new(crew, Arc::new(items), BoardConfig::default());
+    let ring = crate::Addressees::new([AgentId(4), A2]).unwrap();
+    let req = |to| BoardMessage::RequestMaterial {
+        from: A0,
+        to,
+        item: GLASS,
+        count: n(2),
+        reason: RequestReason::MissingMaterial,
+    };
+    let w = b.post(A0, req(Recipient::Agents(ring)), Tick(10)).unwrap().posted.window;
+    assert_eq!(b.window(w).unwrap().addressees, vec![A2, AgentId(4)]);
+    // A teammate outside the ring was not asked.
+    rejected(&mut b, A1, refuse(w, A1), RejectKind::WrongParty);
+    assert!(b.post(A2, refuse(w, A2), Tick(11)).unwrap().closed.is_none());
+    let closed = b.post(AgentId(4), refuse(w, AgentId(4)), Tick(12)).unwrap().closed.unwrap();
+    assert_eq!(closed.outcome, CloseOutcome::CannotSupply, "two refusals close a ring of two");
+    // A ring naming the sender or a stranger is refused whole.
+    let selfish = crate::Addressees::new([A0, A1]).unwrap();
+    rejected(&mut b, A0, req(Recipient::Agents(selfish)), RejectKind::SelfAddressed);
+    let stranger = crate::Addressees::new([A1, AgentId(9)]).unwrap();
+    rejected(&mut b, A0, req(Recipient::Agents(stranger)), RejectKind::UnknownAgent);
+}

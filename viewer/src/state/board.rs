@@ -33,8 +33,8 @@ pub struct ThreadMessage {
     pub msg: MessageKind,
     /// Sender.
     pub from: u32,
-    /// Addressee: an agent, or `None` for all.
-    pub to: Option<u32>,
+    /// Addressee: an agent id, `"all"`, or a request's ring as a list of ids.
+    pub to: Recipient,
     /// Item.
     pub item: String,
     /// Count.
@@ -140,10 +140,7 @@ impl Board {
                     t: ev.t,
                     msg: *msg,
                     from: from.0,
-                    to: match to {
-                        Recipient::Agent(a) => Some(a.0),
-                        Recipient::All => None,
-                    },
+                    to: *to,
                     item: item.clone(),
                     count: *count,
                     reason: reason.clone(),
@@ -162,7 +159,11 @@ impl Board {
                         // confirmed one (or the offer's).
                         let confirm = th.messages.iter().rev().find(|m| m.msg == MessageKind::ConfirmTransfer);
                         let offer = th.messages.iter().rev().find(|m| m.msg == MessageKind::OfferTransfer);
-                        let from = confirm.and_then(|c| c.to).or(offer.map(|o| o.from))?;
+                        let giver = |c: &ThreadMessage| match c.to {
+                            Recipient::Agent(a) => Some(a.0),
+                            _ => None,
+                        };
+                        let from = confirm.and_then(giver).or(offer.map(|o| o.from))?;
                         let count = confirm.and_then(|c| c.count).or(offer.and_then(|o| o.count))?;
                         Some(Settled::Confirmed { to: requester, from, item, count })
                     }
