@@ -75,7 +75,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Crew size; inventories are pooled and dealt out by share when it differs from the config
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=16))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10_000))]
     agents: Option<u16>,
     /// Coordination policy
     #[arg(long, value_enum)]

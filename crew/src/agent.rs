@@ -129,6 +129,11 @@ pub enum Intent {
     Act(Action),
     /// Sleep until the tick, or until news if `None`.
     Wait(Option<Tick>),
+    /// Sleep until the tick only to look again for teammates' blocks it waits for (or
+    /// gave up waiting for): nothing else of its own is left. The episode ends before
+    /// the tick if nothing else is going on and no action completed since this one
+    /// looked: the blocks cannot come any more.
+    Watch(Tick),
     /// No work of its own is left (it still answers the board).
     Done,
 }
@@ -277,6 +282,12 @@ struct Block {
     /// source it went for may be gone from its memory), rather than only setting the
     /// blocker aside again.
     recover_again: bool,
+    /// A wait for a teammate's block. Given up by count like any other, so that the bot
+    /// builds around it; but the teammate may be slow rather than gone, so the bot keeps
+    /// watching, and takes the node up again when the block appears.
+    teammate: bool,
+    /// Given up because its support was: taken up again once the support stands.
+    until_supported: bool,
 }
 
 /// How a blocker is waited out.
@@ -284,8 +295,10 @@ struct Block {
 enum Retry {
     /// `LOCAL_SKIP`: set aside and revisited when independent work runs out.
     WhenIdle,
-    /// Poll again with exponential back-off (a teammate's block, a busy cell).
+    /// Poll again with exponential back-off (a busy cell, a pillar that failed).
     Poll,
+    /// Look again, with the same back-off, for a teammate's block this node stands on.
+    Teammate,
 }
 
 /// An escalation in flight.
@@ -599,13 +612,17 @@ impl AgentCore {
             attempts: 0,
             why: String::new(),
             recover_again: false,
+            teammate: false,
+            until_supported: false,
         });
         b.attempts += 1;
         b.recover_again = false;
+        b.teammate = retry == Retry::Teammate;
+        b.until_supported = b.teammate;
         let delay = match retry {
             Retry::WhenIdle => revisit,
             // 20, 40, 80, ... ticks: a teammate gets time to finish what this waits for.
-            Retry::Poll => poll.saturating_mul(1 << (b.attempts - 1).min(6)),
+            Retry::Poll | Retry::Teammate => poll.saturating_mul(1 << (b.attempts - 1).min(6)),
         };
         b.retry_at = self.now + delay;
         b.when_idle = retry == Retry::WhenIdle;
@@ -701,6 +718,7 @@ impl AgentCore {
                 }
                 build::Next::Again => continue,
                 build::Next::Wait(t) => return Intent::Wait(t),
+                build::Next::Watch(t) => return Intent::Watch(t),
                 build::Next::Done => return Intent::Done,
             }
         }

@@ -69,6 +69,10 @@ struct Slot {
     deliveries: Vec<crate::style::Delivery>,
     delivery_due: Option<Tick>,
     chat_lines_seen: u32,
+    /// Waiting only for teammates' blocks (`Intent::Watch`), and how many actions had
+    /// completed when it last looked.
+    watching: bool,
+    looked: u64,
     /// Ticks of work the news handed over at this wake-up costs (charged when its
     /// output is applied).
     reading: u64,
@@ -88,6 +92,9 @@ pub struct Episode {
     tick_limit: u64,
     oracle_ticks: u64,
     slots: Vec<Slot>,
+    /// Actions completed so far: a watcher that looked after the last one has seen all
+    /// there is to see.
+    completed: u64,
     events: Vec<Event>,
     window_issue: std::collections::BTreeMap<WindowId, IssueId>,
     tier3: Option<consult::Tier3>,
@@ -127,6 +134,7 @@ impl Episode {
             tick_limit: setup.tick_limit,
             oracle_ticks: setup.oracle_ticks,
             slots,
+            completed: 0,
             events: Vec::new(),
             window_issue: Default::default(),
             tier3: consult::Tier3::for_setup(setup),
@@ -317,7 +325,10 @@ impl Episode {
             if let Some((t, _)) = &s.pending {
                 consider(*t);
             }
-            if let Some(t) = s.wait_until {
+            // A bot that only watches for teammates' blocks and has looked since the last
+            // action completed has nothing new to see: its wake-up alone does not keep
+            // the episode going (the blocks it waits for cannot come any more).
+            if let Some(t) = s.wait_until.filter(|_| !(s.watching && s.looked == self.completed)) {
                 consider(t);
             }
             if let Some(t) = s.news_due {
@@ -477,6 +488,7 @@ impl Episode {
             return Vec::new();
         };
         let _ = slot;
+        self.slots[agent.index()].watching = false;
         match out.intent {
             Intent::Continue => {}
             Intent::Act(action) => {
@@ -494,6 +506,13 @@ impl Episode {
                 let s = &mut self.slots[agent.index()];
                 s.wait_until = until.map(|t| t.max(now + 1));
                 s.done = false;
+            }
+            Intent::Watch(until) => {
+                let s = &mut self.slots[agent.index()];
+                s.wait_until = Some(until.max(now + 1));
+                s.done = false;
+                s.watching = true;
+                s.looked = self.completed;
             }
             Intent::Done => {
                 let s = &mut self.slots[agent.index()];

@@ -23,7 +23,7 @@
 //!
 //! Every error names the file and the line or key at fault.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -127,6 +127,9 @@ pub struct FaultSpec {
     /// Agents that stop answering: their board messages are never delivered.
     pub mute: Vec<u32>,
 }
+
+/// The largest crew `--agents` builds: the scale issue 20 asks for (crews of 10,000 bots).
+pub const MAX_CREW: usize = 10_000;
 
 const DEFAULT_PATH_BLOCK: &str = "cobblestone";
 const DEFAULT_DELAY_TICKS: u64 = 20;
@@ -416,10 +419,10 @@ impl Setup {
         let src = Source::new(path, text);
         let mut agents = file.agents.clone();
         if let Some(n) = ov.agents {
-            if n == 0 || n > 16 {
+            if n == 0 || n > MAX_CREW {
                 return Err(LoadError::new(
                     path,
-                    LoadErrorKind::Invalid(format!("--agents {n}: a crew has 1 to 16 bots")),
+                    LoadErrorKind::Invalid(format!("--agents {n}: a crew has 1 to {MAX_CREW} bots")),
                 )
                 .into());
             }
@@ -579,7 +582,7 @@ fn resize_crew(
     listed: &[AgentSpec],
     n: usize,
     bp: &Blueprint,
-    data: &GameData,
+    data: &Arc<GameData>,
     world: &WorldSpec,
     src: &Source,
 ) -> Result<Vec<AgentSpec>, LoadError> {
@@ -617,20 +620,11 @@ fn resize_crew(
             *invs[k % n].entry(item).or_insert(0) += left;
         }
     }
-    let (lo, hi) = bp.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
-    let ring = |k: usize| {
-        let side = [
-            (lo.x - 2, lo.z - 2 + 2 * k as i32),
-            (hi.x + 2, hi.z + 2 - 2 * k as i32),
-            (lo.x - 2 + 2 * k as i32, hi.z + 2),
-            (hi.x + 2 - 2 * k as i32, lo.z - 2),
-        ];
-        let (x, z) = side[k % 4];
-        Pos::new(x.clamp(world.bounds.min.x, world.bounds.max.x), 0, z.clamp(world.bounds.min.z, world.bounds.max.z))
-    };
+    let kept = &listed[..listed.len().min(n)];
+    let extra = extra_starts(kept, n - kept.len(), bp, data, world, src)?;
     Ok((0..n)
         .map(|a| {
-            let start = listed.get(a).map_or_else(|| Spanned::new(0..0, ring(a)), |s| s.start.clone());
+            let start = listed.get(a).map_or_else(|| Spanned::new(0..0, extra[a - kept.len()]), |s| s.start.clone());
             let inventory: ItemCounts = invs[a]
                 .iter()
                 .map(|(i, c)| (Spanned::new(0..0, data.item_name(*i).to_owned()), Spanned::new(0..0, i64::from(*c))))
@@ -638,4 +632,65 @@ fn resize_crew(
             AgentSpec { start, inventory }
         })
         .collect())
+}
+
+/// Starts for bots the config does not list: the free cells where a bot can stand on
+/// square rings around the site, nearest ring first (Chebyshev distance 2 from the
+/// blueprint's extent, then 3, ...), at the height of the first listed bot. Cells where
+/// a listed bot starts are skipped. When the world holds fewer such cells than bots,
+/// the rest share cells in the same order, as players may stand in one another in the
+/// game; a warning says so.
+fn extra_starts(
+    kept: &[AgentSpec],
+    count: usize,
+    bp: &Blueprint,
+    data: &Arc<GameData>,
+    world: &WorldSpec,
+    src: &Source,
+) -> Result<Vec<Pos>, LoadError> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    // The world as built for the listed bots tells where one can stand.
+    let probe = world.build(data, kept, 0, src)?;
+    let (lo, hi) = bp.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
+    let y = kept.first().map_or(lo.y, |a| a.start.get_ref().y);
+    let taken: BTreeSet<Pos> = kept.iter().map(|a| *a.start.get_ref()).collect();
+    let b = world.bounds;
+    let reach = (lo.x - b.min.x).max(b.max.x - hi.x).max(lo.z - b.min.z).max(b.max.z - hi.z).max(2);
+    let mut out = Vec::with_capacity(count);
+    'rings: for d in 2..=reach {
+        let (x0, x1, z0, z1) = (lo.x - d, hi.x + d, lo.z - d, hi.z + d);
+        let north = (x0..=x1).map(|x| (x, z0));
+        let east = (z0 + 1..=z1).map(|z| (x1, z));
+        let south = (x0..x1).rev().map(|x| (x, z1));
+        let west = (z0 + 1..z1).rev().map(|z| (x0, z));
+        for (x, z) in north.chain(east).chain(south).chain(west) {
+            let p = Pos::new(x, y, z);
+            if b.contains(p) && !taken.contains(&p) && probe.grid().standable(data, p) {
+                out.push(p);
+                if out.len() == count {
+                    break 'rings;
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(LoadError::new(
+            &src.path,
+            LoadErrorKind::Invalid(format!("--agents: no free cell in world.bounds for {count} more bots to start at")),
+        ));
+    }
+    if out.len() < count {
+        tracing::warn!(
+            bots = count,
+            cells = out.len(),
+            "the world has fewer free start cells than bots: some share a cell"
+        );
+        let free = out.len();
+        for i in 0..count - free {
+            out.push(out[i % free]);
+        }
+    }
+    Ok(out)
 }

@@ -13,6 +13,7 @@ mod cli;
 mod common;
 mod config;
 mod conservation;
+mod crews;
 mod episode;
 mod export;
 mod external;

@@ -19,6 +19,8 @@ pub(super) enum Next {
     Again,
     /// Nothing to do until then (`None`: until news).
     Wait(Option<Tick>),
+    /// Nothing to do but look again then for teammates' blocks (see `Intent::Watch`).
+    Watch(Tick),
     /// The share is finished or given up.
     Done,
 }
@@ -102,6 +104,9 @@ impl AgentCore {
 
     pub(super) fn next_build(&mut self, out: &mut StepOutput) -> Next {
         let mut wake: Option<Tick> = None;
+        // Nodes given up for want of a teammate's block, watched: an agent left with only
+        // these watches (see `Intent::Watch`).
+        let mut watch: Option<Tick> = None;
         let earliest = |t: Tick, wake: &mut Option<Tick>| *wake = Some(wake.map_or(t, |w| w.min(t)));
         let mut remaining = false;
         let mut idle_ready = false;
@@ -119,8 +124,9 @@ impl AgentCore {
                 continue;
             };
             match node.state {
-                NodeState::Done | NodeState::Failed => continue,
-                NodeState::SetAside | NodeState::Pending => {}
+                NodeState::Done => continue,
+                NodeState::Failed if !self.revive(n, &mut watch) => continue,
+                NodeState::Failed | NodeState::SetAside | NodeState::Pending => {}
             }
             if self.mem.block(pos) == Some(block) {
                 self.plan.set_state(n, NodeState::Done);
@@ -132,7 +138,7 @@ impl AgentCore {
                     self.plan.set_state(n, NodeState::Failed);
                 }
             }
-            if self.plan.node(n).state == NodeState::Failed {
+            if self.plan.node(n).state == NodeState::Failed && !self.revive(n, &mut watch) {
                 continue;
             }
             remaining = true;
@@ -146,6 +152,11 @@ impl AgentCore {
             if self.parked_item(item) {
                 // Its gray-zone issue waits for the adjudicator; other work goes on.
                 continue;
+            }
+            // A teammate's block waited for is there now: a watching bot looks at every
+            // step, not only when its back-off runs out.
+            if self.blocks.get(&Blocker::Node(n)).is_some_and(|b| b.teammate) && self.support_missing(n).is_none() {
+                self.blocks.remove(&Blocker::Node(n));
             }
             let mut held = false;
             for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocks.get(&b)) {
@@ -186,6 +197,9 @@ impl AgentCore {
                             self.run_gate(id, issue, Some(n), out);
                         }
                         self.hold(Blocker::Node(n), Retry::WhenIdle, format!("its support at {spos} was given up"));
+                        if let Some(b) = self.blocks.get_mut(&Blocker::Node(n)) {
+                            b.until_supported = true;
+                        }
                         self.plan.set_state(n, NodeState::Failed);
                         continue;
                     }
@@ -212,7 +226,7 @@ impl AgentCore {
                     self.run_gate(id, issue, Some(n), out);
                 }
                 let why = format!("waiting for {}'s block at {spos}", self.plan.node(s).owner);
-                self.hold(Blocker::Node(n), Retry::Poll, why);
+                self.hold(Blocker::Node(n), Retry::Teammate, why);
                 return Next::Again;
             }
             if self.inv.count(item) == 0 {
@@ -231,7 +245,7 @@ impl AgentCore {
             return next;
         }
         if !remaining && self.awaiting.is_empty() && self.parked.is_empty() {
-            return Next::Done;
+            return watch.map_or(Next::Done, Next::Watch);
         }
         if idle_ready {
             // Independent work ran out: revisit what was set aside.
@@ -245,7 +259,35 @@ impl AgentCore {
         for aw in self.awaiting.values() {
             earliest(aw.deadline, &mut wake);
         }
-        Next::Wait(wake)
+        match (wake, watch) {
+            (None, Some(t)) => Next::Watch(t),
+            (w, Some(t)) => Next::Wait(Some(w.map_or(t, |w| w.min(t)))),
+            (w, None) => Next::Wait(w),
+        }
+    }
+
+    /// A node given up for want of its support: taken up again (and `true`) once the
+    /// support stands. One given up on a teammate's block is watched meanwhile: the bot
+    /// looks again at the back-off's longest interval.
+    fn revive(&mut self, n: NodeId, watch: &mut Option<Tick>) -> bool {
+        let Some(b) = self.blocks.get(&Blocker::Node(n)).filter(|b| b.until_supported) else {
+            return false;
+        };
+        let teammate = b.teammate;
+        if self.support_missing(n).is_none() {
+            self.blocks.remove(&Blocker::Node(n));
+            self.plan.set_state(n, NodeState::Pending);
+            return true;
+        }
+        if teammate {
+            let longest = self.tuning.poll_ticks.saturating_mul(1 << 6);
+            let b = self.blocks.get_mut(&Blocker::Node(n)).expect("checked above");
+            if b.retry_at <= self.now {
+                b.retry_at = self.now + longest;
+            }
+            *watch = Some(watch.map_or(b.retry_at, |w| w.min(b.retry_at)));
+        }
+        false
     }
 
     /// The node's item is not held: a missing-material issue through the gate (a
@@ -355,8 +397,11 @@ impl AgentCore {
                 format!("waiting for the adjudicator's verdict on {}", self.data.item_name(item))
             } else if let Some(b) = self.blocks.get(&Blocker::Node(n)).or_else(|| self.blocks.get(&Blocker::Item(item)))
             {
-                let gave_up =
-                    if b.attempts > self.tuning.max_attempts { "gave up after repeated attempts: " } else { "" };
+                let gave_up = if !b.teammate && b.attempts > self.tuning.max_attempts {
+                    "gave up after repeated attempts: "
+                } else {
+                    ""
+                };
                 format!("{gave_up}{}", b.why)
             } else if self.inv.count(item) == 0 {
                 format!("no {} in inventory", self.data.item_name(item))

@@ -10,6 +10,7 @@ use crate::agent::{Note, OracleQuery};
 
 impl Episode {
     pub(super) fn record_action(&mut self, agent: AgentId, o: &Outcome) {
+        self.completed += 1;
         metrics::counter!("gatecrew_actions_total", "action" => o.action.name().as_str(), "ok" => if o.ok() { "true" } else { "false" })
             .increment(1);
         let name = |i| Some(self.data.item_name(i).to_owned());

@@ -1,0 +1,150 @@
+//! Crews larger than a ring (DESIGN section 5.6, "Addressing"): requests name at most k
+//! teammates and go on to the next ring when one refuses whole; bots wait out slow
+//! teammates instead of stalling the crew.
+
+use std::path::Path;
+
+use gatecrew_crew::agent::{BoardNews, StepInput};
+use gatecrew_crew::{EndReason, Overrides, Setup};
+use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_protocol::{AgentId, BoardMessage, CloseOutcome, Count, Handover, MessageKind, Recipient, Tick, WindowId};
+
+use crate::common::{default_config, item, root, write};
+
+/// A crew around a one-block blueprint: the glass at the origin, which the split gives to
+/// bot0, who holds none. The other bots are listed as `(x, z, glass)`.
+fn glass_crew(dir: &Path, others: &[(i32, i32, u32)]) -> Setup {
+    write(dir, "configs/blueprints/bp.toml", "name = \"pane\"\n[[block]]\nat = [0, 0, 0]\nblock = \"glass\"\n");
+    let data_file = dir.join("configs/data/minecraft-1.20.4.json");
+    std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
+    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
+    let mut cfg = String::from(
+        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n[episode]\nname = \"ring\"\nseed = 1\ntick_limit = 6000\npolicy = \"gated\"\n[world]\nbounds = { min = [-30, 0, -30], max = [30, 4, 30] }\n[[agents]]\nstart = [1, 0, 1]\ninventory = { cobblestone = 1 }\n",
+    );
+    for (x, z, glass) in others {
+        let inv = if *glass > 0 { format!("glass = {glass}") } else { "cobblestone = 1".into() };
+        cfg.push_str(&format!("[[agents]]\nstart = [{x}, 0, {z}]\ninventory = {{ {inv} }}\n"));
+    }
+    let path = write(dir, "configs/crew.toml", &cfg);
+    Setup::load(&path, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(setup: &Setup) -> (Vec<Event>, gatecrew_crew::Finished) {
+    let mut events = Vec::new();
+    let (f, _) = gatecrew_crew::run_to_end(setup, &mut |e: &Event| events.push(e.clone()));
+    (events, f)
+}
+
+fn requests(events: &[Event]) -> Vec<Recipient> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Board { msg: MessageKind::RequestMaterial, to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ring(to: &Recipient) -> Vec<u32> {
+    match to {
+        Recipient::Agents(r) => r.as_slice().iter().map(|a| a.0).collect(),
+        other => panic!("expected a ring, got {other}"),
+    }
+}
+
+#[test]
+fn a_request_goes_to_the_four_nearest_and_then_to_the_next_ring() {
+    let dir = tempfile::tempdir().unwrap();
+    // Four bots near the site hold no glass; the only glass is with the farthest bot.
+    let others = [(2, 2, 0), (-2, 2, 0), (2, -2, 0), (-2, -2, 0), (12, 12, 0), (-14, 12, 0), (20, -20, 3)];
+    let (events, f) = run(&glass_crew(dir.path(), &others));
+    assert_eq!(f.reason, EndReason::Complete, "{f:?}");
+    let asked = requests(&events);
+    assert_eq!(asked.len(), 2, "one escalation, two rings: {asked:?}");
+    assert_eq!(ring(&asked[0]), vec![1, 2, 3, 4], "the nearest work regions first");
+    assert_eq!(ring(&asked[1]), vec![5, 6, 7], "then everyone not yet asked");
+    let refusals = |w: u32| {
+        events
+            .iter()
+            .filter(
+                |e| matches!(&e.kind, EventKind::Board { msg: MessageKind::CannotSupply, window, .. } if window.0 == w),
+            )
+            .count()
+    };
+    assert_eq!(refusals(0), 4, "the first ring refuses whole, and only it answers");
+    assert_eq!(refusals(1), 2);
+    let confirmed = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Window { window, outcome: Some(CloseOutcome::Confirmed), .. } if window.0 == 1)
+    });
+    assert!(confirmed, "the holder in the second ring hands the glass over");
+    let gates = events.iter().filter(|e| matches!(e.kind, EventKind::Gate { .. })).count();
+    assert_eq!(gates, 1, "the second ring carries on the same escalation: no new gate decision");
+}
+
+#[test]
+fn a_crew_that_fits_in_one_ring_still_asks_everyone() {
+    let dir = tempfile::tempdir().unwrap();
+    let others = [(2, 2, 0), (-2, 2, 0), (2, -2, 0), (20, -20, 3)];
+    let (events, f) = run(&glass_crew(dir.path(), &others));
+    assert_eq!(f.reason, EndReason::Complete, "{f:?}");
+    assert_eq!(requests(&events), vec![Recipient::All], "k + 1 = 5 bots: one request to all");
+}
+
+#[test]
+fn a_teammate_seen_offering_the_item_is_asked_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = glass_crew(dir.path(), &[(2, 2, 0), (-2, 2, 0), (2, -2, 0), (-2, -2, 0), (25, 25, 1)]);
+    let mut agents = setup.agents();
+    // What bot0 reads on the board at its first wake-up: bot5 offering glass to bot1.
+    let seen = BoardMessage::OfferTransfer {
+        window: WindowId(0),
+        from: AgentId(5),
+        to: AgentId(1),
+        item: item("glass"),
+        count: Count::new(1).unwrap(),
+        handover: Handover::Give,
+    };
+    let input = StepInput {
+        tick: Tick(0),
+        outcome: None,
+        receipts: Vec::new(),
+        board: vec![BoardNews::Posted { window: WindowId(0), msg: seen }],
+        view: setup.world.observe(AgentId(0)),
+        verdicts: Vec::new(),
+        final_call: false,
+        crash: false,
+        style: Vec::new(),
+    };
+    let out = agents[0].step(input);
+    let asked: Vec<Recipient> = out
+        .posts
+        .iter()
+        .filter_map(|(m, _)| match m {
+            BoardMessage::RequestMaterial { to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "bot0 holds no glass and no source is known: it asks at once");
+    assert_eq!(ring(&asked[0]), vec![1, 2, 3, 5], "bot5, seen offering glass, before the fourth nearest");
+}
+
+#[test]
+fn the_default_house_completes_with_crews_far_larger_than_a_ring() {
+    for agents in [27, 40, 75, 200] {
+        let setup =
+            Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
+        let (f, _) = gatecrew_crew::run_to_end(&setup, &mut |_: &Event| {});
+        assert_eq!(f.reason, EndReason::Complete, "{agents} bots: {f:?}");
+    }
+}
+
+#[test]
+fn extra_bots_start_on_distinct_free_cells_around_the_site() {
+    let setup = Setup::load(&default_config(), &Overrides { agents: Some(400), ..Overrides::default() }).unwrap();
+    let starts: Vec<_> = setup.roster().iter().map(|&a| setup.world.body(a).unwrap().pos).collect();
+    let distinct: std::collections::BTreeSet<_> = starts.iter().collect();
+    assert_eq!(distinct.len(), starts.len(), "the default world has room for 400 distinct starts");
+    let too_many = Setup::load(&default_config(), &Overrides { agents: Some(10_001), ..Overrides::default() });
+    let e = too_many.err().expect("10,001 bots is over the limit").to_string();
+    assert!(e.contains("1 to 10000 bots"), "{e}");
+}
