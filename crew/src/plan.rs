@@ -12,23 +12,26 @@
 //! aside) is private. [`TaskGraph::backtrack`] finds the nearest valid branching point
 //! above a failed node: an OR with untried alternatives, or a task AND with other
 //! pending children.
+//!
+//! The graph's mechanics (ranked children, prerequisites, backtracking) are
+//! [`graph::AndOr`], which the partner's plan (`gatecrew_hitl::plan`) uses too, with
+//! nodes of its own.
 
 mod build;
+pub mod graph;
 pub mod obtain;
 mod split;
 
 use gatecrew_protocol::{AgentId, ItemId, Pos};
 use gatecrew_world::BlockId;
 use gatecrew_world::data::RecipeId;
-use petgraph::Direction;
-use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::{EdgeRef, NodeIndexable};
+use petgraph::stable_graph::StableDiGraph;
 
 pub use build::build;
+pub use graph::{Backtrack, Edge, NodeId};
 pub use split::split_work;
 
-/// A node of the task graph.
-pub type NodeId = NodeIndex<u32>;
+use graph::{AndOr, Branch, Branching};
 
 /// The two kinds of AND.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,13 +129,19 @@ pub struct Node {
     pub expanded: bool,
 }
 
-/// Edge kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Edge {
-    /// Parent to child, with the child's rank among its siblings.
-    Child(u32),
-    /// Prerequisite to dependent.
-    Requires,
+impl Branching for Node {
+    fn branch(&self) -> Branch {
+        match self.kind {
+            NodeKind::And(AndKind::Tasks) => Branch::Tasks,
+            NodeKind::And(AndKind::AllOf) => Branch::AllOf,
+            NodeKind::Obtain { .. } => Branch::Or,
+            NodeKind::Task(_) => Branch::Leaf,
+        }
+    }
+
+    fn pending(&self) -> bool {
+        self.state == NodeState::Pending
+    }
 }
 
 /// Static facts about a place node, computed once when the graph is built.
@@ -149,34 +158,13 @@ pub struct Reach {
 /// The task graph. See the module docs.
 #[derive(Debug, Clone)]
 pub struct TaskGraph {
-    g: StableDiGraph<Node, Edge, u32>,
+    g: AndOr<Node>,
     root: NodeId,
     agent_roots: Vec<NodeId>,
     /// Place node of each blueprint cell (`None` for the upper halves of tall blocks).
     cell_nodes: Vec<Option<NodeId>>,
     reach: Vec<Reach>,
     obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
-}
-
-/// Where backtracking lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backtrack {
-    /// An OR with untried alternatives: try this one next.
-    Alternative {
-        /// The OR.
-        or: NodeId,
-        /// Its next alternative.
-        next: NodeId,
-    },
-    /// A task AND with other pending children: set the failed branch aside, go on.
-    Continue {
-        /// The AND.
-        and: NodeId,
-        /// The child under it whose branch failed.
-        set_aside: NodeId,
-    },
-    /// Nothing above can recover.
-    Exhausted,
 }
 
 impl TaskGraph {
@@ -187,6 +175,7 @@ impl TaskGraph {
         cell_nodes: Vec<Option<NodeId>>,
         obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
     ) -> Self {
+        let g = AndOr::from_graph(g);
         let mut t = TaskGraph { g, root, agent_roots, cell_nodes, reach: Vec::new(), obtain };
         t.reach = t.compute_reach();
         t
@@ -204,22 +193,22 @@ impl TaskGraph {
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.g.node_count()
+        self.g.len()
     }
 
     /// Whether the graph is empty.
     pub fn is_empty(&self) -> bool {
-        self.g.node_count() == 0
+        self.g.is_empty()
     }
 
     /// A node.
     pub fn node(&self, n: NodeId) -> &Node {
-        &self.g[n]
+        self.g.node(n)
     }
 
     /// Sets a node's state.
     pub fn set_state(&mut self, n: NodeId, s: NodeState) {
-        self.g[n].state = s;
+        self.g.node_mut(n).state = s;
     }
 
     /// The place node of a blueprint cell.
@@ -236,7 +225,7 @@ impl TaskGraph {
     /// `obtain` node's dependents are the place nodes needing its item and everything
     /// resting on them).
     pub fn reach(&self, n: NodeId) -> Reach {
-        if matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+        if matches!(self.g.node(n).kind, NodeKind::Task(Task::Place { .. })) {
             return self.reach_of(n);
         }
         self.reach_given(n, &self.descendants(n))
@@ -244,52 +233,30 @@ impl TaskGraph {
 
     /// Children in rank order.
     pub fn children(&self, n: NodeId) -> Vec<NodeId> {
-        let mut c: Vec<(u32, NodeId)> = self
-            .g
-            .edges_directed(n, Direction::Outgoing)
-            .filter_map(|e| match e.weight() {
-                Edge::Child(rank) => Some((*rank, e.target())),
-                Edge::Requires => None,
-            })
-            .collect();
-        c.sort();
-        c.into_iter().map(|(_, n)| n).collect()
+        self.g.children(n)
     }
 
     /// Children in no particular order (no allocation), for questions whose answer
     /// does not depend on it.
     pub fn children_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.g
-            .edges_directed(n, Direction::Outgoing)
-            .filter(|e| matches!(e.weight(), Edge::Child(_)))
-            .map(|e| e.target())
+        self.g.children_iter(n)
     }
 
     /// The parent (a node has at most one).
     pub fn parent(&self, n: NodeId) -> Option<NodeId> {
-        self.g.edges_directed(n, Direction::Incoming).find(|e| matches!(e.weight(), Edge::Child(_))).map(|e| e.source())
+        self.g.parent(n)
     }
 
     /// Direct prerequisites, in id order.
     pub fn requires(&self, n: NodeId) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = self
-            .g
-            .edges_directed(n, Direction::Incoming)
-            .filter(|e| *e.weight() == Edge::Requires)
-            .map(|e| e.source())
-            .collect();
+        let mut v: Vec<NodeId> = self.g.requires_iter(n).collect();
         v.sort();
         v
     }
 
     /// Direct dependents, in id order.
     pub fn dependents(&self, n: NodeId) -> Vec<NodeId> {
-        let mut v: Vec<NodeId> = self
-            .g
-            .edges_directed(n, Direction::Outgoing)
-            .filter(|e| *e.weight() == Edge::Requires)
-            .map(|e| e.target())
-            .collect();
+        let mut v: Vec<NodeId> = self.g.dependents_iter(n).collect();
         v.sort();
         v
     }
@@ -301,73 +268,50 @@ impl TaskGraph {
         out
     }
 
-    /// [`TaskGraph::descendants`] into `out` (cleared first). A bit per node marks what
-    /// was found and `out` doubles as the walk's stack: the gate used to build a
-    /// `BTreeSet` per walk, and walk four times per decision (issue 20).
+    /// [`TaskGraph::descendants`] into `out` (cleared first), without allocating when
+    /// `out` has room ([`AndOr::descendants_into`]).
     pub fn descendants_into(&self, n: NodeId, out: &mut Vec<NodeId>) {
-        out.clear();
-        let mut seen = vec![0u64; self.g.node_bound().div_ceil(64)];
-        let mut next = 0;
-        let mut x = n;
-        loop {
-            for e in self.g.edges_directed(x, Direction::Outgoing) {
-                let d = e.target();
-                let (word, bit) = (d.index() / 64, 1u64 << (d.index() % 64));
-                if *e.weight() == Edge::Requires && seen[word] & bit == 0 {
-                    seen[word] |= bit;
-                    out.push(d);
-                }
-            }
-            let Some(&found) = out.get(next) else { break };
-            next += 1;
-            x = found;
-        }
-        out.sort_unstable();
+        self.g.descendants_into(n, out);
     }
 
     /// [`TaskGraph::reach`] given the node's descendants (from
     /// [`TaskGraph::descendants`]), so a caller that has them does not walk again.
     pub fn reach_given(&self, n: NodeId, desc: &[NodeId]) -> Reach {
-        if matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+        if matches!(self.g.node(n).kind, NodeKind::Task(Task::Place { .. })) {
             return self.reach_of(n);
         }
-        let owner = self.g[n].owner;
-        let depth = self
-            .g
-            .edges_directed(n, Direction::Outgoing)
-            .filter(|e| *e.weight() == Edge::Requires)
-            .map(|e| 1 + self.reach_of(e.target()).depth)
-            .max()
-            .unwrap_or(0);
+        let owner = self.g.node(n).owner;
+        let depth = self.g.dependents_iter(n).map(|d| 1 + self.reach_of(d).depth).max().unwrap_or(0);
         Reach {
             dependents: desc.len() as u32,
             depth,
-            teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
+            teammate_dependents: desc.iter().any(|d| self.g.node(*d).owner != owner),
         }
     }
 
     /// Direct prerequisites, in no particular order (no allocation).
     pub fn requires_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.g.edges_directed(n, Direction::Incoming).filter(|e| *e.weight() == Edge::Requires).map(|e| e.source())
+        self.g.requires_iter(n)
     }
 
     /// Every node with its id, in index order (no allocation).
     pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> + '_ {
-        self.g.node_indices().map(|n| (n, &self.g[n]))
+        self.g.ids().map(|n| (n, self.g.node(n)))
     }
 
-    /// Adds a child at the end of `parent`'s list.
+    /// Adds a child at the end of `parent`'s list. (Its rank is one past the largest
+    /// sibling's: ranks here run 0, 1, 2, ... without gaps, as the blueprint's build and
+    /// every expansion after [`TaskGraph::clear_below`] number them.)
     pub fn add_child(&mut self, parent: NodeId, kind: NodeKind) -> NodeId {
-        let owner = self.g[parent].owner;
-        let rank = self.children(parent).len() as u32;
-        let n = self.g.add_node(Node { kind, owner, state: NodeState::Pending, expanded: false });
-        self.g.add_edge(parent, n, Edge::Child(rank));
+        let owner = self.g.node(parent).owner;
+        let n = self.g.add(Node { kind, owner, state: NodeState::Pending, expanded: false });
+        self.g.link(parent, n);
         n
     }
 
     /// Adds a node with no parent (a top-level `obtain` for an item no place node uses).
     pub fn add_detached(&mut self, kind: NodeKind, owner: AgentId) -> NodeId {
-        self.g.add_node(Node { kind, owner, state: NodeState::Pending, expanded: false })
+        self.g.add(Node { kind, owner, state: NodeState::Pending, expanded: false })
     }
 
     /// The top-level `obtain` node of an agent for an item, if the graph has one.
@@ -391,58 +335,37 @@ impl TaskGraph {
         let mut stack = self.children(n);
         while let Some(c) = stack.pop() {
             stack.extend(self.children(c));
-            self.g.remove_node(c);
+            self.g.remove(c);
         }
-        self.g[n].expanded = false;
-        self.g[n].state = NodeState::Pending;
+        let node = self.g.node_mut(n);
+        node.expanded = false;
+        node.state = NodeState::Pending;
     }
 
     /// Adds a prerequisite edge.
     pub fn add_requires(&mut self, before: NodeId, after: NodeId) {
-        self.g.add_edge(before, after, Edge::Requires);
+        self.g.add_requires(before, after);
     }
 
     /// Marks an `Obtain` node as expanded.
     pub fn mark_expanded(&mut self, n: NodeId) {
-        self.g[n].expanded = true;
+        self.g.node_mut(n).expanded = true;
     }
 
     /// Every node id, in index order.
     pub fn node_ids(&self) -> Vec<NodeId> {
-        self.g.node_indices().collect()
+        self.g.ids().collect()
     }
 
     /// The nearest valid branching point above `failed` (DESIGN section 4): walking up,
     /// an `Obtain` OR with a pending alternative after the failed branch, or a task AND
     /// with another pending child. An ALL-OF AND fails with its child.
     pub fn backtrack(&self, failed: NodeId) -> Backtrack {
-        let mut child = failed;
-        while let Some(p) = self.parent(child) {
-            match self.g[p].kind {
-                NodeKind::Obtain { .. } => {
-                    let alts = self.children(p);
-                    let pos = alts.iter().position(|c| *c == child).unwrap_or(0);
-                    if let Some(next) = alts[pos + 1..].iter().copied().find(|c| self.g[*c].state == NodeState::Pending)
-                    {
-                        return Backtrack::Alternative { or: p, next };
-                    }
-                }
-                NodeKind::And(AndKind::Tasks) => {
-                    let others =
-                        self.children(p).into_iter().any(|c| c != child && self.g[c].state == NodeState::Pending);
-                    if others {
-                        return Backtrack::Continue { and: p, set_aside: child };
-                    }
-                }
-                NodeKind::And(AndKind::AllOf) | NodeKind::Task(_) => {}
-            }
-            child = p;
-        }
-        Backtrack::Exhausted
+        self.g.backtrack(failed)
     }
 
     fn compute_reach(&self) -> Vec<Reach> {
-        let bound = self.g.node_indices().map(|n| n.index() + 1).max().unwrap_or(0);
+        let bound = self.g.ids().map(|n| n.index() + 1).max().unwrap_or(0);
         let mut out = vec![Reach::default(); bound];
         // Depth by memoised DFS over `requires` edges (the place graph is a DAG: it
         // follows the blueprint's support forest).
@@ -455,16 +378,16 @@ impl TaskGraph {
             memo[n.index()] = Some(d);
             d
         }
-        for n in self.g.node_indices() {
-            if !matches!(self.g[n].kind, NodeKind::Task(Task::Place { .. })) {
+        for n in self.g.ids() {
+            if !matches!(self.g.node(n).kind, NodeKind::Task(Task::Place { .. })) {
                 continue;
             }
             let desc = self.descendants(n);
-            let owner = self.g[n].owner;
+            let owner = self.g.node(n).owner;
             out[n.index()] = Reach {
                 dependents: desc.len() as u32,
                 depth: depth_of(self, n, &mut depth),
-                teammate_dependents: desc.iter().any(|d| self.g[*d].owner != owner),
+                teammate_dependents: desc.iter().any(|d| self.g.node(*d).owner != owner),
             };
         }
         out

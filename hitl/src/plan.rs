@@ -12,6 +12,11 @@
 //! interventions ([`ops`]) edit the graph and the path and nothing else: the rest of
 //! the plan is never re-planned. [`repair`] checks a plan and fixes what is wrong by
 //! rules; [`preview`] says in one line what the bot will do now.
+//!
+//! The graph itself is the crew's ([`gatecrew_crew::plan::graph::AndOr`], the mechanics
+//! of its task graph) with the partner's nodes ([`Step`]: a label for the person, an
+//! origin) and links that remember when they were made ([`Link`]). What is the
+//! partner's alone lives here: the active path, the stop's held path, the build groups.
 
 pub mod ops;
 pub mod preview;
@@ -21,40 +26,37 @@ mod step;
 
 use std::collections::{BTreeSet, VecDeque};
 
+use gatecrew_crew::plan::graph::AndOr;
 use gatecrew_protocol::ItemId;
-use petgraph::Direction;
-use petgraph::stable_graph::{NodeIndex, StableDiGraph};
-use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 
-/// A node of the plan.
-pub type StepId = NodeIndex<u32>;
+/// A node of the plan (a node of the crew's AND/OR graph).
+pub type StepId = gatecrew_crew::plan::NodeId;
 
 pub use step::{Group, Kind, Leaf, Link, Origin, State, Step};
 
 /// The plan. See the module docs.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    g: StableDiGraph<Step, Link, u32>,
+    g: AndOr<Step, Link>,
     root: StepId,
     path: Vec<StepId>,
     idle: bool,
     /// The active path when the person stopped the bot: where "go on" resumes.
     held: Vec<StepId>,
     groups: std::collections::BTreeMap<StepId, Group>,
-    seq: u64,
 }
 
 impl Plan {
     /// An empty plan: a root of goals with no goal yet.
     pub fn new(root_label: &str) -> Self {
-        let mut g = StableDiGraph::default();
-        let root = g.add_node(Step {
+        let mut g = AndOr::default();
+        let root = g.add(Step {
             kind: Kind::Goals,
             label: root_label.to_owned(),
             state: State::Pending,
             origin: Origin::Planner,
         });
-        Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), groups: Default::default(), seq: 0 }
+        Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), groups: Default::default() }
     }
 
     /// The root: the task AND of the person's goals.
@@ -64,17 +66,17 @@ impl Plan {
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.g.node_count()
+        self.g.len()
     }
 
     /// Whether the plan has only its root.
     pub fn is_empty(&self) -> bool {
-        self.g.node_count() <= 1
+        self.g.len() <= 1
     }
 
     /// Whether a node exists.
     pub fn contains(&self, n: StepId) -> bool {
-        self.g.contains_node(n)
+        self.g.contains(n)
     }
 
     /// The node `n`: its kind, label and state.
@@ -82,100 +84,71 @@ impl Plan {
     /// # Panics
     /// When `n` is not in the plan (ids come from the plan itself).
     pub fn step(&self, n: StepId) -> &Step {
-        &self.g[n]
+        self.g.node(n)
     }
 
     /// A node's label.
     pub fn label(&self, n: StepId) -> &str {
-        self.g.node_weight(n).map_or("?", |s| s.label.as_str())
+        self.g.get(n).map_or("?", |s| s.label.as_str())
     }
 
     /// Sets a node's state.
     pub fn set_state(&mut self, n: StepId, s: State) {
-        if let Some(step) = self.g.node_weight_mut(n) {
+        if let Some(step) = self.g.get_mut(n) {
             step.state = s;
         }
     }
 
     /// Every node id, in index order.
     pub fn ids(&self) -> Vec<StepId> {
-        self.g.node_indices().collect()
+        self.g.ids().collect()
     }
 
-    /// Children in rank order.
+    /// Children in rank order (then in the order they were linked).
     pub fn children(&self, n: StepId) -> Vec<StepId> {
-        let mut c: Vec<(u32, u64, StepId)> = self
-            .g
-            .edges_directed(n, Direction::Outgoing)
-            .map(|e| (e.weight().rank, e.weight().seq, e.target()))
-            .collect();
-        c.sort();
-        c.into_iter().map(|(_, _, n)| n).collect()
+        self.g.children(n)
     }
 
     /// Parents, in id order (a shared node has several).
     pub fn parents(&self, n: StepId) -> Vec<StepId> {
-        let mut p: Vec<StepId> = self.g.edges_directed(n, Direction::Incoming).map(|e| e.source()).collect();
-        p.sort();
-        p.dedup();
-        p
+        self.g.parents(n)
     }
 
     /// Every edge: parent, child, link.
     pub fn links(&self) -> Vec<(StepId, StepId, Link)> {
-        let mut v: Vec<_> = (&self.g).edge_references().map(|e| (e.source(), e.target(), *e.weight())).collect();
-        v.sort_by_key(|(p, c, l)| (*p, l.rank, l.seq, *c));
-        v
+        self.g.links()
     }
 
     /// Adds a node with no parent yet.
     pub fn add_step(&mut self, kind: Kind, label: String, origin: Origin) -> StepId {
-        self.g.add_node(Step { kind, label, state: State::Pending, origin })
+        self.g.add(Step { kind, label, state: State::Pending, origin })
     }
 
     /// Makes `child` the last child of `parent`.
     pub fn link(&mut self, parent: StepId, child: StepId) {
-        let rank = self.g.edges_directed(parent, Direction::Outgoing).map(|e| e.weight().rank + 1).max().unwrap_or(0);
-        self.seq += 1;
-        self.g.add_edge(parent, child, Link { rank, seq: self.seq });
+        self.g.link(parent, child);
     }
 
     /// Makes `child` a child of `parent` at position `at` (0 = first), shifting the
     /// later siblings.
     pub fn link_at(&mut self, parent: StepId, child: StepId, at: usize) {
-        let kids = self.children(parent);
-        let edges: Vec<_> = self.g.edges_directed(parent, Direction::Outgoing).map(|e| e.id()).collect();
-        for e in edges {
-            let target = self.g.edge_endpoints(e).map(|(_, t)| t);
-            let pos = target.and_then(|t| kids.iter().position(|k| *k == t)).unwrap_or(0);
-            if let Some(w) = self.g.edge_weight_mut(e) {
-                w.rank = if pos < at { pos as u32 } else { pos as u32 + 1 };
-            }
-        }
-        self.seq += 1;
-        self.g.add_edge(parent, child, Link { rank: at.min(kids.len()) as u32, seq: self.seq });
+        self.g.link_at(parent, child, at);
     }
 
     /// Removes every edge from `parent` to `child`; whether there was one.
     pub fn unlink(&mut self, parent: StepId, child: StepId) -> bool {
-        let mut any = false;
-        while let Some(e) = self.g.find_edge(parent, child) {
-            self.g.remove_edge(e);
-            any = true;
-        }
-        any
+        self.g.unlink(parent, child)
     }
 
     /// Removes one edge, identified by its creation order.
     pub(crate) fn unlink_seq(&mut self, seq: u64) -> bool {
-        let e = (&self.g).edge_references().find(|e| e.weight().seq == seq).map(|e| e.id());
-        e.map(|e| self.g.remove_edge(e)).is_some()
+        self.g.unlink_seq(seq)
     }
 
     /// Removes a node and its edges.
     pub(crate) fn remove(&mut self, n: StepId) {
         if n != self.root {
-            self.g.remove_node(n);
+            self.g.remove(n);
             self.path.retain(|p| *p != n);
             self.groups.remove(&n);
         }
@@ -280,7 +253,7 @@ impl Plan {
     /// Removes every node the root no longer reaches; returns how many.
     pub fn prune(&mut self) -> usize {
         let keep = self.reachable();
-        let gone: Vec<StepId> = self.g.node_indices().filter(|n| !keep.contains(n)).collect();
+        let gone: Vec<StepId> = self.g.ids().filter(|n| !keep.contains(n)).collect();
         for n in &gone {
             self.remove(*n);
         }
@@ -303,11 +276,11 @@ impl Plan {
 
     /// The `obtain` nodes of an item, in id order.
     pub fn obtain_nodes(&self, item: ItemId) -> Vec<StepId> {
-        self.g.node_indices().filter(|n| matches!(self.g[*n].kind, Kind::Obtain { item: i, .. } if i == item)).collect()
+        self.g.ids().filter(|n| matches!(self.g.node(*n).kind, Kind::Obtain { item: i, .. } if i == item)).collect()
     }
 
     /// Nodes by state, for summaries.
     pub fn count_state(&self, s: State) -> usize {
-        self.g.node_weights().filter(|w| w.state == s).count()
+        self.g.payloads().filter(|w| w.state == s).count()
     }
 }

@@ -25,11 +25,12 @@ use std::collections::BTreeMap;
 
 mod statics;
 
-use gatecrew_crew::plan::obtain::{Extras, Part, Way, tool_for, ways};
+use statics::Statics;
+
+use gatecrew_crew::plan::obtain::{Alternative, Extras, Part, Rank, Way, ranked, tool_for};
 use gatecrew_protocol::ItemId;
+use gatecrew_world::GameData;
 use gatecrew_world::cost::{Knowledge, Planner as CostPlanner};
-use gatecrew_world::data::Smelt;
-use gatecrew_world::{BlockId, GameData, RecipeId};
 
 use crate::goal::Goal;
 use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
@@ -62,14 +63,6 @@ impl Default for PlannerConfig {
 /// Knowledge-free cost of one item when nothing is priced: a unit is a tick-ish guess.
 const UNKNOWN: u64 = u64::MAX / 8;
 
-#[derive(Debug, Clone, Copy)]
-enum Alt {
-    Fetch(gatecrew_protocol::Pos),
-    Craft(RecipeId),
-    Mine(BlockId),
-    Smelt(Smelt, Option<ItemId>),
-}
-
 /// The leaf that does an alternative's work: made before its ALL-OF (a collect), or to
 /// make in its turn.
 enum Work {
@@ -87,7 +80,7 @@ pub struct RecipePlanner<'a, K: Knowledge> {
     memo: BTreeMap<ItemId, StepId>,
     stations: BTreeMap<ItemId, StepId>,
     stack: Vec<ItemId>,
-    statics: BTreeMap<ItemId, u64>,
+    statics: Statics<'a>,
     added: usize,
     origin: Origin,
 }
@@ -105,7 +98,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             memo: BTreeMap::new(),
             stations: BTreeMap::new(),
             stack: Vec::new(),
-            statics: BTreeMap::new(),
+            statics: Statics::new(data, vocab),
             added: 0,
             origin,
         }
@@ -161,75 +154,67 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
         or
     }
 
-    /// The alternatives for `count` of `item`, ranked and truncated.
-    fn alternatives(&mut self, item: ItemId, count: u32) -> Vec<Alt> {
-        // (unpriced?, cost, preference, kind, index, alt)
-        let mut ranked: Vec<(bool, u64, usize, u8, usize, Alt)> = Vec::new();
-        for (way, i) in ways(self.data, item) {
-            let kind = way.rank();
-            match way {
-                Way::Take => {
-                    let mut stores = self.k.stored(item);
-                    stores.sort_by_key(|(p, _)| (p.dist_sq(self.k.here()), *p));
-                    if let Some(&(p, _)) = stores.first() {
-                        let e = self.cost.take(item, count).map(|e| e.ticks);
-                        ranked.push((e.is_none(), e.unwrap_or(0), 0, kind, i, Alt::Fetch(p)));
-                    }
-                }
-                Way::Craft(rid) => {
-                    let r = self.data.recipe(rid);
-                    if r.ingredients.iter().any(|(ing, _)| *ing == item || self.stack.contains(ing)) {
-                        continue;
-                    }
-                    let pref =
-                        r.ingredients.iter().map(|(ing, _)| self.vocab.preference(*ing)).min().unwrap_or(usize::MAX);
-                    let unit = self.static_recipe(rid);
-                    if unit >= UNKNOWN {
-                        continue;
-                    }
-                    let priced = self.cost.craft_with(rid, count).map(|e| e.ticks);
-                    let cost = priced.unwrap_or(unit.saturating_mul(u64::from(count)));
-                    ranked.push((priced.is_none(), cost, pref, kind, i, Alt::Craft(rid)));
-                }
-                Way::Mine(b) => {
-                    let priced = self.cost.mine_from(b, count).map(|e| e.ticks);
-                    if priced.is_none() && !self.vocab.natural(b) {
-                        continue;
-                    }
-                    let unit = self.static_tool(b).saturating_add(40);
-                    let pref = self.vocab.preference(item);
-                    let cost = priced.unwrap_or(unit.saturating_mul(u64::from(count)));
-                    ranked.push((priced.is_none(), cost, pref, kind, i, Alt::Mine(b)));
-                }
-                Way::Smelt(s) => {
-                    if self.stack.contains(&s.input) {
-                        continue;
-                    }
-                    let unit = self.static_cost(s.input, 0).saturating_add(u64::from(s.ticks));
-                    if unit >= UNKNOWN {
-                        continue;
-                    }
-                    let pref = self.vocab.preference(s.input);
-                    let (unpriced, cost, fuel) = match self.cost.smelt_with(s, count) {
-                        Some((e, fuel)) => (false, e.ticks, Some(fuel)),
-                        None => (true, unit.saturating_mul(u64::from(count)), None),
-                    };
-                    ranked.push((unpriced, cost, pref, kind, i, Alt::Smelt(s, fuel)));
-                }
+    /// The alternatives for `count` of `item`, in the crew's order ([`ranked`]) with the
+    /// partner's judgement: a take needs a known store; a craft or a smelt whose input is
+    /// being expanded above is dropped (no cycles), as is one the knowledge-free
+    /// estimate cannot price; an unpriced mine needs a natural block; unpriced ways cost
+    /// that estimate, and the vocabulary's preferred items break ties.
+    fn alternatives(&mut self, item: ItemId, count: u32) -> Vec<Alternative> {
+        let (data, vocab, stack, statics) = (self.data, self.vocab, &self.stack, &mut self.statics);
+        let per = |unit: u64| unit.saturating_mul(u64::from(count));
+        let rank = |priced: Option<u64>, estimate: u64, preference| Rank {
+            unpriced: priced.is_none(),
+            cost: priced.unwrap_or(estimate),
+            preference,
+        };
+        ranked(self.k, &mut self.cost, item, count, self.cfg.max_alternatives, |q| match q.way() {
+            Way::Take => {
+                q.store()?;
+                Some(rank(q.price(), 0, 0))
             }
-        }
-        ranked.sort_by_key(|(u, c, p, k, i, _)| (*u, *c, *p, *k, *i));
-        ranked.into_iter().take(self.cfg.max_alternatives).map(|(.., a)| a).collect()
+            Way::Craft(rid) => {
+                let r = data.recipe(rid);
+                if r.ingredients.iter().any(|(ing, _)| *ing == item || stack.contains(ing)) {
+                    return None;
+                }
+                let pref = r.ingredients.iter().map(|(ing, _)| vocab.preference(*ing)).min().unwrap_or(usize::MAX);
+                let unit = statics.recipe(rid);
+                if unit >= UNKNOWN {
+                    return None;
+                }
+                Some(rank(q.price(), per(unit), pref))
+            }
+            Way::Mine(b) => {
+                let priced = q.price();
+                if priced.is_none() && !vocab.natural(b) {
+                    return None;
+                }
+                let unit = statics.tool(b).saturating_add(40);
+                Some(rank(priced, per(unit), vocab.preference(item)))
+            }
+            Way::Smelt(s) => {
+                if stack.contains(&s.input) {
+                    return None;
+                }
+                let unit = statics.cost(s.input, 0).saturating_add(u64::from(s.ticks));
+                if unit >= UNKNOWN {
+                    return None;
+                }
+                Some(rank(q.price(), per(unit), vocab.preference(s.input)))
+            }
+        })
     }
 
-    fn alternative(&mut self, plan: &mut Plan, item: ItemId, count: u32, alt: Alt) -> StepId {
+    fn alternative(&mut self, plan: &mut Plan, item: ItemId, count: u32, alt: Alternative) -> StepId {
         let name = self.name(item);
-        match alt {
-            Alt::Fetch(p) => {
+        match alt.way {
+            // `alternatives` keeps a take only with a known store.
+            Way::Take => {
+                let p = alt.from.unwrap_or_else(|| self.k.here());
                 let label = format!("take {name} from storage at ({}, {}, {})", p.x, p.y, p.z);
                 self.node(plan, Kind::Leaf(Leaf::Fetch { item, from: Some(p) }), label)
             }
-            Alt::Craft(rid) => {
+            Way::Craft(rid) => {
                 let r = self.data.recipe(rid).clone();
                 let times = count.div_ceil(r.count.max(1));
                 let ings: Vec<String> = r.ingredients.iter().map(|(i, _)| self.name(*i)).collect();
@@ -242,7 +227,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 self.lay_out(plan, and, Way::Craft(rid).parts(self.data, item, count, extras, |_| 0), &craft);
                 and
             }
-            Alt::Mine(block) => {
+            Way::Mine(block) => {
                 let leaf_label = format!("collect {count} {name}");
                 let leaf = self.node(plan, Kind::Leaf(Leaf::Collect { item, block }), leaf_label);
                 let Some(tool) = tool_for(self.data, block) else {
@@ -260,7 +245,8 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 );
                 and
             }
-            Alt::Smelt(s, fuel) => {
+            Way::Smelt(s) => {
+                let fuel = alt.fuel;
                 let input = self.name(s.input);
                 let and = self.node(plan, Kind::AllOf, format!("smelt {input} into {name}"));
                 let smelt = Work::New(
@@ -274,7 +260,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 // sub-plan, over the knowledge-free estimates that planning memoised.
                 let first = parts(fuel);
                 self.lay_out(plan, and, first.into_iter().take(1), &smelt);
-                let fuel = fuel.or_else(|| self.default_fuel(s.input));
+                let fuel = fuel.or_else(|| self.statics.default_fuel(s.input, &self.stack));
                 self.lay_out(plan, and, parts(fuel).into_iter().skip(1), &smelt);
                 and
             }

@@ -11,7 +11,7 @@ use gatecrew_world::cost::{Knowledge, Planner};
 use gatecrew_world::{Action, ContainerKind, Outcome, reach_distance};
 
 use super::{AgentCore, Blocker, Note, Retry, StepOutput};
-use crate::plan::obtain::{Extras, Part, Way, ways};
+use crate::plan::obtain::{Alternative, Extras, Part, Rank, Way, ranked};
 use crate::plan::{AndKind, Backtrack, NodeId, NodeKind, NodeState, Task};
 
 /// Alternatives kept per `obtain` node.
@@ -93,31 +93,19 @@ impl AgentCore {
     fn expand(&mut self, or: NodeId, item: ItemId, target: u32) {
         let deficit = target.saturating_sub(self.inv.count(item)).max(1);
         let budget = self.recovery.as_ref().map_or(self.gate.params().spec().search_ticks, |r| r.budget);
-        // (ticks, kind, index in the data, way, fuel): priced routes only, cheapest first.
-        let mut alts: Vec<(u64, u8, usize, Way, Option<ItemId>)> = Vec::new();
-        {
+        // Priced routes only, cheapest first (the partner's planner ranks the same way,
+        // and keeps unpriced ones too).
+        let alts = {
             let k = self.known_for(Some(item));
             let mut p = Planner::new(&k, budget);
-            for (way, i) in ways(&self.data, item) {
-                let priced = match way {
-                    Way::Take => p.take(item, deficit).map(|e| (e, None)),
-                    Way::Craft(rid) => p.craft_with(rid, deficit).map(|e| (e, None)),
-                    Way::Mine(b) => p.mine_from(b, deficit).map(|e| (e, None)),
-                    Way::Smelt(s) => p.smelt_with(s, deficit).map(|(e, fuel)| (e, Some(fuel))),
-                };
-                if let Some((e, fuel)) = priced {
-                    alts.push((e.ticks, way.rank(), i, way, fuel));
-                }
-            }
-        }
-        alts.sort_by_key(|(t, c, i, ..)| (*t, *c, *i));
-        alts.truncate(MAX_ALTERNATIVES);
+            ranked(&k, &mut p, item, deficit, MAX_ALTERNATIVES, |q| q.price().map(Rank::priced))
+        };
         // What the blueprint still places stays for it: an ingredient or a fuel is
         // obtained on top of the reserved count, so a craft or a smelt never eats the
         // planks a floor needs (the planner priced the route that way too).
         let reserved = self.known_for(self.recovery.as_ref().map(|r| r.item)).reserved;
         let keep = |i: ItemId| reserved.get(&i).copied().unwrap_or(0);
-        for (_, _, _, way, fuel) in alts {
+        for Alternative { way, fuel, .. } in alts {
             // A tool is obtained first only when none that would do is held.
             let tool = match way {
                 Way::Mine(block) => self.data.block_info(block).needs.and_then(|need| {

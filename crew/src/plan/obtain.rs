@@ -8,12 +8,13 @@
 //! last tie-break of both rankings). [`Way::parts`] lays out one way's children once: a
 //! craft is an ALL-OF of obtaining each ingredient, a crafting table for a 3x3 grid, then
 //! the craft; mining a block that needs a tool obtains the tool first; a smelt obtains
-//! its input and fuel, then a furnace, then the smelt. The callers keep what differs
-//! between them: which ways to keep and in which order (the agent: priced routes only,
-//! cheapest first; the partner: unpriced ones too, by a knowledge-free estimate), which
-//! tool and fuel to plan for, and how a part becomes a node (the agent's station is a
-//! leaf, the partner's an OR the person can see; the partner shares one `obtain` node
-//! between parents).
+//! its input and fuel, then a furnace, then the smelt. [`ranked`] puts the ways in cost
+//! order, the same for both, given the caller's judgement of which ways to keep and what
+//! an unpriced one costs (the agent: priced routes only; the partner: unpriced ones
+//! too, after them, by a knowledge-free estimate). The callers keep which tool and fuel
+//! to plan for and how a part becomes a node (the agent's station is a leaf, the
+//! partner's an OR the person can see; the partner shares one `obtain` node between
+//! parents).
 //!
 //! Counts come from chat as well as from the crew: every product and sum saturates.
 #![deny(clippy::arithmetic_side_effects)]
@@ -23,6 +24,10 @@ use gatecrew_world::data::Smelt;
 use gatecrew_world::{BlockId, GameData, RecipeId};
 
 use super::Task;
+
+mod rank;
+
+pub use rank::{Alternative, Quote, Rank, ranked};
 
 /// One way to obtain an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

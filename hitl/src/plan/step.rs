@@ -1,6 +1,7 @@
 //! The plan's steps: what a node is (a leaf's world work, an OR, an ALL-OF, the root of
 //! goals), its state, where it came from, and what an ALL-OF stands for in a build.
 
+use gatecrew_crew::plan::graph::{Branch, Branching, ChildLink};
 use gatecrew_protocol::{ItemId, Pos};
 use gatecrew_world::BlockId;
 use gatecrew_world::data::RecipeId;
@@ -147,6 +148,38 @@ pub struct Link {
     pub rank: u32,
     /// Creation order.
     pub seq: u64,
+}
+
+impl ChildLink for Link {
+    fn new(rank: u32, seq: u64) -> Self {
+        Link { rank, seq }
+    }
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+    fn set_rank(&mut self, rank: u32) {
+        self.rank = rank;
+    }
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+/// The crew's backtracking reads the partner's nodes as it reads its own: the goals
+/// root is a task AND, `obtain` and station nodes are ORs.
+impl Branching for Step {
+    fn branch(&self) -> Branch {
+        match self.kind {
+            Kind::Goals => Branch::Tasks,
+            Kind::AllOf => Branch::AllOf,
+            Kind::Obtain { .. } | Kind::Station { .. } => Branch::Or,
+            Kind::Leaf(_) => Branch::Leaf,
+        }
+    }
+
+    fn pending(&self) -> bool {
+        self.state == State::Pending
+    }
 }
 
 /// What an ALL-OF stands for in a build.

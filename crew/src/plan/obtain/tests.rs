@@ -111,3 +111,94 @@ fn mining_obtains_the_tool_first_and_counts_saturate() {
     let huge = Way::Craft(rid).parts(&d, pick, u32::MAX, Extras::default(), |_| u32::MAX);
     assert!(huge.iter().all(|p| !matches!(p, Part::Obtain { count, .. } if *count != u32::MAX)), "{huge:?}");
 }
+
+/// What a bot knows in [`ranking_orders_priced_ways_first_and_the_caller_judges`]:
+/// oak logs in a chest 30 blocks away and a nearer one, an oak tree 5 blocks away.
+struct Sees {
+    data: GameData,
+}
+
+impl gatecrew_world::cost::Knowledge for Sees {
+    fn data(&self) -> &GameData {
+        &self.data
+    }
+    fn here(&self) -> gatecrew_protocol::Pos {
+        gatecrew_protocol::Pos::new(0, 0, 0)
+    }
+    fn held(&self, _: ItemId) -> u32 {
+        0
+    }
+    fn stored(&self, item: ItemId) -> Vec<(gatecrew_protocol::Pos, u32)> {
+        let logs = self.data.item("oak_log").ok() == Some(item);
+        let far = (gatecrew_protocol::Pos::new(30, 0, 0), 64);
+        let near = (gatecrew_protocol::Pos::new(0, 0, -20), 64);
+        if logs { vec![far, near] } else { Vec::new() }
+    }
+    fn nearest_resource(&self, block: BlockId) -> Option<gatecrew_protocol::Pos> {
+        (self.data.block("oak_log") == Some(block)).then(|| gatecrew_protocol::Pos::new(5, 0, 0))
+    }
+    fn table(&self) -> Option<gatecrew_protocol::Pos> {
+        None
+    }
+    fn furnace(&self) -> Option<gatecrew_protocol::Pos> {
+        None
+    }
+    fn table_item(&self) -> Option<ItemId> {
+        self.data.item("crafting_table").ok()
+    }
+    fn furnace_item(&self) -> Option<ItemId> {
+        self.data.item("furnace").ok()
+    }
+    fn reach(&self) -> f64 {
+        4.5
+    }
+    fn ticks(&self) -> gatecrew_world::TickCosts {
+        gatecrew_world::TickCosts::default()
+    }
+}
+
+/// The agent's judgement (priced ways only) and the partner's (unpriced ones too, at an
+/// estimate) rank the same ways the same way: priced first, cheapest first; a take
+/// names the nearest store when asked.
+#[test]
+fn ranking_orders_priced_ways_first_and_the_caller_judges() {
+    use gatecrew_world::cost::Planner;
+    let k = Sees { data: data() };
+    let log = k.data.item("oak_log").unwrap();
+    let mut p = Planner::new(&k, 20_000);
+    let mut prices = Vec::new();
+    let agent = ranked(&k, &mut p, log, 4, usize::MAX, |q| {
+        let price = q.price()?;
+        prices.push((q.way(), price));
+        Some(Rank::priced(price))
+    });
+    assert!(agent.iter().all(|a| a.from.is_none() && a.fuel.is_none()), "{agent:?}");
+    // Both the chest and the tree are priced, and the list runs cheapest first.
+    assert!(agent.iter().any(|a| a.way == Way::Take) && agent.len() >= 2, "{agent:?}");
+    let cost = |w: Way| prices.iter().find(|(x, _)| *x == w).map(|(_, c)| *c).unwrap();
+    assert!(agent.windows(2).all(|a| cost(a[0].way) <= cost(a[1].way)), "{agent:?} {prices:?}");
+    let mut p = Planner::new(&k, 20_000);
+    let mut judged = Vec::new();
+    let partner = ranked(&k, &mut p, log, 4, usize::MAX, |q| {
+        if q.way() == Way::Take {
+            q.store()?;
+        }
+        let price = q.price();
+        judged.push((q.way(), price));
+        Some(Rank { unpriced: price.is_none(), cost: price.unwrap_or(1), preference: 0 })
+    });
+    // Every way was judged, in the fixed order; the list puts the priced ones first
+    // (in the agent's order), then the unpriced ones by their estimate.
+    assert_eq!(
+        judged.iter().map(|(w, _)| *w).collect::<Vec<_>>(),
+        ways(&k.data, log).into_iter().map(|(w, _)| w).collect::<Vec<_>>()
+    );
+    let priced = judged.iter().filter(|(_, p)| p.is_some()).count();
+    assert_eq!(partner.len(), judged.len());
+    assert_eq!(
+        partner[..priced].iter().map(|a| a.way).collect::<Vec<_>>(),
+        agent.iter().map(|a| a.way).collect::<Vec<_>>()
+    );
+    let take = partner.iter().find(|a| a.way == Way::Take).unwrap();
+    assert_eq!(take.from, Some(gatecrew_protocol::Pos::new(0, 0, -20)));
+}
