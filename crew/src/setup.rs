@@ -7,7 +7,7 @@
 //! seed = 7
 //! policy = "gated"
 //! [gate]        # weights and thresholds, checked against the hierarchy
-//! [board]       # window_ticks, handover_ticks
+//! [board]       # window_ticks, handover_ticks, ring (addressees per request, 1-8, default 4)
 //! [agent]       # patience and retries
 //! [faults]      # action_failure_rate, path_block_rate, path_block, message_drop_rate,
 //!               # message_delay_rate, message_delay_ticks, message_duplicate_rate,

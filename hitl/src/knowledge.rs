@@ -52,7 +52,7 @@ impl Knowledge {
 
     /// Folds an observation in.
     pub fn observe(&mut self, view: &Observation, now: Tick) {
-        self.mem.update(view, now);
+        self.mem.update(view, now, &[]);
     }
 
     /// Folds in the verified outcome of one of its own actions.

@@ -80,7 +80,9 @@ impl AgentCore {
 
     /// Folds an observation into memory and marks nodes whose block is seen in place.
     pub(super) fn observe(&mut self, view: &Observation) {
-        self.mem.update(view, self.now);
+        let mut heed: Vec<gatecrew_protocol::AgentId> = self.handovers.iter().map(|h| h.to).collect();
+        heed.extend(self.awaiting.values().filter_map(|aw| aw.offered_by.map(|(from, _)| from)));
+        self.mem.update(view, self.now, &heed);
         for &(p, b) in &view.blocks {
             if let Some(i) = self.blueprint.index_of(p) {
                 if self.blueprint.cells()[i].block == b {

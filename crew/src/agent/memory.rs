@@ -65,9 +65,32 @@ pub struct Memory {
     dug: std::collections::BTreeSet<(i32, i32)>,
 }
 
+/// How many teammates in sight a bot keeps track of besides those it deals with: as
+/// many as one request can name (`MAX_ADDRESSEES`). What it needs of the crowd is the
+/// nearest teammate and the nearest one seen offering an item; remembering every one of
+/// a thousand bots in sight would make memory per bot grow with the crew. Crews of up to
+/// nine bots see everyone, as before.
+pub const ATTENTION: usize = gatecrew_protocol::MAX_ADDRESSEES;
+
+/// The teammates in `obs` a bot keeps in view, in the observation's order: everyone when
+/// there are at most [`ATTENTION`], else the nearest (then lower ids) and those in `heed`.
+fn attended(obs: &Observation, heed: &[AgentId]) -> Vec<(AgentId, Pos)> {
+    let all = &obs.teammates;
+    if all.len() <= ATTENTION {
+        return all.clone();
+    }
+    let mut by_distance: Vec<(i64, AgentId)> = all.iter().map(|&(a, p)| (p.dist_sq(obs.pos), a)).collect();
+    by_distance.select_nth_unstable(ATTENTION - 1);
+    let mut near: Vec<AgentId> = by_distance[..ATTENTION].iter().map(|&(_, a)| a).collect();
+    near.sort_unstable();
+    all.iter().copied().filter(|(a, _)| near.binary_search(a).is_ok() || heed.contains(a)).collect()
+}
+
 impl Memory {
     /// Folds an observation in.
-    pub fn update(&mut self, obs: &Observation, now: Tick) {
+    /// Teammates in `heed` (those it is handing items to or expecting them from) are
+    /// always kept in view; of the others, only the [`ATTENTION`] nearest.
+    pub fn update(&mut self, obs: &Observation, now: Tick, heed: &[AgentId]) {
         let n = obs.near;
         let (lo, hi) = (obs.pos.offset(-n, -n, -n), obs.pos.offset(n, n, n));
         let inside =
@@ -98,8 +121,8 @@ impl Memory {
             let prev = previous.get(&c.pos).and_then(|s| s.contents.clone());
             self.containers.insert(c.pos, SeenContainer { kind: c.kind, contents: c.contents.clone().or(prev) });
         }
-        self.visible = obs.teammates.clone();
-        for &(a, p) in &obs.teammates {
+        self.visible = attended(obs, heed);
+        for &(a, p) in &self.visible {
             self.teammates.insert(a, (p, now));
         }
     }
