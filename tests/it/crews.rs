@@ -145,7 +145,7 @@ fn extra_bots_start_on_distinct_free_cells_around_the_site() {
     let distinct: std::collections::BTreeSet<_> = starts.iter().collect();
     assert_eq!(distinct.len(), starts.len(), "the default world has room for 400 distinct starts");
     let too_many = Setup::load(&default_config(), &Overrides { agents: Some(10_001), ..Overrides::default() });
-    let e = too_many.err().expect("10,001 bots is over the limit").to_string();
+    let e = too_many.expect_err("10,001 bots is over the limit").to_string();
     assert!(e.contains("1 to 10000 bots"), "{e}");
 }
 

@@ -11,12 +11,12 @@ use super::{WIDE_GRAY, adjudications, config_with, gatecrew, trace};
 use crate::common::default_setup;
 use crate::episode::{events, stepper_trace};
 
-/// With a wide gray zone, eight bots and verdicts entering one tick after their consult,
+/// With a wide gray zone, twelve bots and verdicts entering one tick after their consult,
 /// several consults come close together; the breaker opens after 2 failures and
 /// half-opens 100 ticks later.
 const BREAKER: &str = "[llm]\nfallback = \"stay_local\"\ntimeout_ms = 2000\nverdict_delay_ticks = 1\nbreaker = { failures = 2, half_open_ticks = 100 }\n";
 const DELAY: u64 = 1;
-const BOTS: &str = "8";
+const BOTS: &str = "12";
 
 fn run(cfg: &str, url: &str, trace: &std::path::Path, stepper: bool) -> serde_json::Value {
     run_with(cfg, url, trace, stepper, &[])
@@ -88,8 +88,12 @@ fn the_breaker_opens_after_n_failures_half_opens_after_m_ticks_and_closes_on_a_g
     let t = dir.path().join("flaky.jsonl");
     run_with(cfg, &flaky.url, &t, true, &["--agents", BOTS]);
     let tags: Vec<_> = adjudications(&trace(&t)).into_iter().map(|(_, f, _)| f).collect();
-    assert_eq!(tags[..4], [Some(Http(503)), Some(Http(503)), Some(BreakerOpen), None], "{tags:?}");
-    assert!(tags[4..].iter().all(Option::is_none), "closed after the good trial: {tags:?}");
+    assert_eq!(tags[..2], [Some(Http(503)), Some(Http(503))], "{tags:?}");
+    // However many consults come while it is open, the half-open trial then succeeds.
+    let refused = tags[2..].iter().take_while(|t| **t == Some(BreakerOpen)).count();
+    assert!(refused >= 1, "opens after 2 consecutive failures: {tags:?}");
+    assert!(tags.len() > 2 + refused, "a consult after the half-open time: {tags:?}");
+    assert!(tags[2 + refused..].iter().all(Option::is_none), "closed after the good trial: {tags:?}");
     assert_eq!(flaky.hits(), tags.iter().filter(|t| **t != Some(BreakerOpen)).count());
 }
 
