@@ -234,6 +234,18 @@ fn whole(v: &[f64]) -> Option<Vec<u64>> {
     v.iter().map(|&x| (x.fract() == 0.0 && x.is_sign_positive() && x < limit).then_some(x as u64)).collect()
 }
 
+/// `v` at `idx`, added in draw order from -0.0 as `Sum` starts (the reference's bits).
+/// A function of its own keeps the running sum in a register (inlined into the
+/// resample loop, it was written back to the stack on every draw).
+#[inline(never)]
+fn sum_in_order(v: &[f64], idx: &[u32]) -> f64 {
+    let mut sum = -0.0;
+    for &i in idx {
+        sum += v[i as usize];
+    }
+    sum
+}
+
 impl Fold {
     /// Moves the column's integers into `rows` when there is room.
     fn into_table(self, rows: &mut [[u64; WIDTH]], used: &mut usize) -> Fold {
@@ -264,14 +276,7 @@ impl Fold {
     /// `sums`: the integer table's rows added over it).
     fn on(&self, idx: &[u32], times: &[u32], sums: &[u64; WIDTH]) -> Option<f64> {
         match self {
-            Fold::Mean(v) => {
-                // In draw order, from -0.0 as `Sum` starts.
-                let mut sum = -0.0;
-                for &i in idx {
-                    sum += v[i as usize];
-                }
-                Some(sum / idx.len() as f64)
-            }
+            Fold::Mean(v) => Some(sum_in_order(v, idx) / idx.len() as f64),
             Fold::MeanOfInts { slot } => Some(sums[*slot] as f64 / idx.len() as f64),
             Fold::PooledInts { slot } => ratio((sums[*slot], sums[*slot + 1])),
             Fold::Pooled(v) => ratio(idx.iter().fold((0u64, 0u64), |(a, b), &i| {

@@ -306,10 +306,13 @@ impl TaskGraph {
     /// `BTreeSet` per walk, and walk four times per decision (issue 20).
     pub fn descendants_into(&self, n: NodeId, out: &mut Vec<NodeId>) {
         self.descendants_with(n, out, &mut Vec::new());
+        out.sort_unstable();
     }
 
-    /// [`TaskGraph::descendants_into`] with the caller's bitset buffer: no allocation
-    /// once `out` and `seen` have grown (the gate, issue 20).
+    /// [`TaskGraph::descendants_into`] with the caller's bitset buffer, in the order
+    /// found (not sorted): bit `i` of `seen` is set for each descendant of index `i`, so a
+    /// caller asks `seen` instead of searching `out`. No allocation once `out` and `seen`
+    /// have grown (the gate, issue 20).
     pub fn descendants_with(&self, n: NodeId, out: &mut Vec<NodeId>, seen: &mut Vec<u64>) {
         out.clear();
         seen.clear();
@@ -329,7 +332,6 @@ impl TaskGraph {
             next += 1;
             x = found;
         }
-        out.sort_unstable();
     }
 
     /// [`TaskGraph::reach`] given the node's descendants (from

@@ -26,13 +26,29 @@ pub(super) struct Scratch(RefCell<Buffers>);
 
 #[derive(Default)]
 struct Buffers {
-    /// The blocked node's descendants, in id order, and the walk's bitset.
+    /// The blocked node's descendants, in the order found, and the walk's bitset.
     desc: Vec<NodeId>,
     seen: Vec<u64>,
     /// Reserved counts by item id (all zero between decisions) and the ids set.
     reserved: Vec<u32>,
     touched: Vec<ItemId>,
     planner: cost::Scratch,
+}
+
+/// A node's descendants: the list, and a bit per node index for asking whether one is
+/// among them (the features ask for every node of the plan: a bit test each instead of
+/// a search of the list).
+#[derive(Clone, Copy)]
+struct Desc<'a> {
+    list: &'a [NodeId],
+    bits: &'a [u64],
+}
+
+impl Desc<'_> {
+    fn contains(self, m: NodeId) -> bool {
+        let i = m.index();
+        self.bits.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+    }
 }
 
 impl Clone for Scratch {
@@ -99,14 +115,24 @@ impl AgentCore {
         self.known_for(None)
     }
 
-    /// [`AgentCore::known_for`]'s reserved counts into `counts` (indexed by item id,
-    /// all zero on entry), the ids set listed in `touched`. Undone by
-    /// [`AgentCore::clear_reserved`].
-    fn fill_reserved(&self, target: Option<ItemId>, counts: &mut Vec<u32>, touched: &mut Vec<ItemId>) {
+    /// One pass over the plan for two things. With `reserve` (the item being obtained):
+    /// [`AgentCore::known_for`]'s reserved counts into `counts` (indexed by item id, all
+    /// zero on entry, the ids set listed in `touched`; undone by
+    /// [`AgentCore::clear_reserved`]). And the teammates' place nodes left, and how many
+    /// of them are among `desc` (for the impact feature).
+    fn scan(
+        &self,
+        reserve: Option<ItemId>,
+        desc: Desc<'_>,
+        counts: &mut Vec<u32>,
+        touched: &mut Vec<ItemId>,
+    ) -> (usize, usize) {
         touched.clear();
-        for (_, node) in self.plan.nodes() {
-            if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
-                if Some(i) != target {
+        let (mut mates_left, mut mates_waiting) = (0usize, 0usize);
+        for (m, node) in self.plan.nodes() {
+            let Some((_, _, i)) = place_of(&node.kind) else { continue };
+            if let Some(target) = reserve {
+                if matches!(node.state, NodeState::Pending | NodeState::SetAside) && i != target {
                     let at = usize::from(i.0);
                     if at >= counts.len() {
                         counts.resize(at + 1, 0);
@@ -117,7 +143,14 @@ impl AgentCore {
                     counts[at] += 1;
                 }
             }
+            if node.owner != self.id && node.state != NodeState::Done {
+                mates_left += 1;
+                if desc.contains(m) {
+                    mates_waiting += 1;
+                }
+            }
         }
+        (mates_left, mates_waiting)
     }
 
     fn clear_reserved(counts: &mut [u32], touched: &[ItemId]) {
@@ -157,8 +190,8 @@ impl AgentCore {
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
-    /// depending on `n` (`desc`: `n`'s descendants, in id order).
-    fn other_work(&self, n: Option<NodeId>, desc: &[NodeId], item: Option<ItemId>) -> bool {
+    /// depending on `n` (`desc`: `n`'s descendants).
+    fn other_work(&self, n: Option<NodeId>, desc: Desc<'_>, item: Option<ItemId>) -> bool {
         self.own_unordered().any(|m| {
             let node = self.plan.node(m);
             let Some((_, _, i)) = place_of(&node.kind) else {
@@ -166,7 +199,7 @@ impl AgentCore {
             };
             Some(m) != n
                 && node.state == NodeState::Pending
-                && desc.binary_search(&m).is_err()
+                && !desc.contains(m)
                 && Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
@@ -185,11 +218,11 @@ impl AgentCore {
         self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
     }
 
-    fn criticality_facts(&self, n: Option<NodeId>, desc: &[NodeId]) -> CriticalityFacts {
+    fn criticality_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach_given(n, desc);
+        let reach = self.plan.reach_given(n, desc.list);
         let left = |m: &NodeId| {
             *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
         };
@@ -197,22 +230,14 @@ impl AgentCore {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.binary_search(&m).is_ok()),
+            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.contains(m)),
         }
     }
 
-    fn impact_facts(&self, desc: &[NodeId], other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
-        let mut mates_left = 0usize;
-        let mut mates_waiting = 0usize;
-        for (m, node) in self.plan.nodes() {
-            if node.owner == self.id || node.state == NodeState::Done || place_of(&node.kind).is_none() {
-                continue;
-            }
-            mates_left += 1;
-            if desc.binary_search(&m).is_ok() {
-                mates_waiting += 1;
-            }
-        }
+    /// `mates`: the teammates' place nodes left, and those waiting on the node (from
+    /// [`AgentCore::scan`]).
+    fn impact_facts(&self, mates: (usize, usize), other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
+        let (mates_left, mates_waiting) = mates;
         ImpactFacts {
             every_agent_waits: mates_left > 0 && mates_waiting == mates_left,
             teammate_waits: mates_waiting > 0,
@@ -240,13 +265,6 @@ impl AgentCore {
             }
         };
         AdvantageFacts { nearest_teammate, all_refused, nearest_offerer }
-    }
-
-    fn recoverability_facts(&self, item: ItemId, want: u32, b: &mut Buffers) -> RecoverabilityFacts {
-        self.fill_reserved(Some(item), &mut b.reserved, &mut b.touched);
-        let facts = self.recoverability_with(item, want, &b.reserved, &mut b.planner);
-        Self::clear_reserved(&mut b.reserved, &b.touched);
-        facts
     }
 
     fn recoverability_with(
@@ -354,14 +372,33 @@ impl AgentCore {
 
     /// The features and rule context of an issue, and the oracle's question.
     fn query(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateQuery, OracleQuery) {
-        let mut b = self.gate_scratch.0.borrow_mut();
-        let b = &mut *b;
+        let mut guard = self.gate_scratch.0.borrow_mut();
+        let Buffers { desc: list, seen, reserved, touched, planner } = &mut *guard;
         let requested = issue.requestable();
         let item = requested.map(|(i, _)| i);
+        // A missing item blocks every node that needs it: the node the graph says is
+        // blocked is this agent's `obtain` node for the item, whose dependents are all
+        // those place nodes and what rests on them.
+        let node = match issue {
+            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
+            Issue::MissingTool { .. } => {
+                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
+            }
+            _ => node,
+        };
+        // The node's descendants, found once for the three features and the rule
+        // context that look at them.
+        list.clear();
+        seen.clear();
+        if let Some(n) = node {
+            self.plan.descendants_with(n, list, seen);
+        }
+        let desc = Desc { list, bits: seen };
+        let mates = self.scan(item, desc, reserved, touched);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
             (_, Some((item, n))) => {
                 let want = self.inv.count(item) + n;
-                let facts = self.recoverability_facts(item, want, b);
+                let facts = self.recoverability_with(item, want, reserved, planner);
                 (facts, facts.chain_ticks, OracleQuery::Items(item, want))
             }
             // Out of reach: the local recovery is a pillar, priced by what it takes to
@@ -377,29 +414,13 @@ impl AgentCore {
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
-        // A missing item blocks every node that needs it: the node the graph says is
-        // blocked is this agent's `obtain` node for the item, whose dependents are all
-        // those place nodes and what rests on them.
-        let node = match issue {
-            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
-            Issue::MissingTool { .. } => {
-                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
-            }
-            _ => node,
-        };
-        // The node's descendants, found once for the three features and the rule
-        // context that look at them.
-        b.desc.clear();
-        if let Some(n) = node {
-            self.plan.descendants_with(n, &mut b.desc, &mut b.seen);
-        }
-        let desc = &b.desc[..];
+        Self::clear_reserved(reserved, touched);
         let other_work = self.other_work(node, desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
             c: criticality(self.criticality_facts(node, desc)),
             a: advantage(self.advantage_facts(item)),
-            d: impact(self.impact_facts(desc, other_work, recovery_ticks), detour),
+            d: impact(self.impact_facts(mates, other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
             h: self.history.level(issue.key(), self.now),
         };
