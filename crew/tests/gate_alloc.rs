@@ -1,5 +1,5 @@
 //! A gate decision allocates nothing once the agent's buffers have grown (issue 20): the
-//! decision of `benches/gate.rs` (the 200-cell yard, 215 nodes in the agent's plan) and
+//! decision of `benches/gate.rs` (the 200-cell yard of `gate/decision_200_nodes`) and
 //! one for every item the agent places, each counted after one call that lets the
 //! buffers grow. The allocator of this test binary counts each thread's allocations.
 
