@@ -6,8 +6,9 @@
 //!   derived `Deserialize` (what the reader did before) and through the reader (the direct
 //!   path), to show what the direct path saves;
 //! - `intervals_generic` / `intervals_columns`: the 15 intervals of one group of 240
-//!   episodes through the generic bootstrap over indices (as before) and through the
-//!   columns `Report::build` now uses (the same intervals, bit for bit).
+//!   episodes through the reference paired bootstrap (every metric through
+//!   `Metric::compute` on each resample's indices) and through the columns
+//!   `Report::build` uses (the same intervals, bit for bit).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -15,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use gatecrew_analyze::{Metric, bootstrap, resampled};
+use gatecrew_analyze::{Ci, Column, Metric, bootstrap, resampled};
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{Event, TraceReader, TraceWriter};
@@ -65,10 +66,13 @@ fn analyze(c: &mut Criterion) {
     let mut g = c.benchmark_group("analyze");
     g.sample_size(10);
     g.bench_function("intervals_generic", |b| {
-        b.iter(|| Metric::ALL.iter().filter_map(|&m| bootstrap(eps.len(), 7, |ix| m.compute(&eps, ix))).count())
+        b.iter(|| bootstrap(eps.len(), Metric::ALL.len(), Ci::default(), 7, |j, ix| Metric::ALL[j].compute(&eps, ix)))
     });
     g.bench_function("intervals_columns", |b| {
-        b.iter(|| Metric::ALL.iter().filter_map(|&m| resampled(&m.column(&eps), 7)).count())
+        b.iter(|| {
+            let columns: Vec<Column> = Metric::ALL.iter().map(|m| m.column(&eps)).collect();
+            resampled(&columns, Ci::default(), 7)
+        })
     });
     g.finish();
 }

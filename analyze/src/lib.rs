@@ -11,8 +11,9 @@
 //! [`Report::build`] groups episodes by policy and by class (or crew size), computes the
 //! metrics the way DESIGN section 8 says (TSR, CS and Msg are means over episodes; the
 //! rates pool their counts), and attaches 95% percentile-bootstrap confidence intervals
-//! (2,000 resamples of episodes, seeded: the same traces give the same intervals),
-//! every group and metric on its own core.
+//! (2,000 resamples of episodes by default, drawn once per group and shared by its
+//! metrics, seeded: the same traces give the same intervals on every platform), every
+//! group on its own core.
 //! [`plot`] draws them with a bundled font, so no system font is needed.
 
 #[cfg(feature = "export")]
@@ -24,4 +25,4 @@ mod stats;
 
 pub use read::{AnalyzeError, ReadSummary, read_traces};
 pub use report::{By, Cell, Group, Metric, Report};
-pub use stats::{Column, Interval, RESAMPLES, bootstrap, resampled};
+pub use stats::{Ci, Column, Interval, RESAMPLES, bootstrap, resampled};

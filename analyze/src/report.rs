@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use rayon::prelude::*;
 
-use crate::stats::{Column, Interval, resampled};
+use crate::stats::{Ci, Column, Interval, resampled};
 
 /// How to group episodes besides the policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -213,7 +213,7 @@ pub struct Report {
 }
 
 fn seed_of(parts: &[&str]) -> u64 {
-    // FNV-1a: a stable seed per group and metric, whatever the group order.
+    // FNV-1a: a stable seed per group, whatever the group order.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for b in p.bytes().chain([0u8]) {
@@ -228,8 +228,14 @@ const POLICY_ORDER: [&str; 7] =
     ["gated", "rule_score", "rule_only", "no_gate", "no_partition", "flatcomm", "central_dag"];
 
 impl Report {
-    /// Groups the episodes and computes every metric with its interval.
+    /// Groups the episodes and computes every metric with its interval (the default
+    /// bootstrap: [`Ci::default`]).
     pub fn build(eps: &[EpisodeMetrics], by: By) -> Report {
+        Report::build_with(eps, by, Ci::default())
+    }
+
+    /// [`Report::build`] with the intervals `ci` asks for.
+    pub fn build_with(eps: &[EpisodeMetrics], by: By, ci: Ci) -> Report {
         let key_of = |e: &EpisodeMetrics| -> String {
             match by {
                 By::Class => e.class.clone().unwrap_or_else(|| "-".into()),
@@ -244,7 +250,7 @@ impl Report {
         if by != By::Policy {
             keys.extend(eps.iter().map(key_of).collect::<BTreeSet<_>>());
         }
-        // The groups' members, then every (group, metric) interval on every core: each
+        // The groups' members, then every group's intervals on every core: each group
         // has its own seed, so the order they are computed in changes nothing.
         let key_each: Vec<String> = if by == By::Policy { Vec::new() } else { eps.iter().map(key_of).collect() };
         let mut members: Vec<(&String, &String, Vec<&EpisodeMetrics>)> = Vec::new();
@@ -264,13 +270,11 @@ impl Report {
         let groups = members
             .par_iter()
             .map(|(key, policy, members)| {
-                let cells = Metric::ALL
-                    .par_iter()
-                    .map(|&m| Cell {
-                        metric: m,
-                        interval: resampled(&m.column(members), seed_of(&[policy.as_str(), key.as_str(), m.label()])),
-                    })
-                    .collect();
+                // One set of resamples for the group's 15 metrics (a paired bootstrap).
+                let columns: Vec<Column> = Metric::ALL.iter().map(|m| m.column(members)).collect();
+                let intervals = resampled(&columns, ci, seed_of(&[policy.as_str(), key.as_str()]));
+                let cells =
+                    Metric::ALL.iter().zip(intervals).map(|(&metric, interval)| Cell { metric, interval }).collect();
                 Group { policy: (*policy).clone(), key: (*key).clone(), episodes: members.len(), cells }
             })
             .collect();
@@ -369,18 +373,29 @@ mod tests {
             .collect()
     }
 
+    fn bits(v: &[Option<Interval>]) -> Vec<Option<(u64, u64, u64)>> {
+        v.iter().map(|i| i.map(|i| (i.value.to_bits(), i.lo.to_bits(), i.hi.to_bits()))).collect()
+    }
+
+    /// The reference paired bootstrap of a group: every metric through
+    /// [`Metric::compute`] on each resample's indices.
+    fn reference(refs: &[&EpisodeMetrics], ci: Ci, seed: u64) -> Vec<Option<Interval>> {
+        bootstrap(refs.len(), Metric::ALL.len(), ci, seed, |j, ix| Metric::ALL[j].compute(refs, ix))
+    }
+
+    fn columns(refs: &[&EpisodeMetrics]) -> Vec<Column> {
+        Metric::ALL.iter().map(|m| m.column(refs)).collect()
+    }
+
     #[test]
-    fn columns_give_the_generic_bootstrap_bit_for_bit() {
+    fn columns_give_the_reference_bootstrap_bit_for_bit() {
         for (n, salt) in [(0, 1), (1, 2), (2, 3), (7, 4), (40, 5), (150, 6)] {
             let eps = episodes(n, salt);
             let refs: Vec<&EpisodeMetrics> = eps.iter().collect();
-            for m in Metric::ALL {
-                let seed = seed_of(&["p", "k", m.label()]) ^ salt;
-                let generic = bootstrap(refs.len(), seed, |ix| m.compute(&refs, ix));
-                let fast = resampled(&m.column(&refs), seed);
-                let bits = |i: Option<Interval>| i.map(|i| (i.value.to_bits(), i.lo.to_bits(), i.hi.to_bits()));
-                assert_eq!(bits(fast), bits(generic), "{} on {n} episodes", m.label());
-            }
+            let seed = seed_of(&["p", "k"]) ^ salt;
+            let fast = resampled(&columns(&refs), Ci::default(), seed);
+            assert_eq!(bits(&fast), bits(&reference(&refs, Ci::default(), seed)), "{n} episodes");
+            assert_eq!(fast.len(), Metric::ALL.len());
         }
     }
 
@@ -393,9 +408,18 @@ mod tests {
             e.latencies_ms = vec![70; e.adjudications as usize];
         }
         let refs: Vec<&EpisodeMetrics> = eps.iter().collect();
-        for m in [Metric::Tsr, Metric::Fallbacks, Metric::LatencyP50, Metric::LatencyP95] {
-            let generic = bootstrap(refs.len(), 11, |ix| m.compute(&refs, ix));
-            assert_eq!(resampled(&m.column(&refs), 11), generic, "{}", m.label());
+        let ci = Ci::Bootstrap(std::num::NonZeroUsize::new(300).expect("non-zero"));
+        assert_eq!(bits(&resampled(&columns(&refs), ci, 11)), bits(&reference(&refs, ci, 11)));
+    }
+
+    #[test]
+    fn no_intervals_keeps_the_estimates() {
+        let eps = episodes(40, 3);
+        let with = Report::build(&eps, By::Policy);
+        let without = Report::build_with(&eps, By::Policy, Ci::None);
+        for (a, b) in with.groups[0].cells.iter().zip(&without.groups[0].cells) {
+            assert_eq!(a.interval.map(|i| i.value), b.interval.map(|i| i.value));
+            assert!(b.interval.is_none_or(|i| i.lo == i.value && i.hi == i.value));
         }
     }
 }

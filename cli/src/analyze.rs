@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use gatecrew_analyze::{By, Report, read_traces};
+use gatecrew_analyze::{By, Ci, Report, read_traces};
 
 use crate::BadInput;
 
@@ -34,6 +34,19 @@ pub struct AnalyzeArgs {
     /// Draw the main metrics to FILE.svg or FILE.png
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// 95% intervals: `none` (estimates only), or the number of bootstrap resamples
+    #[arg(long, value_name = "none|N", default_value = "2000", value_parser = parse_ci)]
+    ci: Ci,
+}
+
+fn parse_ci(s: &str) -> Result<Ci, String> {
+    if s == "none" {
+        return Ok(Ci::None);
+    }
+    match s.parse::<std::num::NonZeroUsize>() {
+        Ok(n) => Ok(Ci::Bootstrap(n)),
+        Err(_) => Err(format!("expected `none` or a number of resamples above 0, got `{s}`")),
+    }
 }
 
 /// Runs `gatecrew analyze`.
@@ -48,7 +61,7 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
         ByArg::Policy => By::Policy,
         ByArg::Agents => By::Agents,
     };
-    let report = Report::build(&read.episodes, by);
+    let report = Report::build_with(&read.episodes, by, a.ci);
     let secs = started.elapsed().as_secs_f64();
     if let Some(p) = &a.plot {
         gatecrew_analyze::plot::plot(&report, p).map_err(|e| BadInput(e.to_string()))?;

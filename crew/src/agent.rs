@@ -426,6 +426,8 @@ pub struct AgentCore {
     temps: Vec<(NodeId, Pos)>,
     lift: BTreeSet<NodeId>,
     bad_bases: BTreeSet<Pos>,
+    // Buffers the gate reuses between decisions (not state: a clone starts empty).
+    gate_scratch: gate::Scratch,
 }
 
 impl AgentCore {
@@ -478,6 +480,7 @@ impl AgentCore {
             temps: Vec::new(),
             lift: BTreeSet::new(),
             bad_bases: BTreeSet::new(),
+            gate_scratch: gate::Scratch::default(),
         }
     }
 

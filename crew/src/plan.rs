@@ -274,6 +274,14 @@ impl TaskGraph {
         self.g.descendants_into(n, out);
     }
 
+    /// [`TaskGraph::descendants_into`] with the caller's bitset buffer, in the order
+    /// found (not sorted): bit `i` of `seen` is set for each descendant of index `i`, so a
+    /// caller asks `seen` instead of searching `out`. No allocation once `out` and `seen`
+    /// have grown (the gate, issue 20).
+    pub fn descendants_with(&self, n: NodeId, out: &mut Vec<NodeId>, seen: &mut Vec<u64>) {
+        self.g.descendants_with(n, out, seen);
+    }
+
     /// [`TaskGraph::reach`] given the node's descendants (from
     /// [`TaskGraph::descendants`]), so a caller that has them does not walk again.
     pub fn reach_given(&self, n: NodeId, desc: &[NodeId]) -> Reach {

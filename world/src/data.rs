@@ -260,6 +260,14 @@ impl GameData {
         self.tools.get(&item).copied()
     }
 
+    /// [`GameData::tools_satisfying`] into `out` (cleared first): the same items in the
+    /// same order, without allocating once `out` has grown (the gate's planner, issue 20).
+    pub fn tools_satisfying_into(&self, need: ToolNeed, out: &mut Vec<ItemId>) {
+        out.clear();
+        out.extend(self.tools.iter().filter(|(_, t)| t.kind == need.kind && t.level >= need.level).map(|(id, _)| *id));
+        out.sort_by_key(|id| (self.tools.get(id).map_or(0, |t| t.level), *id));
+    }
+
     /// Tool items of a kind at or above a level, weakest first.
     pub fn tools_satisfying(&self, need: ToolNeed) -> Vec<ItemId> {
         let mut v: Vec<(u8, ItemId)> = self
@@ -300,6 +308,13 @@ impl GameData {
     /// Burn time of a fuel in ticks.
     pub fn fuel_ticks(&self, item: ItemId) -> Option<u32> {
         self.fuels.get(&item).copied()
+    }
+
+    /// [`GameData::fuels`] into `out` (cleared first), in the same order.
+    pub fn fuels_into(&self, out: &mut Vec<(ItemId, u32)>) {
+        out.clear();
+        out.extend(self.fuels.iter().map(|(i, t)| (*i, *t)));
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     }
 
     /// Fuels, best (longest burning) first, ties by item id.

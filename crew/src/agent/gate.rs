@@ -7,7 +7,9 @@ use gatecrew_gating::features::{
 use gatecrew_gating::{Features, GateDecision, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
 use gatecrew_protocol::{IssueId, ItemId};
-use gatecrew_world::cost::{Knowledge, Planner};
+use std::cell::RefCell;
+
+use gatecrew_world::cost::{self, Knowledge, Planner};
 use gatecrew_world::reach_distance;
 
 use super::build::place_of;
@@ -15,9 +17,146 @@ use super::memory::Known;
 use super::{AgentCore, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
 use crate::plan::{NodeId, NodeState};
 
+/// Buffers a gate decision reuses, so that once they have grown a decision allocates
+/// nothing (issue 20; `tests/it` checks it with a counting allocator). They hold no
+/// state between decisions: every decision clears what it uses, and a clone of the
+/// agent starts with empty ones.
+#[derive(Default)]
+pub(super) struct Scratch(RefCell<Buffers>);
+
+#[derive(Default)]
+struct Buffers {
+    /// The blocked node's descendants, in the order found, and the walk's bitset.
+    desc: Vec<NodeId>,
+    seen: Vec<u64>,
+    /// Reserved counts by item id (all zero between decisions) and the ids set.
+    reserved: Vec<u32>,
+    touched: Vec<ItemId>,
+    planner: cost::Scratch,
+}
+
+/// A node's descendants: the list, and a bit per node index for asking whether one is
+/// among them (the features ask for every node of the plan: a bit test each instead of
+/// a search of the list).
+#[derive(Clone, Copy)]
+struct Desc<'a> {
+    list: &'a [NodeId],
+    bits: &'a [u64],
+}
+
+impl Desc<'_> {
+    fn contains(self, m: NodeId) -> bool {
+        let i = m.index();
+        self.bits.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+    }
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Scratch")
+    }
+}
+
+/// [`Known`] with the reserved counts indexed by item id (the gate's reused buffer)
+/// instead of its map: the same answers, no map built per decision.
+struct Counted<'a> {
+    k: Known<'a>,
+    reserved: &'a [u32],
+}
+
+impl Knowledge for Counted<'_> {
+    fn data(&self) -> &gatecrew_world::data::GameData {
+        self.k.data()
+    }
+    fn here(&self) -> gatecrew_protocol::Pos {
+        self.k.here()
+    }
+    fn held(&self, item: ItemId) -> u32 {
+        let reserved = self.reserved.get(usize::from(item.0)).copied().unwrap_or(0);
+        self.k.inv.count(item).saturating_sub(reserved)
+    }
+    fn stored(&self, item: ItemId) -> Vec<(gatecrew_protocol::Pos, u32)> {
+        self.k.stored(item)
+    }
+    fn stored_into(&self, item: ItemId, out: &mut Vec<(gatecrew_protocol::Pos, u32)>) {
+        self.k.stored_into(item, out);
+    }
+    fn nearest_resource(&self, block: gatecrew_world::BlockId) -> Option<gatecrew_protocol::Pos> {
+        self.k.nearest_resource(block)
+    }
+    fn table(&self) -> Option<gatecrew_protocol::Pos> {
+        self.k.table()
+    }
+    fn furnace(&self) -> Option<gatecrew_protocol::Pos> {
+        self.k.furnace()
+    }
+    fn table_item(&self) -> Option<ItemId> {
+        self.k.table_item()
+    }
+    fn furnace_item(&self) -> Option<ItemId> {
+        self.k.furnace_item()
+    }
+    fn reach(&self) -> f64 {
+        self.k.reach()
+    }
+    fn ticks(&self) -> gatecrew_world::TickCosts {
+        self.k.ticks()
+    }
+}
+
 impl AgentCore {
     pub(super) fn known(&self) -> Known<'_> {
         self.known_for(None)
+    }
+
+    /// One pass over the plan for two things. With `reserve` (the item being obtained):
+    /// [`AgentCore::known_for`]'s reserved counts into `counts` (indexed by item id, all
+    /// zero on entry, the ids set listed in `touched`; undone by
+    /// [`AgentCore::clear_reserved`]). And the teammates' place nodes left, and how many
+    /// of them are among `desc` (for the impact feature).
+    fn scan(
+        &self,
+        reserve: Option<ItemId>,
+        desc: Desc<'_>,
+        counts: &mut Vec<u32>,
+        touched: &mut Vec<ItemId>,
+    ) -> (usize, usize) {
+        touched.clear();
+        let (mut mates_left, mut mates_waiting) = (0usize, 0usize);
+        for (m, node) in self.plan.nodes() {
+            let Some((_, _, i)) = place_of(&node.kind) else { continue };
+            if let Some(target) = reserve {
+                if matches!(node.state, NodeState::Pending | NodeState::SetAside) && i != target {
+                    let at = usize::from(i.0);
+                    if at >= counts.len() {
+                        counts.resize(at + 1, 0);
+                    }
+                    if counts[at] == 0 {
+                        touched.push(i);
+                    }
+                    counts[at] += 1;
+                }
+            }
+            if node.owner != self.id && node.state != NodeState::Done {
+                mates_left += 1;
+                if desc.contains(m) {
+                    mates_waiting += 1;
+                }
+            }
+        }
+        (mates_left, mates_waiting)
+    }
+
+    fn clear_reserved(counts: &mut [u32], touched: &[ItemId]) {
+        for i in touched {
+            counts[usize::from(i.0)] = 0;
+        }
     }
 
     /// The planner's view when obtaining `target`: what the crew's blueprint still
@@ -26,6 +165,18 @@ impl AgentCore {
     /// never eats the structure's materials. Crafting stairs from the planks a teammate
     /// needs for the floor would only move the shortage.
     pub(super) fn known_for(&self, target: Option<ItemId>) -> Known<'_> {
+        Known {
+            data: &self.data,
+            mem: &self.mem,
+            inv: &self.inv,
+            pos: self.pos,
+            physics: &self.physics,
+            reserved: self.reserved_map(target),
+        }
+    }
+
+    /// What [`AgentCore::known_for`] reserves, by item.
+    pub(super) fn reserved_map(&self, target: Option<ItemId>) -> std::collections::BTreeMap<ItemId, u32> {
         let mut reserved = std::collections::BTreeMap::new();
         for (_, node) in self.plan.nodes() {
             if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
@@ -34,13 +185,13 @@ impl AgentCore {
                 }
             }
         }
-        Known { data: &self.data, mem: &self.mem, inv: &self.inv, pos: self.pos, physics: &self.physics, reserved }
+        reserved
     }
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
-    /// depending on `n` (`desc`: `n`'s descendants, in id order).
-    fn other_work(&self, n: Option<NodeId>, desc: &[NodeId], item: Option<ItemId>) -> bool {
+    /// depending on `n` (`desc`: `n`'s descendants).
+    fn other_work(&self, n: Option<NodeId>, desc: Desc<'_>, item: Option<ItemId>) -> bool {
         self.own_unordered().any(|m| {
             let node = self.plan.node(m);
             let Some((_, _, i)) = place_of(&node.kind) else {
@@ -48,7 +199,7 @@ impl AgentCore {
             };
             Some(m) != n
                 && node.state == NodeState::Pending
-                && desc.binary_search(&m).is_err()
+                && !desc.contains(m)
                 && Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.awaiting.contains_key(&i)
@@ -67,11 +218,11 @@ impl AgentCore {
         self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
     }
 
-    fn criticality_facts(&self, n: Option<NodeId>, desc: &[NodeId]) -> CriticalityFacts {
+    fn criticality_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach_given(n, desc);
+        let reach = self.plan.reach_given(n, desc.list);
         let left = |m: &NodeId| {
             *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
         };
@@ -79,22 +230,14 @@ impl AgentCore {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.binary_search(&m).is_ok()),
+            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.contains(m)),
         }
     }
 
-    fn impact_facts(&self, desc: &[NodeId], other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
-        let mut mates_left = 0usize;
-        let mut mates_waiting = 0usize;
-        for (m, node) in self.plan.nodes() {
-            if node.owner == self.id || node.state == NodeState::Done || place_of(&node.kind).is_none() {
-                continue;
-            }
-            mates_left += 1;
-            if desc.binary_search(&m).is_ok() {
-                mates_waiting += 1;
-            }
-        }
+    /// `mates`: the teammates' place nodes left, and those waiting on the node (from
+    /// [`AgentCore::scan`]).
+    fn impact_facts(&self, mates: (usize, usize), other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
+        let (mates_left, mates_waiting) = mates;
         ImpactFacts {
             every_agent_waits: mates_left > 0 && mates_waiting == mates_left,
             teammate_waits: mates_waiting > 0,
@@ -124,20 +267,39 @@ impl AgentCore {
         AdvantageFacts { nearest_teammate, all_refused, nearest_offerer }
     }
 
-    fn recoverability_facts(&self, item: ItemId, want: u32) -> RecoverabilityFacts {
-        let k = self.known_for(Some(item));
+    fn recoverability_with(
+        &self,
+        item: ItemId,
+        want: u32,
+        reserved: &[u32],
+        planner: &mut cost::Scratch,
+    ) -> RecoverabilityFacts {
+        // An empty map allocates nothing: the counts stand in for it.
+        let known = Known {
+            data: &self.data,
+            mem: &self.mem,
+            inv: &self.inv,
+            pos: self.pos,
+            physics: &self.physics,
+            reserved: std::collections::BTreeMap::new(),
+        };
+        let k = Counted { k: known, reserved };
         let deficit = want.saturating_sub(self.inv.count(item));
-        let in_reach = k
-            .stored(item)
-            .iter()
-            .any(|(p, n)| *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach);
+        // The stores are listed in the planner's spare buffer, lent and given back.
+        let mut stores = Vec::new();
+        k.stored_into(item, planner.lend_stores(&mut stores));
+        let in_reach =
+            stores.iter().any(|(p, n)| *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach);
+        planner.give_back_stores(stores);
         let table_near = k.table().is_some_and(|t| reach_distance(self.pos, t) <= self.physics.reach);
         let one_craft = self.data.recipes_for(item).iter().any(|&rid| {
             let r = self.data.recipe(rid);
             let times = deficit.max(1).div_ceil(r.count);
             (r.grid == 2 || table_near) && r.ingredients.iter().all(|(i, n)| k.held(*i) >= n * times)
         });
-        let chain_ticks = Planner::new(&k, self.gate.params().spec().search_ticks).obtain(item, want).map(|e| e.ticks);
+        let chain_ticks = Planner::with_scratch(&k, self.gate.params().spec().search_ticks, planner)
+            .obtain(item, want)
+            .map(|e| e.ticks);
         RecoverabilityFacts { in_reach, one_craft, chain_ticks }
     }
 
@@ -210,12 +372,33 @@ impl AgentCore {
 
     /// The features and rule context of an issue, and the oracle's question.
     fn query(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateQuery, OracleQuery) {
+        let mut guard = self.gate_scratch.0.borrow_mut();
+        let Buffers { desc: list, seen, reserved, touched, planner } = &mut *guard;
         let requested = issue.requestable();
         let item = requested.map(|(i, _)| i);
+        // A missing item blocks every node that needs it: the node the graph says is
+        // blocked is this agent's `obtain` node for the item, whose dependents are all
+        // those place nodes and what rests on them.
+        let node = match issue {
+            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
+            Issue::MissingTool { .. } => {
+                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
+            }
+            _ => node,
+        };
+        // The node's descendants, found once for the three features and the rule
+        // context that look at them.
+        list.clear();
+        seen.clear();
+        if let Some(n) = node {
+            self.plan.descendants_with(n, list, seen);
+        }
+        let desc = Desc { list, bits: seen };
+        let mates = self.scan(item, desc, reserved, touched);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
             (_, Some((item, n))) => {
                 let want = self.inv.count(item) + n;
-                let facts = self.recoverability_facts(item, want);
+                let facts = self.recoverability_with(item, want, reserved, planner);
                 (facts, facts.chain_ticks, OracleQuery::Items(item, want))
             }
             // Out of reach: the local recovery is a pillar, priced by what it takes to
@@ -231,25 +414,13 @@ impl AgentCore {
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
-        // A missing item blocks every node that needs it: the node the graph says is
-        // blocked is this agent's `obtain` node for the item, whose dependents are all
-        // those place nodes and what rests on them.
-        let node = match issue {
-            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
-            Issue::MissingTool { .. } => {
-                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
-            }
-            _ => node,
-        };
-        // The node's descendants, found once for the three features and the rule
-        // context that look at them.
-        let desc = node.map(|n| self.plan.descendants(n)).unwrap_or_default();
-        let other_work = self.other_work(node, &desc, item);
+        Self::clear_reserved(reserved, touched);
+        let other_work = self.other_work(node, desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
-            c: criticality(self.criticality_facts(node, &desc)),
+            c: criticality(self.criticality_facts(node, desc)),
             a: advantage(self.advantage_facts(item)),
-            d: impact(self.impact_facts(&desc, other_work, recovery_ticks), detour),
+            d: impact(self.impact_facts(mates, other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
             h: self.history.level(issue.key(), self.now),
         };

@@ -274,13 +274,18 @@ impl Knowledge for Known<'_> {
         self.inv.count(item).saturating_sub(self.reserved.get(&item).copied().unwrap_or(0))
     }
     fn stored(&self, item: ItemId) -> Vec<(Pos, u32)> {
+        let mut out = Vec::new();
+        self.stored_into(item, &mut out);
+        out
+    }
+    fn stored_into(&self, item: ItemId, out: &mut Vec<(Pos, u32)>) {
         let chests = self.mem.containers.iter().filter_map(|(p, c)| {
             let n = c.contents.as_ref()?.iter().find(|(i, _)| *i == item)?.1;
             Some((*p, n))
         });
         let dropped =
             self.mem.dropped.iter().filter_map(|(p, v)| v.iter().find(|(i, _)| *i == item).map(|(_, n)| (*p, *n)));
-        chests.chain(dropped).filter(|(_, n)| *n > 0).collect()
+        out.extend(chests.chain(dropped).filter(|(_, n)| *n > 0));
     }
     fn nearest_resource(&self, block: BlockId) -> Option<Pos> {
         let seen = self

@@ -103,7 +103,7 @@ impl AgentCore {
         // What the blueprint still places stays for it: an ingredient or a fuel is
         // obtained on top of the reserved count, so a craft or a smelt never eats the
         // planks a floor needs (the planner priced the route that way too).
-        let reserved = self.known_for(self.recovery.as_ref().map(|r| r.item)).reserved;
+        let reserved = self.reserved_map(self.recovery.as_ref().map(|r| r.item));
         let keep = |i: ItemId| reserved.get(&i).copied().unwrap_or(0);
         for Alternative { way, fuel, .. } in alts {
             // A tool is obtained first only when none that would do is held.

@@ -303,8 +303,17 @@ impl<N, L: ChildLink> AndOr<N, L> {
     /// node marks what was found and `out` doubles as the walk's stack: the gate used
     /// to build a `BTreeSet` per walk, and walk four times per decision (issue 20).
     pub fn descendants_into(&self, n: NodeId, out: &mut Vec<NodeId>) {
+        self.descendants_with(n, out, &mut Vec::new());
+        out.sort_unstable();
+    }
+
+    /// [`AndOr::descendants_into`] with the caller's bitset buffer, in the order found
+    /// (not sorted): bit `i` of `seen` is set for each descendant of index `i`. No
+    /// allocation once `out` and `seen` have grown.
+    pub fn descendants_with(&self, n: NodeId, out: &mut Vec<NodeId>, seen: &mut Vec<u64>) {
         out.clear();
-        let mut seen = vec![0u64; self.g.node_bound().div_ceil(64)];
+        seen.clear();
+        seen.resize(self.g.node_bound().div_ceil(64), 0);
         let mut next = 0;
         let mut x = n;
         loop {
@@ -320,7 +329,6 @@ impl<N, L: ChildLink> AndOr<N, L> {
             next += 1;
             x = found;
         }
-        out.sort_unstable();
     }
 }
 
