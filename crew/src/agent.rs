@@ -27,9 +27,7 @@ use std::sync::Arc;
 
 use gatecrew_gating::{Gate, History, Issue, IssueKey, Verdict};
 use gatecrew_protocol::trace::ResolvedBy;
-use gatecrew_protocol::{
-    AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, RejectKind, Tick, WindowClosed, WindowId,
-};
+use gatecrew_protocol::{AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, Tick, WindowId};
 use gatecrew_world::{Action, Blueprint, GameData, Inventory, Observation, Outcome, Receipt};
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +37,8 @@ pub use board::FALLBACK_REACH;
 pub use consult::Consult;
 pub use memory::{Known, Memory, Physics};
 pub use request::work_regions;
+// Board news is what the styles read too: its own file, so style.rs need not import agent.rs.
+pub use crate::news::BoardNews;
 
 /// Tuning of the agents' patience and retries.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -69,32 +69,6 @@ impl Default for AgentTuning {
             max_obtain_depth: 4,
         }
     }
-}
-
-/// Board news handed to an agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BoardNews {
-    /// A message the board accepted (the board is public: everyone sees everything).
-    Posted {
-        /// The window the board filed it under: what answers and closings refer to.
-        window: WindowId,
-        /// The message as the board accepted it (its sender included).
-        msg: BoardMessage,
-    },
-    /// A window closed (confirmed, timed out or refused): requests waiting on it end.
-    Closed(WindowClosed),
-    /// A free chat line (the `flatcomm` baseline's status reports).
-    Chat {
-        /// Who said it.
-        from: AgentId,
-    },
-    /// The board rejected one of this agent's own messages.
-    Rejected {
-        /// The message as the agent sent it, so that it can undo what it assumed.
-        msg: BoardMessage,
-        /// The board's reason, which decides whether the agent falls back at once.
-        error: RejectKind,
-    },
 }
 
 /// Everything an agent learns at one wake-up.

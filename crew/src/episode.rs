@@ -18,7 +18,7 @@ pub mod consult;
 mod external;
 mod faults;
 pub mod manager;
-mod probe;
+pub(crate) mod probe;
 mod record;
 pub mod replay;
 mod round;

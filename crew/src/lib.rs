@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod episode;
 pub mod invariants;
+mod news;
 pub mod plan;
 pub mod policy;
 pub mod setup;

@@ -296,7 +296,7 @@ pub struct Setup {
     pub scorer: Option<Arc<dyn EndScorer>>,
     /// Sees the world after every step, read-only (a live viewer's exact inventories);
     /// never part of the config or its hash, and never changes the trace.
-    pub probe: Option<Arc<dyn crate::episode::WorldProbe>>,
+    pub probe: Option<Arc<dyn crate::episode::probe::WorldProbe>>,
 }
 
 /// Suite labels written into `episode_start`.

@@ -23,8 +23,8 @@ mod protocol;
 
 use gatecrew_protocol::{AgentId, Recipient};
 
-use crate::agent::BoardNews;
 use crate::episode::manager::{Directive, ManagerAsk};
+use crate::news::BoardNews;
 use crate::policy::Policy;
 
 pub use flatcomm::FLATCOMM_READ_TICKS;
