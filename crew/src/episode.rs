@@ -389,9 +389,11 @@ impl Episode {
         }
     }
 
+    /// News for every agent but the muted: a mute fault cuts a bot off the board both
+    /// ways, so it neither hears a request nor answers or hands anything over.
     fn broadcast(&mut self, news: BoardNews) {
         let due = self.tick + 1;
-        for s in &mut self.slots {
+        for (s, _) in self.slots.iter_mut().zip(&self.muted).filter(|(_, muted)| !**muted) {
             s.news.push(news.clone());
             s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
         }
@@ -531,7 +533,7 @@ impl Episode {
                 *t = *t + reading;
             }
         }
-        // A muted agent (a fault) stops answering: nothing it posts reaches the board.
+        // A muted agent (a fault) is cut off the board: nothing it posts reaches it.
         if muted { Vec::new() } else { self.transmit(agent, out.posts) }
     }
 

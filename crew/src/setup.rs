@@ -124,7 +124,8 @@ pub struct FaultSpec {
     pub crash_rate: f64,
     /// Agent actor crashes at chosen ticks.
     pub crash: Vec<CrashSpec>,
-    /// Agents that stop answering: their board messages are never delivered.
+    /// Agents cut off the board both ways: their board messages are never delivered,
+    /// and no board news or manager directive reaches them.
     pub mute: Vec<u32>,
 }
 

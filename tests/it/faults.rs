@@ -208,3 +208,38 @@ fn class_d_episodes_with_faults_end_locally_and_never_loop() {
     }
     assert!(chains_checked >= 50, "only {chains_checked} issue chains in class D");
 }
+
+/// A muted bot is cut off the board both ways (issue 15, "fair baselines"): it posts
+/// nothing, hears no request and hands nothing over, under every policy. Before, it
+/// queued a hand-over while answering a request whose offer the mute then dropped, so
+/// every "muted holder" episode completed through it.
+#[test]
+fn a_muted_holder_hands_nothing_over_under_any_policy() {
+    let dir = crate::common::root().join("configs/suite/episodes");
+    let mut muted_episodes = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !std::fs::read_to_string(&path).unwrap().contains("mute = [") {
+            continue;
+        }
+        muted_episodes += 1;
+        for policy in [Policy::Gated, Policy::NoGate, Policy::Flatcomm, Policy::CentralDag] {
+            let setup = Setup::load(&path, &Overrides { policy: Some(policy), ..Overrides::default() }).unwrap();
+            let mute: Vec<AgentId> = setup.faults.mute.iter().map(|&a| AgentId(a)).collect();
+            let mut events = Vec::new();
+            gatecrew_crew::run(&setup, &mut |e: &gatecrew_protocol::trace::Event| events.push(e.clone()));
+            for e in &events {
+                match &e.kind {
+                    EventKind::Action { agent, action, .. } if mute.contains(agent) => {
+                        assert_ne!(action.as_str(), "give", "{}: {policy:?}: muted {agent} gave", path.display());
+                    }
+                    EventKind::Board { from, .. } => {
+                        assert!(!mute.contains(from), "{}: {policy:?}: muted {from} posted", path.display());
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(muted_episodes >= 10, "the suite has muted-holder episodes: {muted_episodes}");
+}

@@ -65,6 +65,10 @@ impl Episode {
     fn direct(&mut self, to: AgentId, d: Directive, delay: u64, tokens: u32) {
         self.push(EventKind::Manager { from: None, to: Some(to), tokens });
         let due = self.tick + delay.max(1);
+        // A muted bot is cut off: the manager's directive goes unanswered.
+        if self.muted.get(to.index()).copied().unwrap_or(false) {
+            return;
+        }
         if let Some(s) = self.slots.get_mut(to.index()) {
             s.deliveries.push(Delivery::Directive(d));
             s.delivery_due = Some(s.delivery_due.map_or(due, |t| t.min(due)));
