@@ -1,0 +1,41 @@
+//! The default house with crews of 3, 100 and 1,000 bots (issue 20), on the stepper and
+//! on the actor runtime in the same run: how time grows with the crew, and the actors'
+//! overhead at each size. Bots beyond the three listed start around the site and the
+//! listed materials are dealt out by share (`--agents`); memory per bot is measured
+//! outside criterion (docs/benchmarks.md, "Large crews").
+
+use std::path::Path;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gatecrew_crew::{Overrides, Setup};
+use gatecrew_protocol::trace::Event;
+
+fn crews(c: &mut Criterion) {
+    let cfg = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/crew.toml"));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let mut g = c.benchmark_group("crew");
+    g.sample_size(10);
+    for agents in [3usize, 100, 1000] {
+        let setup =
+            Setup::load(cfg, &Overrides { agents: Some(agents), ..Overrides::default() }).expect("config loads");
+        g.bench_with_input(BenchmarkId::new("stepper", agents), &setup, |b, setup| {
+            b.iter(|| {
+                let mut n = 0u64;
+                let f = gatecrew_crew::run(setup, &mut |_: &Event| n += 1);
+                std::hint::black_box((f, n))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("actors", agents), &setup, |b, setup| {
+            b.iter(|| {
+                let f = rt
+                    .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
+                    .expect("episode runs");
+                std::hint::black_box(f)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, crews);
+criterion_main!(benches);
