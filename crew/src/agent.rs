@@ -264,6 +264,10 @@ struct Block {
     until_supported: bool,
 }
 
+/// A poll's back-off doubles at most this many times: 20 ticks grow to 1,280, so a slow
+/// teammate is looked at again about once a minute of game time.
+const MAX_DOUBLINGS: u32 = 6;
+
 /// How a blocker is waited out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Retry {
@@ -599,7 +603,7 @@ impl AgentCore {
         let delay = match retry {
             Retry::WhenIdle => revisit,
             // 20, 40, 80, ... ticks: a teammate gets time to finish what this waits for.
-            Retry::Poll | Retry::Teammate => poll.saturating_mul(1 << (b.attempts - 1).min(6)),
+            Retry::Poll | Retry::Teammate => poll.saturating_mul(1 << (b.attempts - 1).min(MAX_DOUBLINGS)),
         };
         b.retry_at = self.now + delay;
         b.when_idle = retry == Retry::WhenIdle;

@@ -652,7 +652,8 @@ fn extra_starts(
     if count == 0 {
         return Ok(Vec::new());
     }
-    // The world as built for the listed bots tells where one can stand.
+    // The world as built for the listed bots tells where one can stand (the seed drives
+    // only the world's RNG, not where its blocks are, so any seed gives the same cells).
     let probe = world.build(data, kept, 0, src)?;
     let (lo, hi) = bp.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
     let y = kept.first().map_or(lo.y, |a| a.start.get_ref().y);

@@ -282,7 +282,7 @@ impl AgentCore {
             return true;
         }
         if teammate {
-            let longest = self.tuning.poll_ticks.saturating_mul(1 << 6);
+            let longest = self.tuning.poll_ticks.saturating_mul(1 << super::MAX_DOUBLINGS);
             let b = self.blocks.get_mut(&Blocker::Node(n)).expect("checked above");
             if b.retry_at <= self.now {
                 b.retry_at = self.now + longest;
@@ -399,11 +399,8 @@ impl AgentCore {
                 format!("waiting for the adjudicator's verdict on {}", self.data.item_name(item))
             } else if let Some(b) = self.blocks.get(&Blocker::Node(n)).or_else(|| self.blocks.get(&Blocker::Item(item)))
             {
-                let gave_up = if !b.teammate && b.attempts > self.tuning.max_attempts {
-                    "gave up after repeated attempts: "
-                } else {
-                    ""
-                };
+                let gave_up =
+                    if b.attempts > self.tuning.max_attempts { "gave up after repeated attempts: " } else { "" };
                 format!("{gave_up}{}", b.why)
             } else if self.inv.count(item) == 0 {
                 format!("no {} in inventory", self.data.item_name(item))
