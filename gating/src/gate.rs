@@ -15,7 +15,9 @@ use crate::score::normalised;
 pub enum GatePolicy {
     /// All three tiers; the gray zone goes to the configured adjudicator.
     Gated,
-    /// Tiers 1 and 2; the gray zone goes to the deterministic adjudicator.
+    /// Tiers 1 and 2 with no gray zone: one threshold at the midpoint of
+    /// `theta_low` and `theta_high` (DESIGN section 6; the paper's Table 9 variant
+    /// without an adjudicator).
     RuleScore,
     /// Tier 1; everything else stays local.
     RuleOnly,
@@ -95,8 +97,9 @@ impl Gate {
     }
 
     /// Tiers 1 and 2 (and the policy's shortcuts). Only [`GatePolicy::Gated`] returns
-    /// [`Stage::Gray`]; `rule_score` settles its gray zone with the deterministic
-    /// adjudicator at once.
+    /// [`Stage::Gray`]; `rule_score` has no gray zone: its one threshold is the
+    /// midpoint, and tier 2 decides every issue tier 1 leaves (no R = 0 clause: that is
+    /// the deterministic adjudicator's, and `rule_score` has none).
     pub fn assess(&self, q: GateQuery) -> Stage {
         let f = q.features;
         let score = normalised(self.params.weights(), f);
@@ -116,19 +119,20 @@ impl Gate {
             return decided(Tier::Policy, None, Decision::StayLocal, local_action(f));
         }
         let spec = self.params.spec();
+        if self.policy == GatePolicy::RuleScore {
+            return if score >= self.params.midpoint() {
+                decided(Tier::Score, None, Decision::Escalate, GateAction::RequestMaterial)
+            } else {
+                decided(Tier::Score, None, Decision::StayLocal, local_action(f))
+            };
+        }
         if score < spec.theta_low {
             return decided(Tier::Score, None, Decision::StayLocal, local_action(f));
         }
         if score >= spec.theta_high {
             return decided(Tier::Score, None, Decision::Escalate, GateAction::RequestMaterial);
         }
-        match self.policy {
-            GatePolicy::Gated => Stage::Gray { score },
-            _ => {
-                let v = Deterministic { midpoint: self.params.midpoint() }.verdict(f.r.get(), score);
-                Stage::Decided(self.settle(q, score, v.decision))
-            }
-        }
+        Stage::Gray { score }
     }
 
     /// Settles a gray-zone case with an adjudicator's verdict (tier 3).
@@ -198,15 +202,18 @@ mod tests {
     }
 
     #[test]
-    fn rule_score_settles_the_gray_zone_deterministically() {
+    fn rule_score_has_one_threshold_at_the_midpoint() {
         let g = gate(GatePolicy::RuleScore);
-        // Gray with R = 0: escalate.
+        // C3 A1 D3 R0 H0 -> 0.8667 >= the midpoint 0.75: escalate, by the score.
         let Stage::Decided(d) = g.assess(q(3, 1, 3, 0, 0)) else { panic!() };
-        assert_eq!((d.tier, d.decision), (Tier::Adjudicator, Decision::Escalate));
-        // C2 A1 D3 R1 H0 -> (0.7+0.2+0.6-0.2+0.75)/3 = 0.6833: gray, R > 0, below the
-        // midpoint 0.75: stay local.
+        assert_eq!((d.tier, d.decision), (Tier::Score, Decision::Escalate));
+        // C2 A0 D3 R0 H0 -> 0.6833: R = 0, but below the midpoint and no R = 0 clause
+        // (the gated policy's deterministic adjudicator would escalate it): stay local.
+        let Stage::Decided(d) = g.assess(q(2, 0, 3, 0, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision), (Tier::Score, Decision::StayLocal));
+        // C2 A1 D3 R1 H0 -> (0.7+0.2+0.6-0.2+0.75)/3 = 0.6833: stay local and recover.
         let Stage::Decided(d) = g.assess(q(2, 1, 3, 1, 0)) else { panic!() };
-        assert_eq!((d.tier, d.decision, d.action), (Tier::Adjudicator, Decision::StayLocal, GateAction::LocalRecover));
+        assert_eq!((d.tier, d.decision, d.action), (Tier::Score, Decision::StayLocal, GateAction::LocalRecover));
     }
 
     #[test]
