@@ -46,6 +46,10 @@ pub enum Metric {
     Ecr,
     /// Pooled resolution success rate.
     Rsr,
+    /// Mean waits on a teammate's block (`dependency_blocked`), kept out of LRR and RSR.
+    Waits,
+    /// Pooled share of those waits that cleared.
+    WaitsCleared,
     /// Adjudications per gated issue.
     LlmCalls,
     /// Tokens per adjudication.
@@ -60,7 +64,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 15] = [
+    pub const ALL: [Metric; 17] = [
         Metric::Tsr,
         Metric::Complete,
         Metric::Cs,
@@ -71,6 +75,8 @@ impl Metric {
         Metric::Uer,
         Metric::Ecr,
         Metric::Rsr,
+        Metric::Waits,
+        Metric::WaitsCleared,
         Metric::LlmCalls,
         Metric::LlmTokens,
         Metric::LatencyP50,
@@ -91,6 +97,8 @@ impl Metric {
             Metric::Uer => "UER",
             Metric::Ecr => "ECR",
             Metric::Rsr => "RSR",
+            Metric::Waits => "dep. waits",
+            Metric::WaitsCleared => "waits cleared",
             Metric::LlmCalls => "LLM calls/issue",
             Metric::LlmTokens => "LLM tokens/call",
             Metric::LatencyP50 => "LLM p50 ms",
@@ -100,7 +108,16 @@ impl Metric {
     }
 
     fn is_share(self) -> bool {
-        matches!(self, Metric::Complete | Metric::Lrr | Metric::Uer | Metric::Ecr | Metric::Rsr | Metric::Fallbacks)
+        matches!(
+            self,
+            Metric::Complete
+                | Metric::Lrr
+                | Metric::Uer
+                | Metric::Ecr
+                | Metric::Rsr
+                | Metric::WaitsCleared
+                | Metric::Fallbacks
+        )
     }
 
     /// The metric on a set of episodes (`None` when undefined, e.g. no escalations).
@@ -133,6 +150,8 @@ impl Metric {
             Metric::Uer => pooled(&|e| e.escalated_unnecessary, &|e| e.escalated),
             Metric::Ecr => pooled(&|e| e.windows_confirmed, &|e| e.windows_opened),
             Metric::Rsr => pooled(&|e| e.resolved(), &|e| e.issues),
+            Metric::Waits => mean(&|e| e.waits as f64),
+            Metric::WaitsCleared => pooled(&|e| e.waits_cleared, &|e| e.waits),
             Metric::LlmCalls => pooled(&|e| e.adjudications, &|e| e.gated),
             Metric::LlmTokens => pooled(&|e| e.tokens, &|e| e.adjudications),
             Metric::LatencyP50 => latency(0.5),
@@ -158,6 +177,8 @@ impl Metric {
             Metric::Uer => pooled(|e| (e.escalated_unnecessary, e.escalated)),
             Metric::Ecr => pooled(|e| (e.windows_confirmed, e.windows_opened)),
             Metric::Rsr => pooled(|e| (e.resolved(), e.issues)),
+            Metric::Waits => mean(|e| e.waits as f64),
+            Metric::WaitsCleared => pooled(|e| (e.waits_cleared, e.waits)),
             Metric::LlmCalls => pooled(|e| (e.adjudications, e.gated)),
             Metric::LlmTokens => pooled(|e| (e.tokens, e.adjudications)),
             Metric::LatencyP50 => quantile(0.5),

@@ -237,10 +237,16 @@ enum Blocker {
     Node(NodeId),
 }
 
-/// An issue not yet resolved.
+/// An issue not yet resolved: one per blocker and kind of issue (DESIGN section 8: a
+/// re-detection of the same blocker is the same issue, whatever its features are now).
 #[derive(Debug, Clone, PartialEq)]
 struct OpenIssue {
     id: IssueId,
+    kind: gatecrew_protocol::trace::IssueName,
+    /// For an item blocker: how many of the item the agent must hold for the blocker to
+    /// be gone (what it held at detection plus what was missing). Items that arrive any
+    /// way at all (a hand-over outside a window, a pick-up, its own recovery) clear it.
+    clears_at: u32,
 }
 
 /// A blocker being waited out: retried at `retry_at` (for a set-aside node, only once
@@ -525,9 +531,14 @@ impl AgentCore {
         if let Some(o) = input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
+            // A local recovery resolves what it obtains itself, when its step is done.
+            if self.recovery.is_none() {
+                self.resolve_arrived(ResolvedBy::Local, &mut out);
+            }
         }
         for r in input.receipts {
             self.on_receipt(r, &mut out);
+            self.resolve_arrived(ResolvedBy::Board, &mut out);
         }
         self.observe(&input.view);
         for news in input.board {
@@ -561,12 +572,40 @@ impl AgentCore {
         out
     }
 
+    /// The issue for a blocker just detected: the open one when this blocker was
+    /// detected before with the same kind of issue and has not cleared (no new issue is
+    /// recorded; the gate runs again under its id), else a new one.
     fn new_issue(&mut self, issue: Issue, blocker: Blocker, node: Option<NodeId>, out: &mut StepOutput) -> IssueId {
+        let kind = issue.name();
+        let open = self.issues.entry(blocker).or_default();
+        if let Some(i) = open.iter().find(|i| i.kind == kind) {
+            return i.id;
+        }
         let id = IssueId::new(self.id, self.next_issue);
         self.next_issue += 1;
-        self.issues.entry(blocker).or_default().push(OpenIssue { id });
+        let clears_at = issue.requestable().map_or(0, |(item, n)| self.inv.count(item).saturating_add(n));
+        open.push(OpenIssue { id, kind, clears_at });
         out.notes.push(Note::Issue { id, issue, node });
         id
+    }
+
+    /// Item blockers the agent now holds enough for are gone, however the items came:
+    /// resolved by the board when a teammate handed them over, locally otherwise.
+    fn resolve_arrived(&mut self, by: ResolvedBy, out: &mut StepOutput) {
+        let cleared: Vec<Blocker> = self
+            .issues
+            .iter()
+            .filter_map(|(b, open)| match *b {
+                Blocker::Item(item) => {
+                    let held = self.inv.count(item);
+                    open.iter().any(|i| i.clears_at > 0 && held >= i.clears_at).then_some(*b)
+                }
+                Blocker::Node(_) => None,
+            })
+            .collect();
+        for b in cleared {
+            self.resolve(b, by, out);
+        }
     }
 
     /// The blocker is gone: every open issue about it is resolved, and it no longer

@@ -31,8 +31,15 @@ pub struct EpisodeMetrics {
     pub msg_tokens: u64,
     /// Board messages the board rejected.
     pub rejected: u64,
-    /// Issues detected.
+    /// Issues detected (one per blocker; waits on a teammate's block are counted apart,
+    /// in `waits`).
     pub issues: u64,
+    /// `dependency_blocked` issues: waits on a teammate's block. They clear when the
+    /// teammate builds, whatever the policy decided, so DESIGN section 8 keeps them out
+    /// of LRR and RSR and reports them in a row of their own.
+    pub waits: u64,
+    /// Waits that cleared before the episode ended.
+    pub waits_cleared: u64,
     /// Gate events.
     pub gated: u64,
     /// Gate events that escalated.
@@ -62,6 +69,9 @@ pub struct EpisodeMetrics {
     /// When each open issue was detected.
     #[serde(skip)]
     pub detected: std::collections::BTreeMap<crate::ids::IssueId, u64>,
+    /// Open waits (`dependency_blocked` issues).
+    #[serde(skip)]
+    pub open_waits: std::collections::BTreeSet<crate::ids::IssueId>,
     /// Last tick seen.
     pub ticks: u64,
     /// Why the episode ended, once it has.
@@ -90,6 +100,10 @@ impl EpisodeMetrics {
                 self.msg_tokens += u64::from(*tokens);
             }
             EventKind::BoardReject { .. } => self.rejected += 1,
+            EventKind::Issue { issue_id, issue: crate::trace::IssueName::DependencyBlocked, .. } => {
+                self.waits += 1;
+                self.open_waits.insert(*issue_id);
+            }
             EventKind::Issue { issue_id, .. } => {
                 self.issues += 1;
                 self.detected.insert(*issue_id, ev.t);
@@ -122,6 +136,7 @@ impl EpisodeMetrics {
                     }
                 }
             },
+            EventKind::Resolved { issue_id, .. } if self.open_waits.remove(issue_id) => self.waits_cleared += 1,
             EventKind::Resolved { by, issue_id, .. } => {
                 let since = self.detected.remove(issue_id).map_or(0, |t| ev.t.saturating_sub(t));
                 match by {
@@ -229,6 +244,8 @@ impl GroupMetrics {
             msg += e.msg;
             complete += u64::from(e.complete);
             t.issues += e.issues;
+            t.waits += e.waits;
+            t.waits_cleared += e.waits_cleared;
             t.gated += e.gated;
             t.escalated += e.escalated;
             t.escalated_unnecessary += e.escalated_unnecessary;

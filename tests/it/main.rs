@@ -21,6 +21,7 @@ mod faults;
 mod fuzz_corpus;
 mod hitl;
 mod hostile;
+mod issues;
 mod llm;
 mod metrics;
 mod minecraft;

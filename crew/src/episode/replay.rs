@@ -1,9 +1,11 @@
 //! Replaying recorded adjudications: the `adjudication` events of a trace, keyed by
-//! issue id, fed back as the verdicts of the same consults. With the same config and
+//! issue id, fed back as the verdicts of the same consults. An issue met again is
+//! adjudicated again under its id (one issue per blocker, DESIGN section 8): its
+//! adjudications replay in the order they were recorded. With the same config and
 //! seed the episode then reproduces its trace byte for byte — the recorded raw reply,
 //! tokens and latency included — without any server.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::BufReader;
 use std::path::Path;
 
@@ -34,7 +36,7 @@ pub enum ReplayError {
         /// The reader's error (names the line).
         source: TraceError,
     },
-    /// The trace adjudicates one issue twice, so which verdict to replay is unclear.
+    /// An event the replay cannot use.
     #[error("{path}: line {line}: {reason}")]
     Event {
         /// The trace file, as given.
@@ -46,10 +48,10 @@ pub enum ReplayError {
     },
 }
 
-/// Recorded adjudications by issue.
+/// Recorded adjudications by issue, each issue's in trace order.
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
-    recorded: BTreeMap<IssueId, (serde_json::Value, Adjudication)>,
+    recorded: BTreeMap<IssueId, VecDeque<(serde_json::Value, Adjudication)>>,
     config_hash: Option<String>,
 }
 
@@ -68,7 +70,7 @@ impl Replay {
     /// From events in trace order; an error names the 1-based position and the fault.
     pub fn from_events(events: &[Event]) -> Result<Replay, (usize, String)> {
         let mut r = Replay::default();
-        for (i, ev) in events.iter().enumerate() {
+        for ev in events {
             match &ev.kind {
                 EventKind::EpisodeStart { config_hash, .. } if r.config_hash.is_none() => {
                     r.config_hash = Some(config_hash.clone());
@@ -93,9 +95,7 @@ impl Replay {
                         latency_ms: *latency_ms,
                         fallback: *fallback,
                     };
-                    if r.recorded.insert(*issue_id, (card.clone(), adj)).is_some() {
-                        return Err((i + 1, format!("a second adjudication of issue {issue_id}")));
-                    }
+                    r.recorded.entry(*issue_id).or_default().push_back((card.clone(), adj));
                 }
                 _ => {}
             }
@@ -110,7 +110,7 @@ impl Replay {
 
     /// Adjudications left.
     pub fn len(&self) -> usize {
-        self.recorded.len()
+        self.recorded.values().map(VecDeque::len).sum()
     }
 
     /// Whether none are left.
@@ -121,7 +121,11 @@ impl Replay {
 
 impl Resolver for Replay {
     fn resolve(&mut self, req: &ConsultRequest) -> Result<Adjudication, ResolveError> {
-        let (card, adj) = self.recorded.remove(&req.issue_id).ok_or(ResolveError::Missing(req.issue_id))?;
+        let queue = self.recorded.get_mut(&req.issue_id).ok_or(ResolveError::Missing(req.issue_id))?;
+        let (card, adj) = queue.pop_front().ok_or(ResolveError::Missing(req.issue_id))?;
+        if queue.is_empty() {
+            self.recorded.remove(&req.issue_id);
+        }
         let now = req.card.to_value();
         if card != now {
             return Err(ResolveError::Diverged {
