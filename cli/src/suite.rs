@@ -82,7 +82,7 @@ fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let count = |f: &dyn Fn(&gatecrew_suite::Entry) -> bool| m.episode.iter().filter(|e| f(e)).count();
     writeln!(
         out,
-        "wrote {} episodes into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {}; {} with 2 bots, {} with 3",
+        "wrote {} episodes into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {} (D-impossible {}); {} with 2 bots, {} with 3",
         m.episode.len(),
         dir.display(),
         started.elapsed().as_secs_f64(),
@@ -92,7 +92,8 @@ fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         count(&|e| e.class == SuiteClass::A),
         count(&|e| e.class == SuiteClass::B),
         count(&|e| e.class == SuiteClass::C),
-        count(&|e| e.class == SuiteClass::D),
+        count(&|e| matches!(e.class, SuiteClass::D | SuiteClass::DImpossible)),
+        count(&|e| e.class == SuiteClass::DImpossible),
         count(&|e| e.split != Split::Standard && e.agents == 2),
         count(&|e| e.split != Split::Standard && e.agents == 3),
     )?;

@@ -281,6 +281,16 @@ fn class_episode(
             if check_class(&setup, &entry).is_ok() {
                 return Ok(entry);
             }
+            // A D injection with no local route at any length is kept, labelled
+            // D-impossible (the same episode, reported apart).
+            if class == SuiteClass::D {
+                let entry = Entry { class: SuiteClass::DImpossible, ..entry };
+                if check_class(&setup, &entry).is_ok() {
+                    let text = layout.to_toml(&entry, seed, &site.rel_blueprint, data_rel);
+                    write_episode(dir, &entry, &text, data)?;
+                    return Ok(entry);
+                }
+            }
         }
     }
     Err(GenerateError::NoInjection { template: site.template.name.clone(), class })

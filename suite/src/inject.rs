@@ -13,10 +13,12 @@
 //!   at a moderate distance: a local fix within the budget that costs more than
 //!   [`C_MIN_TICKS`];
 //! * D: the items are gone from the crew (every teammate will say `CANNOT_SUPPLY`), or
-//!   they go to a teammate who stops answering (the window times out). Where the item
-//!   allows it, a raw source far away is left, so a long local recovery exists beyond
-//!   the oracle budget but within the fallback's reach ([`FALLBACK_REACH`] times the
-//!   budget); the manifest's `how` says which.
+//!   they go to a teammate who stops answering (the window times out), and a raw source
+//!   far away is left: a long local recovery exists beyond the oracle budget but within
+//!   the fallback's reach ([`FALLBACK_REACH`] times the budget);
+//! * D-impossible: the same failure of collaboration where the item allows no such
+//!   source (nothing in the world makes it): the blueprint cannot be finished. Labelled
+//!   apart so that its ECR and RSR, low by construction, do not pass for D's.
 
 use std::collections::BTreeMap;
 
@@ -70,7 +72,6 @@ pub fn check_class(setup: &Setup, e: &Entry) -> Result<(), String> {
     }
     let cost = setup.world.oracle(v, item, need, ORACLE_TICKS).map(|est| est.ticks);
     let long = setup.world.oracle(v, item, need, ORACLE_TICKS * FALLBACK_REACH).map(|est| est.ticks);
-    let _ = long;
     let surplus = |a: AgentId| held(a).saturating_sub(needs[a.index()].get(&item).copied().unwrap_or(0));
     let deficit = need - held(v);
     let holder_has = e.holder.is_some_and(|h| surplus(AgentId(h)) >= deficit);
@@ -80,7 +81,8 @@ pub fn check_class(setup: &Setup, e: &Entry) -> Result<(), String> {
         SuiteClass::A => cost.is_some_and(|c| c <= A_MAX_TICKS),
         SuiteClass::B => cost.is_none() && holder_has && !muted,
         SuiteClass::C => cost.is_some_and(|c| c > C_MIN_TICKS) && holder_has && !muted,
-        SuiteClass::D => cost.is_none() && (teammates_spare == 0 || (holder_has && muted)),
+        SuiteClass::D => cost.is_none() && long.is_some() && (teammates_spare == 0 || (holder_has && muted)),
+        SuiteClass::DImpossible => long.is_none() && (teammates_spare == 0 || (holder_has && muted)),
         SuiteClass::Standard => unreachable!("returned above"),
     };
     if ok {

@@ -165,7 +165,8 @@ fn class_d_episodes_with_faults_end_locally_and_never_loop() {
     let m = gatecrew_suite::Manifest::load(&suite).unwrap();
     let rates = Rates { action: 0.05, path: 0.05, drop: 0.1, delay: 0.1, duplicate: 0.1, crash: 0.01, mute: None };
     let mut chains_checked = 0;
-    for e in m.episode.iter().filter(|e| e.class == gatecrew_protocol::trace::SuiteClass::D) {
+    use gatecrew_protocol::trace::SuiteClass;
+    for e in m.episode.iter().filter(|e| matches!(e.class, SuiteClass::D | SuiteClass::DImpossible)) {
         let setup = faulted(&suite.join(&e.file), &rates, e.seed, Policy::Gated, data());
         let r = check(&setup).unwrap_or_else(|err| panic!("{}: {err}", e.id));
         let mut item_of = HashMap::new();

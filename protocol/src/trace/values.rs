@@ -158,8 +158,14 @@ pub enum SuiteClass {
     B,
     /// Both routes exist; the local one is long.
     C,
-    /// Adversarial: a muted or unreliable holder, or no source at all.
+    /// Collaboration fails (a muted holder, or nobody has any to spare), and a long
+    /// local route beyond the oracle budget is left for the fallback.
     D,
+    /// Like D, but no local route exists at any length: the episode cannot be completed
+    /// (DESIGN section 7: labelled and reported apart, since ECR and RSR are low there
+    /// by construction).
+    #[serde(rename = "D-impossible")]
+    DImpossible,
     /// A hand-written episode, no injection.
     #[serde(rename = "standard")]
     Standard,
@@ -173,6 +179,7 @@ impl SuiteClass {
             SuiteClass::B => "B",
             SuiteClass::C => "C",
             SuiteClass::D => "D",
+            SuiteClass::DImpossible => "D-impossible",
             SuiteClass::Standard => "standard",
         }
     }
@@ -309,7 +316,9 @@ mod tests {
         ] {
             assert_eq!(serde_json::to_string(&l).unwrap(), format!("\"{}\"", l.as_str()));
         }
-        for c in [SuiteClass::A, SuiteClass::B, SuiteClass::C, SuiteClass::D, SuiteClass::Standard] {
+        for c in
+            [SuiteClass::A, SuiteClass::B, SuiteClass::C, SuiteClass::D, SuiteClass::DImpossible, SuiteClass::Standard]
+        {
             assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{c}\""));
         }
         for s in Split::ALL {
