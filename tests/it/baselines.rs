@@ -96,12 +96,11 @@ fn central_dag_actors_match_the_stepper_with_reports() {
         crash_rate: 0.02,
         ..gatecrew_crew::FaultSpec::default()
     };
-    let ov = Overrides { policy: Some(Policy::CentralDag), seed: Some(5), faults: Some(faults), ..Overrides::default() };
+    let ov =
+        Overrides { policy: Some(Policy::CentralDag), seed: Some(5), faults: Some(faults), ..Overrides::default() };
     let faulted = Setup::load(&default_config(), &ov).unwrap();
     let stepper = stepper_trace(&faulted);
-    let lost = |e: &Event| {
-        matches!(&e.kind, EventKind::MessageFault { msg, .. } if *msg == gatecrew_protocol::trace::LineKind::Manager)
-    };
+    let lost = |e: &Event| matches!(&e.kind, EventKind::MessageFault { msg, .. } if *msg == gatecrew_protocol::trace::LineKind::Manager);
     assert!(events(&stepper).iter().any(lost), "a line to the manager was lost");
     assert_eq!(actor_trace(&faulted), stepper, "faulted");
     let muted = std::fs::read_dir(root().join("configs/suite/episodes"))
