@@ -404,6 +404,8 @@ pub struct AgentCore {
     // central_dag: the issue the agent waits on the manager for, and the issues sent.
     waiting_manager: Option<IssueId>,
     sent_to_manager: BTreeMap<IssueId, Issue>,
+    // central_dag: the inventory last reported to the manager (`None` before the first).
+    reported: Option<Inventory>,
     // The pillar this agent is building or standing on, nodes a walk could not reach,
     // and pillar bases it could not get to.
     scaffold: Option<scaffold::OwnPillar>,
@@ -460,6 +462,7 @@ impl AgentCore {
             refused: BTreeMap::new(),
             waiting_manager: None,
             sent_to_manager: BTreeMap::new(),
+            reported: None,
             scaffold: None,
             temps: Vec::new(),
             lift: BTreeSet::new(),
@@ -559,6 +562,7 @@ impl AgentCore {
             out.intent = Intent::Done;
             return out;
         }
+        self.report_first(&mut out);
         out.intent = if self.in_flight {
             Intent::Continue
         } else if work {

@@ -144,7 +144,7 @@ impl Episode {
             policy_kind: setup.policy,
             manager: crate::style::style(setup.policy).central_manager().then(|| {
                 let owners = crate::plan::split_work(&setup.blueprint, setup.labels.builders(n));
-                manager::Manager::new(manager::ManagerConfig::default(), owners)
+                manager::Manager::new(manager::ManagerConfig::default(), owners, n)
             }),
             scorer: setup.scorer.clone(),
             probe: setup.probe.clone(),

@@ -103,12 +103,13 @@ pub enum Delivery {
 /// What an agent says outside the board, on its style's own channel (in
 /// [`crate::agent::StepOutput::style`], in the order said). The episode records each
 /// one, and a fault may drop it on the way. The protocol has none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Aside {
     /// `flatcomm`: a free chat line without protocol meaning (a status report); every
     /// teammate reads it.
     Chat(Recipient),
-    /// `central_dag`: a report to the central manager, which re-plans on it.
+    /// `central_dag`: a line to the central manager: an issue it re-plans on, a
+    /// confirmation, or an inventory report.
     Ask(ManagerAsk),
 }
 

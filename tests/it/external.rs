@@ -170,3 +170,33 @@ fn next_due_waits_for_outcomes_in_flight() {
     assert_eq!(ep.in_flight(), 1);
     assert_eq!(ep.next_due(board.next_deadline()), Some(Tick(0)));
 }
+
+/// `central_dag` with the glass holder gone after its first report (issue 15, "fair
+/// baselines"): the manager, which learns inventories only from reports and has no
+/// word of the failure, still orders the holder to deliver; the order is not delivered,
+/// nothing comes, the window runs out, and the failed bot never acts again.
+#[test]
+fn under_central_dag_a_failed_holder_is_ordered_but_never_delivers() {
+    use gatecrew_protocol::CloseOutcome;
+    use gatecrew_protocol::trace::WindowEvent;
+    let ov = Overrides { policy: Some(gatecrew_crew::Policy::CentralDag), ..Overrides::default() };
+    let setup = Setup::load(&root().join("configs/minecraft/wall.toml"), &ov).unwrap();
+    let (_, events) = drive(&setup, &[(AgentId(1), 1)]);
+    let reported = |e: &Event| e.t == 0 && matches!(e.kind, EventKind::Manager { from: Some(AgentId(1)), .. });
+    assert!(events.iter().any(reported), "bot1 reported its glass at its first step");
+    let t_fail = events.iter().find(|e| matches!(e.kind, EventKind::AgentFailed { .. })).unwrap().t;
+    let open = events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::Window { event: WindowEvent::Open, .. }))
+        .expect("bot0 asked the manager for glass");
+    assert!(
+        matches!(events[open + 1].kind, EventKind::Manager { from: None, to: Some(AgentId(1)), .. }),
+        "the order goes to bot1, as its report said: {:?}",
+        events[open + 1]
+    );
+    assert!(!events.iter().any(|e| e.t > t_fail && matches!(&e.kind, EventKind::Action { agent: AgentId(1), .. })));
+    let timed_out = |e: &Event| {
+        matches!(e.kind, EventKind::Window { event: WindowEvent::Close, outcome: Some(CloseOutcome::Timeout), .. })
+    };
+    assert!(events.iter().any(timed_out), "the delivery's window runs out");
+}

@@ -6,6 +6,7 @@
 mod actions;
 mod analyze;
 mod bad_input;
+mod baselines;
 mod browser;
 mod building;
 mod calibrate;

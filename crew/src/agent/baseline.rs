@@ -8,7 +8,7 @@ use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{BoardMessage, IssueId, Recipient};
 
 use super::{AgentCore, Awaiting, Blocker, Handover, Retry, StepOutput};
-use crate::episode::manager::{Directive, ManagerAsk};
+use crate::episode::manager::{Directive, ManagerAsk, Report};
 use crate::style::Aside;
 
 impl AgentCore {
@@ -37,8 +37,31 @@ impl AgentCore {
         self.run_gate(id, issue, node, out);
     }
 
-    /// `central_dag`: every issue goes to the manager, and the bot waits for the re-plan.
+    /// `central_dag`: the bot's first report of its inventory, at its first step (the
+    /// manager knows nothing of what a bot holds but what it reports).
+    pub(super) fn report_first(&mut self, out: &mut StepOutput) {
+        if self.reported.is_none() {
+            self.report_inventory(out);
+        }
+    }
+
+    /// `central_dag`: reports what the bot holds, when that changed since its last report
+    /// (or it never reported). The model of VillagerAgent's agents returning their state
+    /// with their feedback: a bot reports at its first step and with each issue it sends,
+    /// not after every action (between those, the manager's belief can be out of date).
+    fn report_inventory(&mut self, out: &mut StepOutput) {
+        if !self.style.central_manager() || self.reported.as_ref() == Some(&self.inv) {
+            return;
+        }
+        let items = self.inv.iter().filter(|(_, n)| *n > 0).collect();
+        out.style.push(Aside::Ask(ManagerAsk::Report(Report { items })));
+        self.reported = Some(self.inv.clone());
+    }
+
+    /// `central_dag`: every issue goes to the manager (with a fresh report of the bot's
+    /// inventory, if it changed), and the bot waits for the re-plan.
     pub(super) fn ask_manager(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
+        self.report_inventory(out);
         out.style.push(Aside::Ask(ManagerAsk::Issue { issue: id, item: issue.requestable() }));
         self.sent_to_manager.insert(id, issue);
         self.waiting_manager = Some(id);

@@ -205,7 +205,11 @@ impl Episode {
                 inputs if inputs.is_empty() => Phase::Flush,
                 inputs => Phase::Step(inputs),
             },
-            (Phase::AwaitStepped, Answer::Stepped(steps)) => Phase::Applying(self.restarts(steps)),
+            (Phase::AwaitStepped, Answer::Stepped(steps)) => {
+                let mut outputs = self.restarts(steps);
+                self.read_reports(&mut outputs);
+                Phase::Applying(outputs)
+            }
             (Phase::AwaitFlush, Answer::Ready) => Phase::Deadline,
             (Phase::AwaitOver, Answer::Ready) => Phase::LastStep(self.final_inputs()),
             (Phase::AwaitLastStep, Answer::Stepped(steps)) => {
