@@ -8,6 +8,10 @@ use serde::Serialize;
 
 use crate::trace::{Decision, Event, EventKind, ResolvedBy, WindowEvent};
 
+/// The budgets, in ticks, UER is reported at (DESIGN section 8): 15 s to 2 min of game
+/// time. The rollout oracle runs to the largest.
+pub const UER_BUDGETS: [u64; 4] = [300, 600, 1_200, 2_400];
+
 /// Counts for one episode.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EpisodeMetrics {
