@@ -24,6 +24,7 @@ mod hostile;
 mod llm;
 mod metrics;
 mod minecraft;
+mod oracle;
 mod plan;
 mod scores;
 mod soak;
