@@ -16,7 +16,9 @@ import sys
 METRICS = [  # (report name, row label, format)
     ("tsr", "TSR", "f3"), ("complete", "complete", "pct"), ("cs", "CS", "f1"), ("ticks", "ticks", "f1"),
     ("msg", "Msg", "f1"), ("msg_tokens", "Msg tokens", "f1"), ("lrr", "LRR", "pct"), ("uer", "UER", "pct"),
-    ("ecr", "ECR", "pct"), ("rsr", "RSR", "pct"),
+    ("uer300", "UER@300", "pct"), ("uer600", "UER@600", "pct"), ("uer1200", "UER@1200", "pct"),
+    ("uer2400", "UER@2400", "pct"), ("uer_faster", "UER_faster", "pct"),
+    ("ecr", "ECR", "pct"), ("rsr", "RSR", "pct"), ("waits", "dep. waits", "f1"), ("waits_cleared", "waits cleared", "pct"),
 ]
 
 

@@ -40,8 +40,19 @@ pub enum Metric {
     MsgTokens,
     /// Pooled local resolution rate.
     Lrr,
-    /// Pooled unnecessary escalation rate.
+    /// Pooled unnecessary escalation rate (the planner oracle at the episode's budget).
     Uer,
+    /// Pooled UER by the rollout oracle within 300 ticks (DESIGN section 8's sweep).
+    Uer300,
+    /// The same within 600 ticks.
+    Uer600,
+    /// The same within 1,200 ticks.
+    Uer1200,
+    /// The same within 2,400 ticks.
+    Uer2400,
+    /// Pooled `UER_faster`: the rollout would have got the items before the issue was
+    /// actually resolved.
+    UerFaster,
     /// Pooled effective coordination rate.
     Ecr,
     /// Pooled resolution success rate.
@@ -64,7 +75,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 17] = [
+    pub const ALL: [Metric; 22] = [
         Metric::Tsr,
         Metric::Complete,
         Metric::Cs,
@@ -73,6 +84,11 @@ impl Metric {
         Metric::MsgTokens,
         Metric::Lrr,
         Metric::Uer,
+        Metric::Uer300,
+        Metric::Uer600,
+        Metric::Uer1200,
+        Metric::Uer2400,
+        Metric::UerFaster,
         Metric::Ecr,
         Metric::Rsr,
         Metric::Waits,
@@ -95,6 +111,11 @@ impl Metric {
             Metric::MsgTokens => "Msg tokens",
             Metric::Lrr => "LRR",
             Metric::Uer => "UER",
+            Metric::Uer300 => "UER@300",
+            Metric::Uer600 => "UER@600",
+            Metric::Uer1200 => "UER@1200",
+            Metric::Uer2400 => "UER@2400",
+            Metric::UerFaster => "UER_faster",
             Metric::Ecr => "ECR",
             Metric::Rsr => "RSR",
             Metric::Waits => "dep. waits",
@@ -113,6 +134,11 @@ impl Metric {
             Metric::Complete
                 | Metric::Lrr
                 | Metric::Uer
+                | Metric::Uer300
+                | Metric::Uer600
+                | Metric::Uer1200
+                | Metric::Uer2400
+                | Metric::UerFaster
                 | Metric::Ecr
                 | Metric::Rsr
                 | Metric::WaitsCleared
@@ -148,6 +174,11 @@ impl Metric {
             Metric::MsgTokens => mean(&|e| e.msg_tokens as f64),
             Metric::Lrr => pooled(&|e| e.resolved_local, &|e| e.resolved()),
             Metric::Uer => pooled(&|e| e.escalated_unnecessary, &|e| e.escalated),
+            Metric::Uer300 => pooled(&|e| e.escalated_unnecessary_within[0], &|e| e.escalated),
+            Metric::Uer600 => pooled(&|e| e.escalated_unnecessary_within[1], &|e| e.escalated),
+            Metric::Uer1200 => pooled(&|e| e.escalated_unnecessary_within[2], &|e| e.escalated),
+            Metric::Uer2400 => pooled(&|e| e.escalated_unnecessary_within[3], &|e| e.escalated),
+            Metric::UerFaster => pooled(&|e| e.escalated_faster(), &|e| e.escalated),
             Metric::Ecr => pooled(&|e| e.windows_confirmed, &|e| e.windows_opened),
             Metric::Rsr => pooled(&|e| e.resolved(), &|e| e.issues),
             Metric::Waits => mean(&|e| e.waits as f64),
@@ -175,6 +206,11 @@ impl Metric {
             Metric::MsgTokens => mean(|e| e.msg_tokens as f64),
             Metric::Lrr => pooled(|e| (e.resolved_local, e.resolved())),
             Metric::Uer => pooled(|e| (e.escalated_unnecessary, e.escalated)),
+            Metric::Uer300 => pooled(|e| (e.escalated_unnecessary_within[0], e.escalated)),
+            Metric::Uer600 => pooled(|e| (e.escalated_unnecessary_within[1], e.escalated)),
+            Metric::Uer1200 => pooled(|e| (e.escalated_unnecessary_within[2], e.escalated)),
+            Metric::Uer2400 => pooled(|e| (e.escalated_unnecessary_within[3], e.escalated)),
+            Metric::UerFaster => pooled(|e| (e.escalated_faster(), e.escalated)),
             Metric::Ecr => pooled(|e| (e.windows_confirmed, e.windows_opened)),
             Metric::Rsr => pooled(|e| (e.resolved(), e.issues)),
             Metric::Waits => mean(|e| e.waits as f64),

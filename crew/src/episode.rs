@@ -18,6 +18,7 @@ pub mod consult;
 mod external;
 mod faults;
 pub mod manager;
+pub mod oracle;
 pub(crate) mod probe;
 mod record;
 pub mod replay;

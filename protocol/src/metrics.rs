@@ -8,6 +8,10 @@ use serde::Serialize;
 
 use crate::trace::{Decision, Event, EventKind, ResolvedBy, WindowEvent};
 
+/// The budgets, in ticks, UER is reported at (DESIGN section 8): 15 s to 2 min of game
+/// time. The rollout oracle runs to the largest.
+pub const UER_BUDGETS: [u64; 4] = [300, 600, 1_200, 2_400];
+
 /// Counts for one episode.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EpisodeMetrics {
@@ -46,6 +50,16 @@ pub struct EpisodeMetrics {
     pub escalated: u64,
     /// Escalations where the oracle knew a local recovery.
     pub escalated_unnecessary: u64,
+    /// Escalations whose rollout oracle got the items alone within each of
+    /// [`UER_BUDGETS`] (DESIGN section 8's sweep).
+    pub escalated_unnecessary_within: [u64; 4],
+    /// Escalations whose rollout got the items before the issue was resolved after the
+    /// escalation (settled when it is; see [`EpisodeMetrics::escalated_faster`]).
+    pub escalated_faster_settled: u64,
+    /// Escalated issues with a finished rollout not resolved yet: the tick of the
+    /// escalation and the rollout's ticks.
+    #[serde(skip)]
+    pub rollouts_open: std::collections::BTreeMap<crate::ids::IssueId, Vec<(u64, u64)>>,
     /// Issues resolved by the local solver alone.
     pub resolved_local: u64,
     /// Issues resolved through a confirmed transfer.
@@ -108,7 +122,7 @@ impl EpisodeMetrics {
                 self.issues += 1;
                 self.detected.insert(*issue_id, ev.t);
             }
-            EventKind::Gate { decision, oracle_local_feasible, tier, .. } => {
+            EventKind::Gate { decision, oracle_local_feasible, oracle_ticks, issue_id, tier, .. } => {
                 self.gated += 1;
                 if *tier == crate::trace::Tier::Adjudicator {
                     self.gray += 1;
@@ -117,6 +131,14 @@ impl EpisodeMetrics {
                     self.escalated += 1;
                     if *oracle_local_feasible {
                         self.escalated_unnecessary += 1;
+                    }
+                    if let Some(r) = *oracle_ticks {
+                        for (n, b) in self.escalated_unnecessary_within.iter_mut().zip(UER_BUDGETS) {
+                            *n += u64::from(r <= b);
+                        }
+                        // An issue met again is escalated again under its id (one issue
+                        // per blocker): each escalation is judged from its own tick.
+                        self.rollouts_open.entry(*issue_id).or_default().push((ev.t, r));
                     }
                 }
             }
@@ -138,6 +160,7 @@ impl EpisodeMetrics {
             },
             EventKind::Resolved { issue_id, .. } if self.open_waits.remove(issue_id) => self.waits_cleared += 1,
             EventKind::Resolved { by, issue_id, .. } => {
+                self.settle_rollout(*issue_id, ev.t);
                 let since = self.detected.remove(issue_id).map_or(0, |t| ev.t.saturating_sub(t));
                 match by {
                     ResolvedBy::Local => {
@@ -191,6 +214,31 @@ impl EpisodeMetrics {
         ratio(self.escalated_unnecessary, self.escalated)
     }
 
+    /// UER at each of [`UER_BUDGETS`]: escalations the rollout oracle would have
+    /// resolved alone within the budget / escalations.
+    pub fn uer_within(&self) -> [Option<f64>; 4] {
+        self.escalated_unnecessary_within.map(|n| ratio(n, self.escalated))
+    }
+
+    /// Escalations whose rollout got the items before the issue was actually resolved
+    /// (resolution tick minus escalation tick, whichever way it was resolved, the
+    /// board's fallback included); one never resolved counts when its rollout finished.
+    pub fn escalated_faster(&self) -> u64 {
+        self.escalated_faster_settled + self.rollouts_open.values().map(|v| v.len() as u64).sum::<u64>()
+    }
+
+    /// `UER_faster`: [`EpisodeMetrics::escalated_faster`] / escalations.
+    pub fn uer_faster(&self) -> Option<f64> {
+        ratio(self.escalated_faster(), self.escalated)
+    }
+
+    /// An issue with a finished rollout is resolved at `t`: was the rollout faster?
+    fn settle_rollout(&mut self, issue: crate::ids::IssueId, t: u64) {
+        for (gate, r) in self.rollouts_open.remove(&issue).unwrap_or_default() {
+            self.escalated_faster_settled += u64::from(r < t.saturating_sub(gate));
+        }
+    }
+
     /// ECR: confirmed windows / opened windows.
     pub fn ecr(&self) -> Option<f64> {
         ratio(self.windows_confirmed, self.windows_opened)
@@ -219,6 +267,10 @@ pub struct GroupMetrics {
     pub lrr: Option<f64>,
     /// Pooled UER.
     pub uer: Option<f64>,
+    /// Pooled UER at each of [`UER_BUDGETS`] (the rollout oracle).
+    pub uer_within: [Option<f64>; 4],
+    /// Pooled `UER_faster`.
+    pub uer_faster: Option<f64>,
     /// Pooled ECR.
     pub ecr: Option<f64>,
     /// Pooled RSR.
@@ -249,6 +301,10 @@ impl GroupMetrics {
             t.gated += e.gated;
             t.escalated += e.escalated;
             t.escalated_unnecessary += e.escalated_unnecessary;
+            for (t, e) in t.escalated_unnecessary_within.iter_mut().zip(e.escalated_unnecessary_within) {
+                *t += e;
+            }
+            t.escalated_faster_settled += e.escalated_faster();
             t.resolved_local += e.resolved_local;
             t.resolved_board += e.resolved_board;
             t.windows_opened += e.windows_opened;
@@ -274,6 +330,8 @@ impl GroupMetrics {
         let t = &g.totals;
         g.lrr = t.lrr();
         g.uer = t.uer();
+        g.uer_within = t.uer_within();
+        g.uer_faster = t.uer_faster();
         g.ecr = t.ecr();
         g.rsr = t.rsr();
         g.llm_call_rate = ratio(t.adjudications, t.gated);

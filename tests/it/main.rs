@@ -26,6 +26,7 @@ mod issues;
 mod llm;
 mod metrics;
 mod minecraft;
+mod oracle;
 mod plan;
 mod scores;
 mod soak;

@@ -25,7 +25,7 @@ pub mod grid;
 pub mod inventory;
 pub mod limits;
 pub mod observe;
-mod oracle;
+pub mod oracle;
 pub mod path;
 pub mod placement;
 pub mod scaffold;

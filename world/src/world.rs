@@ -68,7 +68,8 @@ impl Default for TickCosts {
 pub struct Rules {
     /// Reach, from the eyes to a block's surface.
     pub reach: f64,
-    /// How far a bot sees teammates, containers and resources.
+    /// How far a bot sees teammates, containers and resources (16 blocks: DESIGN
+    /// section 4's default view radius; it was 32 before issue 15).
     pub sight: i32,
     /// Half-size of the box of blocks a bot sees around itself.
     pub near: i32,
@@ -111,7 +112,7 @@ impl Default for Rules {
     fn default() -> Self {
         Rules {
             reach: 4.5,
-            sight: 32,
+            sight: 16,
             near: 6,
             ticks: TickCosts::default(),
             path_budget: 20_000,

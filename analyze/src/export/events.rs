@@ -42,6 +42,7 @@ table!(
         decision: Str,
         gate_action: Str,
         oracle_local_feasible: Bool,
+        oracle_ticks: U64,
         requestable: Bool,
         reachable: Bool,
         other_work: Bool,
@@ -184,6 +185,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
             action,
             oracle_local_feasible,
             context,
+            oracle_ticks,
         } => {
             r.agent = Some(agent.0);
             r.issue_id = Some(issue_id.0);
@@ -195,6 +197,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.decision = s(decision_name(*decision));
             r.gate_action = action.map(|a| gate_action_name(a).to_owned());
             r.oracle_local_feasible = Some(*oracle_local_feasible);
+            r.oracle_ticks = *oracle_ticks;
             if let Some(c) = context {
                 (r.requestable, r.reachable, r.other_work) =
                     (Some(c.requestable), Some(c.reachable), Some(c.other_work));

@@ -1,12 +1,15 @@
 //! Turning verified outcomes, agent notes and board results into trace events.
 
 use gatecrew_gating::Issue;
-use gatecrew_protocol::trace::{EventKind, WindowEvent};
+use gatecrew_protocol::trace::{Decision, EventKind, WindowEvent};
 use gatecrew_protocol::{AgentId, BoardError, BoardMessage, RefusalReason, RequestReason, WindowClosed, WindowId};
 use gatecrew_world::{Action, Outcome};
 
 use super::Episode;
 use crate::agent::{Note, OracleQuery};
+
+/// The rollout runs to the largest budget UER is reported at.
+const MAX_BUDGET: u64 = super::oracle::BUDGETS[super::oracle::BUDGETS.len() - 1];
 
 impl Episode {
     pub(super) fn record_action(&mut self, agent: AgentId, o: &Outcome) {
@@ -66,6 +69,15 @@ impl Episode {
                     OracleQuery::Retry => true,
                     OracleQuery::NeedsTeammate => false,
                 };
+                // An escalation of a missing item is also rolled out (DESIGN section 8's
+                // UER sweep): how long would the local solver, knowing everything, have
+                // taken alone? On a clone: the world and the agents are not touched.
+                let oracle_ticks = match (g.oracle, g.decision.decision) {
+                    (OracleQuery::Items(item, want), Decision::Escalate) => {
+                        super::oracle::rollout(&self.world, &self.blueprint, agent, item, want, MAX_BUDGET)
+                    }
+                    _ => None,
+                };
                 EventKind::Gate {
                     agent,
                     issue_id: g.issue_id,
@@ -76,6 +88,7 @@ impl Episode {
                     decision: g.decision.decision,
                     action: Some(g.decision.action),
                     oracle_local_feasible,
+                    oracle_ticks,
                     context: Some(gatecrew_protocol::trace::GateContext {
                         requestable: g.ctx.requestable,
                         reachable: g.ctx.teammate_reachable,

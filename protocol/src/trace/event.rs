@@ -357,6 +357,13 @@ pub enum EventKind {
         /// What the rules saw besides the features (lets calibration replay decisions).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context: Option<GateContext>,
+        /// Ticks the rollout oracle took to get the items alone with full knowledge of
+        /// the world, for an escalation of a missing item or tool (DESIGN section 8's
+        /// UER budget sweep). Absent when it did not get them within the largest budget
+        /// (2,400 ticks), when the decision stayed local or the issue is not about
+        /// items, and in traces written before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        oracle_ticks: Option<u64>,
     },
     /// A tier-3 adjudication.
     Adjudication {

@@ -295,6 +295,8 @@ enum KindDef {
         oracle_local_feasible: bool,
         #[serde(default)]
         context: Option<GateContext>,
+        #[serde(default)]
+        oracle_ticks: Option<u64>,
     },
     Adjudication {
         agent: AgentId,
@@ -423,7 +425,7 @@ mod tests {
         r#"{"v":1,"ep":"e","t":0,"kind":"episode_start","policy":"gated","seed":7,"config_hash":"abc","agents":[0,1],"blueprint_blocks":4,"class":"A","template":"hut","split":"test","blueprint":"b","warnings":["$.x: y"],"humans":["ann"]}"#,
         r#"{"v":1,"ep":"e","t":1,"kind":"action","agent":0,"action":"place","ok":false,"reason":"no \"support\"","item":"oak_planks","count":2,"pos":[1,-2,3],"ticks":5}"#,
         r#"{"v":1,"ep":"e","t":2,"kind":"issue","agent":1,"issue_id":3,"issue":"missing_material","item":"stone","count":4,"node":9,"pos":[0,0,0],"reason":"r"}"#,
-        r#"{"v":1,"ep":"e","t":3,"kind":"gate","agent":1,"issue_id":3,"tier":1,"rule":"R1","features":{"C":2,"A":1,"D":2,"R":0,"H":0},"score":0.625,"decision":"escalate","action":"REQUEST_MATERIAL","oracle_local_feasible":true,"context":{"requestable":true,"reachable":true,"other_work":false}}"#,
+        r#"{"v":1,"ep":"e","t":3,"kind":"gate","agent":1,"issue_id":3,"tier":1,"rule":"R1","features":{"C":2,"A":1,"D":2,"R":0,"H":0},"score":0.625,"decision":"escalate","action":"REQUEST_MATERIAL","oracle_local_feasible":true,"context":{"requestable":true,"reachable":true,"other_work":false},"oracle_ticks":412}"#,
         r#"{"v":1,"ep":"e","t":3,"kind":"gate","agent":1,"issue_id":4,"tier":"policy","features":{"C":0,"A":0,"D":0,"R":3,"H":0},"score":1e-3,"decision":"stay_local","oracle_local_feasible":false}"#,
         r#"{"v":1,"ep":"e","t":4,"kind":"adjudication","agent":1,"issue_id":3,"card":{"f":[1,2.5,null],"s":"x"},"reply":"{}","decision":"escalate","confidence":0.5,"prompt_tokens":101,"completion_tokens":23,"latency_ms":80,"fallback":"timeout"}"#,
         r#"{"v":1,"ep":"e","t":5,"kind":"board","msg":"REQUEST_MATERIAL","window":2,"from":1,"to":"all","item":"stone","count":4,"reason":"missing_material"}"#,
