@@ -14,17 +14,15 @@ use crate::common::{default_config, item, root, write};
 /// A crew around a one-block blueprint: the glass at the origin, which the split gives to
 /// bot0, who holds none. The other bots are listed as `(x, z, glass)`.
 ///
-/// The crew spans 40 blocks and the tests are about addressing, not sight: the view is
-/// the old 32 blocks. At the default 16 a holder 28 blocks away never hands over (it
-/// has never seen bot0, and a hand-over walks only to a teammate seen: issue 15's
-/// sight change leaves that for the hand-over's owner).
+/// The crew spans 40 blocks, more than the view radius (16): a holder hands over to a
+/// requester it has never seen by walking to the requester's share of the blueprint.
 fn glass_crew(dir: &Path, others: &[(i32, i32, u32)]) -> Setup {
     write(dir, "configs/blueprints/bp.toml", "name = \"pane\"\n[[block]]\nat = [0, 0, 0]\nblock = \"glass\"\n");
     let data_file = dir.join("configs/data/minecraft-1.20.4.json");
     std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
     std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
     let mut cfg = String::from(
-        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n[episode]\nname = \"ring\"\nseed = 1\ntick_limit = 6000\npolicy = \"gated\"\n[world]\nbounds = { min = [-30, 0, -30], max = [30, 4, 30] }\n[world.rules]\nsight = 32\n[[agents]]\nstart = [1, 0, 1]\ninventory = { cobblestone = 1 }\n",
+        "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n[episode]\nname = \"ring\"\nseed = 1\ntick_limit = 6000\npolicy = \"gated\"\n[world]\nbounds = { min = [-30, 0, -30], max = [30, 4, 30] }\n[[agents]]\nstart = [1, 0, 1]\ninventory = { cobblestone = 1 }\n",
     );
     for (x, z, glass) in others {
         let inv = if *glass > 0 { format!("glass = {glass}") } else { "cobblestone = 1".into() };

@@ -4,7 +4,7 @@
 
 use gatecrew_protocol::trace::{FallbackCause, GateAction, ResolvedBy};
 use gatecrew_protocol::{
-    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, RefusalReason, RejectKind,
+    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Pos, RefusalReason, RejectKind,
 };
 use gatecrew_world::cost::Planner;
 use gatecrew_world::{Action, Failure, Outcome, Receipt};
@@ -13,6 +13,11 @@ use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
 
 /// How much further the local solver searches once the board failed to help.
 pub const FALLBACK_REACH: u64 = 4;
+
+/// How close a giver walks to the centre of a never-seen teammate's share: the world's
+/// near box (6 blocks), well inside the default view radius of 16, so that a teammate
+/// working anywhere near its share comes into view on the way.
+const SEEK_RANGE: f64 = 6.0;
 
 impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
@@ -192,13 +197,17 @@ impl AgentCore {
                 self.handovers.pop_front();
                 continue;
             }
-            let target = self
-                .mem
-                .visible()
-                .iter()
-                .find(|(a, _)| *a == h.to)
-                .map(|(_, p)| *p)
-                .or_else(|| self.mem.last_seen(h.to))?;
+            let seen = self.mem.visible().iter().find(|(a, _)| *a == h.to).map(|(_, p)| *p);
+            let Some(target) = seen.or_else(|| self.mem.last_seen(h.to)) else {
+                // Never seen (it works out of view): go to where its share of the
+                // blueprint lies, which every bot knows from the split, on the ground,
+                // until it comes into view.
+                let r = self.region_of(h.to);
+                if let Some(front) = self.handovers.front_mut() {
+                    front.attempts += 1;
+                }
+                return Some(Action::MoveTo { target: Pos::new(r.x, 0, r.z), range: SEEK_RANGE });
+            };
             if self.pos.dist(target) <= self.physics.reach - 0.5 {
                 return Some(Action::Give { to: h.to, item: h.item, count: h.count, window: Some(h.window) });
             }

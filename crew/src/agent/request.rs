@@ -118,7 +118,7 @@ impl AgentCore {
         Addressees::new(best.into_iter().map(|(_, _, a)| a)).ok().map(Recipient::Agents)
     }
 
-    fn region_of(&self, a: AgentId) -> Pos {
+    pub(super) fn region_of(&self, a: AgentId) -> Pos {
         self.regions.get(a.index()).copied().unwrap_or(self.pos)
     }
 }
