@@ -11,10 +11,15 @@
 #   replay: scripts/suite-llm.sh replay BIN REPLAYS OUT
 #     runs the same episodes with the recorded verdicts, traces into OUT/gated/.
 #
+# With GATE=FILE in the environment both modes run with `--gate FILE` (the boundary
+# study's gray zones, configs/gates/boundary-*.toml); a replay must use the recording's.
+#
 # The two OUT folders then hold byte-identical traces: `gatecrew analyze OUT` gives the
 # same table either way (docs/results.md, "gated with a language model").
 set -euo pipefail
 mode=$1
+gate=()
+[ -n "${GATE:-}" ] && gate=(--gate "$GATE")
 episodes() { # the test split's episode files, in manifest order
   python3 - <<'PY'
 import tomllib
@@ -32,7 +37,7 @@ record)
   while read -r id file; do
     n=$((n + 1))
     printf '\r%3d/100 %s' "$n" "$id" >&2
-    "$BIN" run --stepper --quiet --config "$file" --policy gated --llm-url "$URL" --model "$MODEL" \
+    "$BIN" run --stepper --quiet --config "$file" --policy gated "${gate[@]}" --llm-url "$URL" --model "$MODEL" \
       --trace "$OUT/gated/$id.jsonl" >/dev/null
     grep -E '"kind":"(episode_start|adjudication)"' "$OUT/gated/$id.jsonl" >"$REPLAYS/$id.jsonl"
   done < <(episodes)
@@ -42,7 +47,7 @@ replay)
   BIN=$2; REPLAYS=$3; OUT=$4
   mkdir -p "$OUT/gated"
   while read -r id file; do
-    "$BIN" run --stepper --quiet --config "$file" --policy gated --replay-adjudications "$REPLAYS/$id.jsonl" \
+    "$BIN" run --stepper --quiet --config "$file" --policy gated "${gate[@]}" --replay-adjudications "$REPLAYS/$id.jsonl" \
       --trace "$OUT/gated/$id.jsonl" >/dev/null
   done < <(episodes)
   ;;

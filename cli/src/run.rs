@@ -22,7 +22,7 @@ pub enum PolicyArg {
     /// All three gate tiers.
     #[value(name = "gated")]
     Gated,
-    /// Rules and score; the gray zone goes to the deterministic adjudicator.
+    /// Rules and score, no gray zone: one threshold at the midpoint of the two.
     #[value(name = "rule_score")]
     RuleScore,
     /// Rules only; everything else stays local.

@@ -106,3 +106,44 @@ fn every_standard_episode_is_buildable() {
         assert_eq!(f.progress.correct, f.progress.total, "{} is not buildable: {f:?}", e.id);
     }
 }
+
+/// The committed recordings of `gated` with the local model on the test split
+/// (`scripts/suite-llm.sh`, docs/results.md) still replay: each episode the model
+/// adjudicated runs again from its recording, without a server, and makes the same
+/// adjudications. A change to the gate or the agents that moves a consult makes this
+/// fail: re-record with the script (the results tables are then stale too).
+#[test]
+fn the_committed_model_recordings_still_replay() {
+    let root = crate::common::root();
+    let m = Manifest::load(&suite_dir()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut replayed = 0;
+    for (set, gate) in
+        [("test-gated-smollm2", None), ("test-gated-smollm2-all", Some("configs/gates/boundary-all.toml"))]
+    {
+        for e in m.episode.iter().filter(|e| e.split == Split::Test) {
+            let rec = root.join("configs/suite/replays").join(set).join(format!("{}.jsonl", e.id));
+            let recorded = std::fs::read_to_string(&rec).unwrap_or_else(|err| panic!("{}: {err}", rec.display()));
+            let adjudications = |text: &str| -> Vec<String> {
+                text.lines().filter(|l| l.contains("\"kind\":\"adjudication\"")).map(str::to_owned).collect()
+            };
+            let want = adjudications(&recorded);
+            if want.is_empty() {
+                continue;
+            }
+            let out = dir.path().join(format!("{set}-{}.jsonl", e.id));
+            let cfg = root.join("configs/suite").join(&e.file);
+            let mut args = vec!["run", "--stepper", "--quiet", "--config", cfg.to_str().unwrap(), "--policy", "gated"];
+            let gate_path = gate.map(|g| root.join(g));
+            if let Some(g) = &gate_path {
+                args.extend(["--gate", g.to_str().unwrap()]);
+            }
+            args.extend(["--replay-adjudications", rec.to_str().unwrap(), "--trace", out.to_str().unwrap()]);
+            let (code, _, err) = crate::llm::gatecrew(&args);
+            assert_eq!(code, 0, "{set}/{}: {err}", e.id);
+            assert_eq!(adjudications(&std::fs::read_to_string(&out).unwrap()), want, "{set}/{}", e.id);
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 20, "episodes replayed: {replayed}");
+}
