@@ -45,7 +45,10 @@ def tables(report):
         if not groups:
             continue
         out += [f"**{key}**", ""]
-        head = " | ".join(f"{p} (n={groups[p]['episodes']})" for p in policies if p in groups)
+        def name(p):
+            g = groups[p]
+            return f"{p} (n={g['episodes']}, det. tier 3)" if g.get("deterministic_tier3") else f"{p} (n={g['episodes']})"
+        head = " | ".join(name(p) for p in policies if p in groups)
         out += [f"| metric | {head} |", "|---" * (1 + len(groups)) + "|"]
         for name, label, kind in METRICS:
             cells = []

@@ -252,6 +252,10 @@ pub struct Group {
     pub key: String,
     /// Episodes in the group.
     pub episodes: usize,
+    /// Its gray zone was settled by the deterministic adjudicator: tier-3 decisions and
+    /// no `adjudication` events (no language model was asked). Reported beside the
+    /// policy, so that `gated` without a model is not read as `gated` with one.
+    pub deterministic_tier3: bool,
     /// Every metric.
     pub cells: Vec<Cell>,
 }
@@ -332,7 +336,15 @@ impl Report {
                 let intervals = resampled(&columns, ci, seed_of(&[policy.as_str(), key.as_str()]));
                 let cells =
                     Metric::ALL.iter().zip(intervals).map(|(&metric, interval)| Cell { metric, interval }).collect();
-                Group { policy: (*policy).clone(), key: (*key).clone(), episodes: members.len(), cells }
+                let deterministic_tier3 =
+                    members.iter().any(|e| e.gray > 0) && members.iter().all(|e| e.adjudications == 0);
+                Group {
+                    policy: (*policy).clone(),
+                    key: (*key).clone(),
+                    episodes: members.len(),
+                    deterministic_tier3,
+                    cells,
+                }
             })
             .collect();
         Report { by, policies, keys, groups }
@@ -363,7 +375,10 @@ impl Report {
             let mut t = Table::new();
             t.load_preset(UTF8_FULL_CONDENSED);
             let mut header = vec![format!("{key}")];
-            header.extend(present.iter().map(|p| format!("{p} (n={})", self.group(p, key).map_or(0, |g| g.episodes))));
+            header.extend(present.iter().map(|p| match self.group(p, key) {
+                Some(g) if g.deterministic_tier3 => format!("{p} (n={}, det. tier 3)", g.episodes),
+                g => format!("{p} (n={})", g.map_or(0, |g| g.episodes)),
+            }));
             t.set_header(header);
             for m in &shown {
                 let mut row = vec![m.label().to_owned()];

@@ -111,7 +111,11 @@ fn metrics_match_hand_computed_values() {
     }
     let by_agents = Report::build(&read.episodes, By::Agents);
     close(by_agents.value("gated", "3 bots", Metric::Tsr), 1.0);
-    assert!(r.tables().contains("gated (n=2)"));
+    // e1's tier-3 decision has no adjudication event behind it: the deterministic
+    // adjudicator settled it, and the column says so.
+    assert!(r.tables().contains("gated (n=2, det. tier 3)"), "{}", r.tables());
+    assert!(r.group("gated", "all").unwrap().deterministic_tier3);
+    assert!(!r.group("flatcomm", "all").unwrap().deterministic_tier3);
 }
 
 /// A truncated tail is skipped with a warning; the episode it cut short (no
