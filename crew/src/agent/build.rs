@@ -80,6 +80,14 @@ impl AgentCore {
 
     /// Folds an observation into memory and marks nodes whose block is seen in place.
     pub(super) fn observe(&mut self, view: &Observation) {
+        // Where it stands is part of what it sees. In the embedded world that is always
+        // where its last verified move left it; on a server a failed action can still
+        // have moved the bot (the bridge reports its feet with the failure), and a bot
+        // that went on believing its old position retried an out-of-reach place
+        // forever. An empty view (`near` 0: no body) says nothing.
+        if view.near > 0 {
+            self.pos = view.pos;
+        }
         let mut heed: Vec<gatecrew_protocol::AgentId> = self.handovers.iter().map(|h| h.to).collect();
         heed.extend(self.awaiting.values().filter_map(|aw| aw.offered_by.map(|(from, _)| from)));
         self.mem.update(view, self.now, &heed);
