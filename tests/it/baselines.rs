@@ -9,17 +9,11 @@ use gatecrew_protocol::AgentId;
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{Event, EventKind};
 
-use crate::common::{default_config, root};
+use crate::common::{default_config, muted_episodes, run_events};
 use crate::episode::{actor_trace, events, stepper_trace};
 
 fn central(path: &std::path::Path) -> Setup {
     Setup::load(path, &Overrides { policy: Some(Policy::CentralDag), ..Overrides::default() }).unwrap()
-}
-
-fn run(setup: &Setup) -> Vec<Event> {
-    let mut evs = Vec::new();
-    gatecrew_crew::run(setup, &mut |e: &Event| evs.push(e.clone()));
-    evs
 }
 
 /// Every bot reports its inventory at its first step, before the manager says anything
@@ -27,7 +21,7 @@ fn run(setup: &Setup) -> Vec<Event> {
 #[test]
 fn every_bot_reports_before_the_manager_directs_anyone_and_reports_are_counted() {
     let setup = central(&default_config());
-    let evs = run(&setup);
+    let evs = run_events(&setup);
     let first_directive = evs
         .iter()
         .position(|e| matches!(e.kind, EventKind::Manager { from: None, .. }))
@@ -56,17 +50,11 @@ fn every_bot_reports_before_the_manager_directs_anyone_and_reports_are_counted()
 /// and it hands nothing over.
 #[test]
 fn the_manager_never_sends_a_muted_bot_to_give() {
-    let dir = root().join("configs/suite/episodes");
-    let mut muted_episodes = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if !std::fs::read_to_string(&path).unwrap().contains("mute = [") {
-            continue;
-        }
-        muted_episodes += 1;
-        let setup = central(&path);
+    let muted = muted_episodes();
+    for path in &muted {
+        let setup = central(path);
         let mute: Vec<AgentId> = setup.faults.mute.iter().map(|&a| AgentId(a)).collect();
-        for e in run(&setup) {
+        for e in run_events(&setup) {
             let name = path.display();
             match e.kind {
                 EventKind::Manager { from: Some(a), .. } => assert!(!mute.contains(&a), "{name}: muted {a} reported"),
@@ -80,7 +68,7 @@ fn the_manager_never_sends_a_muted_bot_to_give() {
             }
         }
     }
-    assert!(muted_episodes >= 10, "the suite has muted-holder episodes: {muted_episodes}");
+    assert!(muted.len() >= 10, "the suite has muted-holder episodes: {}", muted.len());
 }
 
 /// The reports change the order of a round (they reach the manager first): the actor
@@ -103,12 +91,7 @@ fn central_dag_actors_match_the_stepper_with_reports() {
     let lost = |e: &Event| matches!(&e.kind, EventKind::MessageFault { msg, .. } if *msg == gatecrew_protocol::trace::LineKind::Manager);
     assert!(events(&stepper).iter().any(lost), "a line to the manager was lost");
     assert_eq!(actor_trace(&faulted), stepper, "faulted");
-    let muted = std::fs::read_dir(root().join("configs/suite/episodes"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| std::fs::read_to_string(p).unwrap().contains("mute = ["))
-        .min()
-        .unwrap();
+    let muted = muted_episodes().remove(0);
     for path in [default_config(), muted] {
         let setup = central(&path);
         let stepper = stepper_trace(&setup);

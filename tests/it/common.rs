@@ -31,6 +31,30 @@ pub fn default_config() -> PathBuf {
     root().join("configs/crew.toml")
 }
 
+/// Every event of an episode on the stepper, in order.
+pub fn run_events(setup: &Setup) -> Vec<gatecrew_protocol::trace::Event> {
+    let mut events = Vec::new();
+    gatecrew_crew::run(setup, &mut |e: &gatecrew_protocol::trace::Event| events.push(e.clone()));
+    events
+}
+
+/// The committed suite's episode files whose text passes `keep`, in name order.
+pub fn suite_episodes(keep: impl Fn(&Path, &str) -> bool) -> Vec<PathBuf> {
+    let dir = root().join("configs/suite/episodes");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| keep(p, &std::fs::read_to_string(p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The suite's episodes with a muted teammate (class D's muted holders).
+pub fn muted_episodes() -> Vec<PathBuf> {
+    suite_episodes(|_, text| text.contains("mute = ["))
+}
+
 /// The default episode.
 pub fn default_setup() -> Setup {
     Setup::load(&default_config(), &Overrides::default()).expect("default config loads")

@@ -11,22 +11,16 @@ use gatecrew_protocol::{AgentId, IssueId};
 
 fn run(path: &std::path::Path, policy: Policy) -> Vec<Event> {
     let setup = Setup::load(path, &Overrides { policy: Some(policy), ..Overrides::default() }).unwrap();
-    let mut events = Vec::new();
-    gatecrew_crew::run(&setup, &mut |e: &Event| events.push(e.clone()));
-    events
+    crate::common::run_events(&setup)
 }
 
 /// Classes B and D: a bot lacks an item a teammate holds (or no one does), asks, is
 /// refused or waits, and meets the same shortage again.
 fn shortage_episodes() -> Vec<std::path::PathBuf> {
-    let dir = crate::common::root().join("configs/suite/episodes");
-    let mut v: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_str().unwrap().contains("-B-") || p.to_str().unwrap().contains("-D-"))
-        .collect();
-    v.sort();
-    v
+    crate::common::suite_episodes(|p, _| {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        name.contains("-B-") || name.contains("-D-")
+    })
 }
 
 #[test]
