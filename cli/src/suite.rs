@@ -28,9 +28,13 @@ pub enum SuiteCmd {
 /// Arguments of `gatecrew suite generate`.
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
-    /// Output folder [default: configs/suite]
+    /// Output folder [default: configs/suite, or configs/suite-v2 for --suite-version 2]
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// 1: one shortage per episode on a quiet world; 2: two or three shortages of
+    /// different classes, sources out of view, background faults, MineCollab time limits
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    suite_version: u32,
     /// Game data file [default: configs/data/minecraft-1.20.4.json]
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
@@ -70,20 +74,26 @@ pub fn run(cmd: SuiteCmd, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
 }
 
 fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let dir = a.out.unwrap_or_else(paths::default_suite);
+    let version = gatecrew_suite::Version::from_number(a.suite_version)
+        .ok_or_else(|| BadInput(format!("--suite-version {}: 1 or 2", a.suite_version)))?;
+    let dir = a.out.unwrap_or_else(|| match version {
+        gatecrew_suite::Version::V1 => paths::default_suite(),
+        _ => paths::default_suite().with_file_name("suite-v2"),
+    });
     let data = match a.data {
         Some(d) => d,
         None => paths::default_data()
             .ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json here; pass --data FILE".into()))?,
     };
     let started = Instant::now();
-    let m = gatecrew_suite::generate(&dir, &data)
+    let m = gatecrew_suite::generate(&dir, &data, version)
         .with_context(|| format!("generating the suite into {}", dir.display()))?;
     let count = |f: &dyn Fn(&gatecrew_suite::Entry) -> bool| m.episode.iter().filter(|e| f(e)).count();
     writeln!(
         out,
-        "wrote {} episodes into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {} (D-impossible {}); {} with 2 bots, {} with 3",
+        "wrote {} episodes (suite version {}) into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {} (D-impossible {}); {} with 2 bots, {} with 3",
         m.episode.len(),
+        m.version,
         dir.display(),
         started.elapsed().as_secs_f64(),
         count(&|e| e.split == Split::Calibration),

@@ -1,5 +1,13 @@
 //! Writing the suite: blueprints, one crew config per episode, and the manifest. The
 //! same inputs always give the same bytes.
+//!
+//! Two versions share the sites, the splits and the writing: [`v1`] injects one
+//! shortage per episode on a quiet world; [`v2`] two or three shortages of different
+//! classes, sources out of view, background faults and MineCollab's time limits.
+
+mod v1;
+mod v2;
+mod variant;
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -7,15 +15,42 @@ use std::sync::Arc;
 
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::{Split, SuiteClass};
+use gatecrew_protocol::trace::SuiteClass;
 use gatecrew_world::{Blueprint, GameData, Part};
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 
-use crate::inject::{ORACLE_TICKS, check_class};
+use crate::inject::ORACLE_TICKS;
 use crate::manifest::{Entry, Manifest};
 use crate::template::{Template, templates};
+
+/// Which suite to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Version {
+    /// One shortage per episode, no faults, 24,000-tick limit (the first suite).
+    #[default]
+    V1,
+    /// Suite v2 (DESIGN section 7): several shortages per episode, faults, time limits.
+    V2,
+}
+
+impl Version {
+    /// The manifest's `version` number.
+    pub fn number(self) -> u32 {
+        match self {
+            Version::V1 => 1,
+            Version::V2 => 2,
+        }
+    }
+
+    /// From the manifest's number (1 or 2).
+    pub fn from_number(n: u32) -> Option<Version> {
+        match n {
+            1 => Some(Version::V1),
+            2 => Some(Version::V2),
+            _ => None,
+        }
+    }
+}
 
 /// Seeds per template.
 pub const SEEDS: u64 = 5;
@@ -68,6 +103,11 @@ struct Layout {
     tables: Vec<Pos>,
     furnaces: Vec<Pos>,
     mute: Vec<u32>,
+    /// `[faults]` rates other than `mute`, as written.
+    faults: &'static [(&'static str, &'static str)],
+    tick_limit: u64,
+    /// Where the next raw source goes: along z from the victim's start instead of x.
+    source_along_z: bool,
 }
 
 fn inv_toml(m: &BTreeMap<String, u32>) -> String {
@@ -87,14 +127,23 @@ impl Layout {
             s.push_str(&format!("# Injection: {how}\n"));
         }
         s.push_str(&format!("blueprint = \"{blueprint}\"\ndata = \"{data}\"\n\n[episode]\n"));
-        s.push_str(&format!("name = \"{}\"\nseed = {seed}\ntick_limit = 24000\npolicy = \"gated\"\n", e.id));
+        s.push_str(&format!(
+            "name = \"{}\"\nseed = {seed}\ntick_limit = {}\npolicy = \"gated\"\n",
+            e.id, self.tick_limit
+        ));
         s.push_str(&format!(
             "oracle_ticks = {ORACLE_TICKS}\nclass = \"{}\"\ntemplate = \"{}\"\nsplit = \"{}\"\n",
             e.class, e.template, e.split
         ));
+        if !self.mute.is_empty() || !self.faults.is_empty() {
+            s.push_str("\n[faults]\n");
+            for (key, value) in self.faults {
+                s.push_str(&format!("{key} = {value}\n"));
+            }
+        }
         if !self.mute.is_empty() {
             let m: Vec<String> = self.mute.iter().map(u32::to_string).collect();
-            s.push_str(&format!("\n[faults]\nmute = [{}]\n", m.join(", ")));
+            s.push_str(&format!("mute = [{}]\n", m.join(", ")));
         }
         s.push_str(&format!("\n[world]\nbounds = {{ min = {}, max = {} }}\n", pos(self.bounds.0), pos(self.bounds.1)));
         let list = |items: Vec<String>| format!("[{}]", items.join(", "));
@@ -187,11 +236,14 @@ fn base_layout(site: &Site<'_>, agents: usize, data: &GameData) -> Layout {
         tables: Vec::new(),
         furnaces: Vec::new(),
         mute: Vec::new(),
+        faults: &[],
+        tick_limit: v1::TICK_LIMIT,
+        source_along_z: false,
     }
 }
 
 /// Writes the whole suite into `out`: `blueprints/`, `episodes/`, `suite.toml`.
-pub fn generate(out: &Path, data_path: &Path) -> Result<Manifest, GenerateError> {
+pub fn generate(out: &Path, data_path: &Path, version: Version) -> Result<Manifest, GenerateError> {
     let data = Arc::new(
         GameData::load(data_path)
             .map_err(|e| GenerateError::Invalid { path: data_path.into(), reason: e.to_string() })?,
@@ -201,7 +253,7 @@ pub fn generate(out: &Path, data_path: &Path) -> Result<Manifest, GenerateError>
         std::fs::create_dir_all(d).map_err(io(d))?;
     }
     let data_rel = relative(&absolute(&ep_dir)?, &absolute(data_path)?).to_string_lossy().replace('\\', "/");
-    let mut manifest = Manifest { version: 1, episode: Vec::new() };
+    let mut manifest = Manifest { version: version.number(), episode: Vec::new() };
     for (index, template) in templates().iter().enumerate() {
         let bp_path = bp_dir.join(format!("{}.toml", template.name));
         let text = template.to_toml();
@@ -210,9 +262,13 @@ pub fn generate(out: &Path, data_path: &Path) -> Result<Manifest, GenerateError>
             .map_err(|e| GenerateError::Invalid { path: bp_path.clone(), reason: e.to_string() })?;
         let site = Site { template, index, blueprint, rel_blueprint: format!("../blueprints/{}.toml", template.name) };
         for s in 0..SEEDS {
-            manifest.episode.push(class_episode(&site, s, &ep_dir, &data_rel, &data)?);
+            manifest.episode.push(match version {
+                Version::V1 => v1::class_episode(&site, s, &ep_dir, &data_rel, &data)?,
+                Version::V2 => v2::class_episode(&site, s, &ep_dir, &data_rel, &data)?,
+            });
         }
-        manifest.episode.push(standard_episode(&site, &ep_dir, &data_rel, &data)?);
+        let std = v1::standard_episode(&site, &ep_dir, &data_rel, &data, version)?;
+        manifest.episode.push(std);
     }
     let m_path = Manifest::path_in(out);
     std::fs::write(&m_path, manifest.to_toml()).map_err(io(&m_path))?;
@@ -224,271 +280,4 @@ fn write_episode(dir: &Path, e: &Entry, text: &str, data: &Arc<GameData>) -> Res
     std::fs::write(&path, text).map_err(io(&path))?;
     Setup::load_with_data(&path, &Overrides::default(), data.clone())
         .map_err(|err| GenerateError::Invalid { path, reason: err.to_string() })
-}
-
-fn class_episode(
-    site: &Site<'_>,
-    s: u64,
-    dir: &Path,
-    data_rel: &str,
-    data: &Arc<GameData>,
-) -> Result<Entry, GenerateError> {
-    let t = site.index;
-    let class = CLASSES[(t + s as usize) % 4];
-    let agents = if s < 3 { 2 } else { 3 };
-    let split = if (t / 4) % 2 == 0 { Split::Calibration } else { Split::Test };
-    let seed = 1000 * (t as u64 + 1) + s;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let base = base_layout(site, agents, data);
-    let id = format!("{t:02}-{}-{class}-s{s}", site.template.name);
-    // Candidates: (victim, item) pairs, in a seeded order.
-    let mut candidates: Vec<(usize, String)> =
-        base.inventories.iter().enumerate().flat_map(|(a, inv)| inv.keys().map(move |k| (a, k.clone()))).collect();
-    candidates.shuffle(&mut rng);
-    for (victim, item) in candidates {
-        let need = base.inventories[victim][&item];
-        let others: Vec<usize> = (0..agents).filter(|a| *a != victim).collect();
-        let holder = others[(seed as usize + victim) % others.len()];
-        // Class C needs a local fix within the budget: large shares lose only part.
-        let mut deficits = vec![need];
-        if class == SuiteClass::C {
-            deficits.extend([12, 6, 3].into_iter().filter(|d| *d < need));
-        }
-        for (variant, deficit) in variants(class, s).into_iter().flat_map(|v| deficits.iter().map(move |d| (v, *d))) {
-            let mut layout = base.clone();
-            let Some(how) = apply(variant, &mut layout, victim, holder, &item, need, deficit, data) else { continue };
-            let entry = Entry {
-                id: id.clone(),
-                file: format!("episodes/{id}.toml"),
-                template: site.template.name.clone(),
-                family: site.template.family.to_owned(),
-                class,
-                seed: s,
-                agents,
-                split,
-                victim: Some(victim as u32),
-                item: Some(item.clone()),
-                deficit: Some(deficit),
-                holder: matches!(
-                    variant,
-                    Variant::Teammate | Variant::TeammateAndSource(_) | Variant::MuteAndSource(_) | Variant::Mute
-                )
-                .then_some(holder as u32),
-                how: Some(how),
-            };
-            let text = layout.to_toml(&entry, seed, &site.rel_blueprint, data_rel);
-            let setup = write_episode(dir, &entry, &text, data)?;
-            if check_class(&setup, &entry).is_ok() {
-                return Ok(entry);
-            }
-            // A D injection with no local route at any length is kept, labelled
-            // D-impossible (the same episode, reported apart).
-            if class == SuiteClass::D {
-                let entry = Entry { class: SuiteClass::DImpossible, ..entry };
-                if check_class(&setup, &entry).is_ok() {
-                    let text = layout.to_toml(&entry, seed, &site.rel_blueprint, data_rel);
-                    write_episode(dir, &entry, &text, data)?;
-                    return Ok(entry);
-                }
-            }
-        }
-    }
-    Err(GenerateError::NoInjection { template: site.template.name.clone(), class })
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Variant {
-    /// A: the items lie in a chest beside the victim's start.
-    ChestByStart,
-    /// A: the victim holds the ingredients of one 2x2 craft instead.
-    OneCraft,
-    /// B: a teammate holds them; no local source at all.
-    Teammate,
-    /// B/C: a teammate holds them, and a raw source lies this far away.
-    TeammateAndSource(i32),
-    /// D: nobody has any to spare; only a far raw source is left.
-    GoneButSource(i32),
-    /// D: the teammate who holds them stops answering; a far raw source is left.
-    MuteAndSource(i32),
-    /// D, when no raw source can be placed far enough: nobody has any to spare.
-    Gone,
-    /// D, likewise: the holder stops answering.
-    Mute,
-}
-
-fn variants(class: SuiteClass, s: u64) -> Vec<Variant> {
-    use Variant::*;
-    match class {
-        SuiteClass::A if s % 2 == 0 => vec![OneCraft, ChestByStart],
-        SuiteClass::A => vec![ChestByStart],
-        SuiteClass::B if s % 2 == 0 => vec![Teammate],
-        SuiteClass::B => vec![TeammateAndSource(30), TeammateAndSource(24), Teammate],
-        SuiteClass::C => [6, 10, 14, 18, 22, 26].into_iter().map(TeammateAndSource).collect(),
-        _ if s % 2 == 0 => [30, 24, 18].into_iter().map(GoneButSource).chain([Gone]).collect(),
-        _ => [30, 24, 18].into_iter().map(MuteAndSource).chain([Mute]).collect(),
-    }
-}
-
-/// Puts a raw source of `item` `dist` blocks from the victim's start, away from the
-/// site: oak (or spruce) trees for logs and planks, stone and a wooden pickaxe for
-/// cobblestone, and for any other block that drops itself a ruin of such blocks to
-/// salvage (with the tool it needs). `None` for items with no such source (glass).
-fn place_source(l: &mut Layout, victim: usize, item: &str, need: u32, dist: i32, data: &GameData) -> Option<String> {
-    let start = l.starts[victim];
-    let (lo, hi) = l.bounds;
-    let centre_x = (lo.x + hi.x) / 2;
-    let dir = if start.x <= centre_x { -1 } else { 1 };
-    let x = (start.x + dir * dist).clamp(lo.x + 2, hi.x - 2);
-    let give_tool = |l: &mut Layout, block: &str| -> Option<()> {
-        let b = data.block(block)?;
-        if let Some(need) = data.block_info(b).needs {
-            let tool = *data.tools_satisfying(need).first()?;
-            *l.inventories[victim].entry(data.item_name(tool).to_owned()).or_insert(0) += 1;
-        }
-        Some(())
-    };
-    if matches!(item, "oak_planks" | "oak_log" | "spruce_planks" | "spruce_log") {
-        let log = if item.starts_with("spruce") { "spruce_log" } else { "oak_log" };
-        let trees = (1 + need / 4).clamp(2, 12) as i32;
-        for k in 0..trees {
-            l.trees.push((Pos::new(x, 0, start.z + 2 * k - trees), log));
-        }
-        return Some(format!("{trees} {log} trees {dist} blocks away"));
-    }
-    let (block, what) = if item == "cobblestone" {
-        ("stone", "a bank of")
-    } else {
-        // A block that drops its own item can be salvaged from a ruin.
-        let id = data.item(item).ok()?;
-        let b = data.block_for_item(id)?;
-        let info = data.block_info(b);
-        if info.drops != vec![id] || info.height != 1 {
-            return None;
-        }
-        (data.block_name(b), "a ruin of")
-    };
-    let block: &'static str = Box::leak(block.to_owned().into_boxed_str());
-    give_tool(l, block)?;
-    // A compact pile: three wide, up to three high, as long as it needs to be.
-    let n = need as i32 + 2;
-    let height = ((n + 29) / 30).clamp(1, 3);
-    let length = (n + 3 * height - 1) / (3 * height);
-    let z0 = (start.z - length / 2).clamp(lo.z + 2, hi.z - 2 - length);
-    l.fills.push((Pos::new(x, 0, z0), Pos::new(x + dir * 2, height - 1, z0 + length - 1), block));
-    Some(format!("{what} {block} {dist} blocks away"))
-}
-
-/// Applies one injection: the victim keeps `need - deficit` of its `need` items.
-/// `None` when the variant does not apply to this item.
-#[allow(clippy::too_many_arguments)]
-fn apply(
-    v: Variant,
-    l: &mut Layout,
-    victim: usize,
-    holder: usize,
-    item: &str,
-    need: u32,
-    deficit: u32,
-    data: &GameData,
-) -> Option<String> {
-    if need > deficit {
-        l.inventories[victim].insert(item.to_owned(), need - deficit);
-    } else {
-        l.inventories[victim].remove(item);
-    }
-    let need = deficit;
-    let start = l.starts[victim];
-    let give = |l: &mut Layout| *l.inventories[holder].entry(item.to_owned()).or_insert(0) += need;
-    match v {
-        Variant::ChestByStart => {
-            let at = Pos::new(start.x - 1, 0, start.z);
-            l.chests.push((at, BTreeMap::from([(item.to_owned(), need)])));
-            Some(format!("bot{victim}'s {need} {item} lie in a chest beside its start"))
-        }
-        Variant::OneCraft => {
-            let id = data.item(item).ok()?;
-            let rid = *data
-                .recipes_for(id)
-                .iter()
-                .find(|r| data.recipe(**r).grid == 2 && data.recipe(**r).ingredients.len() == 1)?;
-            let r = data.recipe(rid);
-            let (ing, per) = r.ingredients[0];
-            let name = data.item_name(ing).to_owned();
-            if l.inventories.iter().any(|inv| inv.contains_key(&name)) {
-                return None;
-            }
-            let times = need.div_ceil(r.count);
-            *l.inventories[victim].entry(name.clone()).or_insert(0) += per * times;
-            Some(format!("bot{victim} holds {} {name} instead of {need} {item}: one craft away", per * times))
-        }
-        Variant::Teammate => {
-            give(l);
-            Some(format!("bot{victim}'s {need} {item} are in bot{holder}'s inventory only; no local source"))
-        }
-        Variant::TeammateAndSource(d) => {
-            give(l);
-            let src = place_source(l, victim, item, need, d, data)?;
-            Some(format!("bot{victim}'s {need} {item} are in bot{holder}'s inventory; local source: {src}"))
-        }
-        Variant::GoneButSource(d) => {
-            let src = place_source(l, victim, item, need, d, data)?;
-            Some(format!("bot{victim}'s {need} {item} are gone, nobody has any to spare; local source: {src}"))
-        }
-        Variant::MuteAndSource(d) => {
-            give(l);
-            l.mute.push(holder as u32);
-            let src = place_source(l, victim, item, need, d, data)?;
-            Some(format!("bot{holder} holds bot{victim}'s {need} {item} but stops answering; local source: {src}"))
-        }
-        Variant::Gone => {
-            Some(format!("bot{victim}'s {need} {item} are gone, nobody has any to spare; no local source"))
-        }
-        Variant::Mute => {
-            give(l);
-            l.mute.push(holder as u32);
-            Some(format!("bot{holder} holds bot{victim}'s {need} {item} but stops answering; no local source"))
-        }
-    }
-}
-
-fn standard_episode(site: &Site<'_>, dir: &Path, data_rel: &str, data: &Arc<GameData>) -> Result<Entry, GenerateError> {
-    let t = site.index;
-    let agents = if t % 2 == 0 { 2 } else { 3 };
-    let mut l = base_layout(site, agents, data);
-    for inv in &mut l.inventories {
-        for n in inv.values_mut() {
-            *n += n.div_ceil(2);
-        }
-    }
-    let (lo, hi) = (l.bounds.0, l.bounds.1);
-    let (cx, cz) = ((lo.x + hi.x) / 2, (lo.z + hi.z) / 2);
-    l.trees = vec![
-        (Pos::new(lo.x + 20, 0, cz), "oak_log"),
-        (Pos::new(hi.x - 20, 0, cz + 2), "oak_log"),
-        (Pos::new(cx, 0, hi.z - 20), "oak_log"),
-    ];
-    l.fills = vec![(Pos::new(cx - 2, 0, lo.z + 18), Pos::new(cx + 1, 1, lo.z + 19), "stone")];
-    l.chests =
-        vec![(Pos::new(lo.x + 24, 0, lo.z + 24), BTreeMap::from([("oak_log".to_owned(), 16), ("coal".to_owned(), 8)]))];
-    l.tables = vec![Pos::new(lo.x + 24, 0, lo.z + 26)];
-    l.furnaces = vec![Pos::new(lo.x + 26, 0, lo.z + 24)];
-    let id = format!("{t:02}-{}-std", site.template.name);
-    let entry = Entry {
-        id: id.clone(),
-        file: format!("episodes/{id}.toml"),
-        template: site.template.name.clone(),
-        family: site.template.family.to_owned(),
-        class: SuiteClass::Standard,
-        seed: 0,
-        agents,
-        split: Split::Standard,
-        victim: None,
-        item: None,
-        deficit: None,
-        holder: None,
-        how: Some("abundant: every bot holds its share and half again; trees, stone, a stocked chest, a table and a furnace nearby".into()),
-    };
-    let text = l.to_toml(&entry, 1000 * (t as u64 + 1) + 99, &site.rel_blueprint, data_rel);
-    write_episode(dir, &entry, &text, data)?;
-    Ok(entry)
 }

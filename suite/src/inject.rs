@@ -6,7 +6,9 @@
 //! chests. One bot (the victim) then loses one of its items:
 //!
 //! * A: the items go into a chest beside its start, or are replaced by the ingredients
-//!   of one 2x2 craft: a local fix within [`A_MAX_TICKS`];
+//!   of one 2x2 craft: a local fix within [`A_MAX_TICKS`] (version 1); in version 2 a
+//!   raw source nearby (in view or out of it), or the craft. The check: a local route
+//!   within the oracle budget, and no teammate has any to spare;
 //! * B: the items go to a teammate; no local way exists within the oracle budget
 //!   (none at all, or a raw source too far away);
 //! * C: the items go to a teammate, and a raw source (trees, stone and a pickaxe) lies
@@ -28,9 +30,10 @@ use gatecrew_protocol::trace::SuiteClass;
 use gatecrew_protocol::{AgentId, ItemId};
 use gatecrew_world::Part;
 
-use crate::manifest::Entry;
+use crate::manifest::{Entry, Shortage};
 
-/// A class-A fix costs at most this (oracle ticks).
+/// Version 1's class-A injections (a chest beside the start, one craft) cost at most
+/// this (oracle ticks).
 pub const A_MAX_TICKS: u64 = 60;
 /// A class-C fix costs more than this (oracle ticks).
 pub const C_MIN_TICKS: u64 = 60;
@@ -53,46 +56,60 @@ pub fn needs(setup: &Setup) -> Vec<BTreeMap<ItemId, u32>> {
     v
 }
 
-/// Checks that an episode's injection means what its class says, with the world's
-/// oracle (full knowledge, no teammates' inventories). `Ok` for `standard`.
+/// Checks that every shortage of an episode means what its class says, in the episode's
+/// world, with the world's oracle (full knowledge, no teammates' inventories). `Ok` for
+/// `standard`.
 pub fn check_class(setup: &Setup, e: &Entry) -> Result<(), String> {
     if e.class == SuiteClass::Standard {
         return Ok(());
     }
-    let (Some(victim), Some(item)) = (e.victim, e.item.as_deref()) else {
-        return Err(format!("{}: class {} without victim and item", e.id, e.class));
-    };
-    let item = setup.data.item(item).map_err(|err| format!("{}: {err}", e.id))?;
-    let v = AgentId(victim);
+    let shortages = e.shortages();
+    if shortages.is_empty() {
+        return Err(format!("{}: class {} without a shortage (victim and item)", e.id, e.class));
+    }
+    shortages.iter().try_for_each(|s| check_shortage(setup, &e.id, s))
+}
+
+/// Checks one shortage: the victim lacks the item, and where the items can come from
+/// (a local route within the oracle budget, a teammate's surplus, a muted holder) is
+/// what its class says.
+pub fn check_shortage(setup: &Setup, id: &str, s: &Shortage) -> Result<(), String> {
+    let item = setup.data.item(&s.item).map_err(|err| format!("{id}: {err}"))?;
+    let v = AgentId(s.victim);
     let needs = needs(setup);
     let need = needs.get(v.index()).and_then(|m| m.get(&item)).copied().unwrap_or(0);
     let held = |a: AgentId| setup.world.body(a).map_or(0, |b| b.inventory.count(item));
     if need == 0 || held(v) >= need {
-        return Err(format!("{}: the victim does not lack the item", e.id));
+        return Err(format!("{id}: bot{} does not lack {}", s.victim, s.item));
     }
     let cost = setup.world.oracle(v, item, need, ORACLE_TICKS).map(|est| est.ticks);
     let long = setup.world.oracle(v, item, need, ORACLE_TICKS * FALLBACK_REACH).map(|est| est.ticks);
     let surplus = |a: AgentId| held(a).saturating_sub(needs[a.index()].get(&item).copied().unwrap_or(0));
     let deficit = need - held(v);
-    let holder_has = e.holder.is_some_and(|h| surplus(AgentId(h)) >= deficit);
-    let muted = e.holder.is_some_and(|h| setup.faults.mute.contains(&h));
+    let holder_has = s.holder.is_some_and(|h| surplus(AgentId(h)) >= deficit);
+    let muted = s.holder.is_some_and(|h| setup.faults.mute.contains(&h));
+    // A muted victim's requests never arrive: asking is no option for it.
+    let victim_muted = setup.faults.mute.contains(&s.victim);
     let teammates_spare: u32 = (0..needs.len() as u32).map(AgentId).filter(|a| *a != v).map(surplus).sum();
-    let ok = match e.class {
-        SuiteClass::A => cost.is_some_and(|c| c <= A_MAX_TICKS),
-        SuiteClass::B => cost.is_none() && holder_has && !muted,
-        SuiteClass::C => cost.is_some_and(|c| c > C_MIN_TICKS) && holder_has && !muted,
+    let ok = match s.class {
+        // Asking can only draw CANNOT_SUPPLY: the fix is the bot's own.
+        SuiteClass::A => cost.is_some() && teammates_spare == 0,
+        SuiteClass::B => cost.is_none() && holder_has && !muted && !victim_muted,
+        SuiteClass::C => cost.is_some_and(|c| c > C_MIN_TICKS) && holder_has && !muted && !victim_muted,
         SuiteClass::D => cost.is_none() && long.is_some() && (teammates_spare == 0 || (holder_has && muted)),
         SuiteClass::DImpossible => long.is_none() && (teammates_spare == 0 || (holder_has && muted)),
-        SuiteClass::Standard => unreachable!("returned above"),
+        SuiteClass::Standard => false,
     };
     if ok {
         Ok(())
     } else {
         Err(format!(
-            "{}: class {} does not hold: oracle cost {cost:?} (long {long:?}), holder spare {:?}, teammates spare {teammates_spare}, muted {muted}",
-            e.id,
-            e.class,
-            e.holder.map(|h| surplus(AgentId(h)))
+            "{id}: bot{}'s {} {}: class {} does not hold: oracle cost {cost:?} (long {long:?}), holder spare {:?}, teammates spare {teammates_spare}, muted {muted}",
+            s.victim,
+            s.deficit,
+            s.item,
+            s.class,
+            s.holder.map(|h| surplus(AgentId(h)))
         ))
     }
 }

@@ -22,5 +22,5 @@ pub mod inject;
 pub mod manifest;
 pub mod template;
 
-pub use generate::{GenerateError, generate};
-pub use manifest::{Entry, Manifest, ManifestError};
+pub use generate::{GenerateError, Version, generate};
+pub use manifest::{Entry, Manifest, ManifestError, Shortage};

@@ -5,6 +5,26 @@ use std::path::{Path, PathBuf};
 use gatecrew_protocol::trace::{Split, SuiteClass};
 use serde::{Deserialize, Serialize};
 
+/// One shortage injected into an episode: a bot lacks some of an item, and the class
+/// says where the items can come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shortage {
+    /// The class this shortage was injected and checked as.
+    pub class: SuiteClass,
+    /// The bot that lacks the item.
+    pub victim: u32,
+    /// The item it lacks.
+    pub item: String,
+    /// How many it lacks.
+    pub deficit: u32,
+    /// The teammate that holds the items (B, C, a muted D holder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<u32>,
+    /// How it was injected (for people reading the suite).
+    pub how: String,
+}
+
 /// One episode of the suite.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -17,7 +37,8 @@ pub struct Entry {
     pub template: String,
     /// Template family.
     pub family: String,
-    /// The injected issue's class.
+    /// The injected issue's class; in a version 2 suite, the class of the episode's
+    /// first (primary) shortage, by which the suite is balanced and reported.
     pub class: SuiteClass,
     /// Seed index within the template (0..5).
     pub seed: u64,
@@ -40,13 +61,39 @@ pub struct Entry {
     /// How the class was injected (for people reading the suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub how: Option<String>,
+    /// Version 2: every shortage of the episode, the primary one first (the fields
+    /// `victim` to `how` above are then left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shortage: Vec<Shortage>,
+}
+
+impl Entry {
+    /// The episode's shortages: version 2's list, or version 1's one injection (none
+    /// for a standard episode).
+    pub fn shortages(&self) -> Vec<Shortage> {
+        if !self.shortage.is_empty() {
+            return self.shortage.clone();
+        }
+        match (self.victim, &self.item) {
+            (Some(victim), Some(item)) => vec![Shortage {
+                class: self.class,
+                victim,
+                item: item.clone(),
+                deficit: self.deficit.unwrap_or(0),
+                holder: self.holder,
+                how: self.how.clone().unwrap_or_default(),
+            }],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The suite manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// Format version (1).
+    /// Format version: 1 (one injection per episode, flat fields) or 2 (a list of
+    /// shortages per episode).
     pub version: u32,
     /// The episodes, in generation order.
     pub episode: Vec<Entry>,
@@ -71,8 +118,18 @@ pub enum ManifestError {
         /// The parser's message (with the line).
         message: String,
     },
+    /// An entry that does not fit the manifest's version.
+    #[error("{path}: episode {id}: {message}")]
+    Entry {
+        /// The file.
+        path: PathBuf,
+        /// The episode.
+        id: String,
+        /// What is wrong.
+        message: String,
+    },
     /// An unsupported version.
-    #[error("{path}: manifest version {found} is not supported (this build reads version 1)")]
+    #[error("{path}: manifest version {found} is not supported (this build reads versions 1 and 2)")]
     Version {
         /// The file.
         path: PathBuf,
@@ -94,8 +151,20 @@ impl Manifest {
             .map_err(|source| ManifestError::Io { path: path.clone(), source })?;
         let m: Manifest =
             toml::from_str(&text).map_err(|e| ManifestError::Syntax { path: path.clone(), message: e.to_string() })?;
-        if m.version != 1 {
+        if !(1..=2).contains(&m.version) {
             return Err(ManifestError::Version { path, found: m.version });
+        }
+        for e in &m.episode {
+            let flat = e.victim.is_some() || e.item.is_some() || e.deficit.is_some() || e.holder.is_some();
+            let message = match m.version {
+                1 if !e.shortage.is_empty() => "a `shortage` list needs manifest version 2",
+                2 if flat => "version 2 lists its injections as `[[episode.shortage]]`, not `victim`/`item` fields",
+                2 if e.class != SuiteClass::Standard && e.shortage.first().is_none_or(|s| s.class != e.class) => {
+                    "the first shortage's class must be the episode's class"
+                }
+                _ => continue,
+            };
+            return Err(ManifestError::Entry { path, id: e.id.clone(), message: message.into() });
         }
         Ok(m)
     }

@@ -31,6 +31,7 @@ mod plan;
 mod scores;
 mod soak;
 mod suite;
+mod suite_v2;
 mod supervision;
 mod task_cli;
 mod task_files;
