@@ -13,20 +13,26 @@
 #
 # With GATE=FILE in the environment both modes run with `--gate FILE` (the boundary
 # study's gray zones, configs/gates/boundary-*.toml); a replay must use the recording's.
+# With SUITE=DIR they run that suite's test split (default configs/suite; suite v2 is
+# configs/suite-v2, whose recordings are in configs/suite-v2/replays).
 #
 # The two OUT folders then hold byte-identical traces: `gatecrew analyze OUT` gives the
 # same table either way (docs/results.md, "gated with a language model").
 set -euo pipefail
 mode=$1
+suite=${SUITE:-configs/suite}
+export SUITE=$suite
 gate=()
 [ -n "${GATE:-}" ] && gate=(--gate "$GATE")
 episodes() { # the test split's episode files, in manifest order
   python3 - <<'PY'
 import tomllib
-m = tomllib.load(open("configs/suite/suite.toml", "rb"))
+import os
+suite = os.environ["SUITE"]
+m = tomllib.load(open(f"{suite}/suite.toml", "rb"))
 for e in m["episode"]:
     if e["split"] == "test":
-        print(e["id"], "configs/suite/" + e["file"])
+        print(e["id"], f"{suite}/" + e["file"])
 PY
 }
 case $mode in
