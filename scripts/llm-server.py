@@ -124,7 +124,8 @@ def serve(a: argparse.Namespace) -> None:
     p.hostnames = ["127.0.0.1"]
     p.port = a.port
     p.n_parallel = a.parallel
-    p.n_ctx = 512 * a.parallel
+    # llama.cpp splits n_ctx among the slots: each request gets --ctx tokens.
+    p.n_ctx = a.ctx * a.parallel
     p.cpuparams.n_threads = a.threads
     p.cpuparams_batch.n_threads = a.threads
     p.verbosity = a.verbosity
@@ -167,6 +168,7 @@ def main() -> None:
     ap.add_argument("--venv", help="venv folder (default $GATECREW_LLM_VENV or target/llm-venv)")
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     ap.add_argument("--parallel", type=int, default=4, help="concurrent request slots (default 4)")
+    ap.add_argument("--ctx", type=int, default=512, help="context tokens per slot (default 512; bench-llm wants 2048)")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
     ap.add_argument("--api-key-env", help="require the API key held in this environment variable")
     ap.add_argument("--ready-timeout", type=float, default=120.0, help="seconds to wait for /health")

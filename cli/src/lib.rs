@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod adjudicate;
 mod adjudications;
 mod analyze;
+mod bench_llm;
 mod calibrate;
 mod check;
 mod export;
@@ -46,6 +47,8 @@ enum Command {
     Run(Box<run::RunArgs>),
     /// Send one decision card to the LLM adjudicator and print its verdict, tokens and latency.
     Adjudicate(adjudicate::AdjudicateArgs),
+    /// Time an OpenAI-compatible endpoint at several prompt and completion sizes; fit the llm executor's latency profile.
+    BenchLlm(bench_llm::BenchLlmArgs),
     /// Generate or run the episode suite.
     #[command(subcommand)]
     Suite(suite::SuiteCmd),
@@ -99,6 +102,7 @@ where
     let result = match cli.command {
         Command::Run(args) => run::run(*args, out, err),
         Command::Adjudicate(args) => adjudicate::adjudicate(args, out),
+        Command::BenchLlm(args) => bench_llm::run(args, out, err),
         Command::Suite(cmd) => suite::run(cmd, out, err),
         Command::Analyze(args) => analyze::run(args, out, err),
         Command::Calibrate(args) => calibrate::run(args, out),

@@ -3,6 +3,7 @@
 //! `GATECREW_TEST_LLM_URL` names a running one), and an in-process fake server for the
 //! faults the real one will not produce on demand.
 
+mod bench;
 mod episode;
 pub mod fake;
 mod faults;
