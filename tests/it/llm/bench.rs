@@ -78,3 +78,18 @@ fn endpoints_that_cannot_be_measured_say_why() {
     std::fs::write(&bad, "model = \"m\"\nsource = \"x\"\nspeed = 3\n[latency]\na = 1.0\nb = 0.0\nc = 1.0\n").unwrap();
     assert!(LlmProfile::load(&bad).unwrap_err().to_string().contains("speed"));
 }
+
+#[test]
+fn the_shipped_profiles_load_and_say_where_their_numbers_come_from() {
+    let dir = crate::common::root().join("configs/llm-profiles");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let p = LlmProfile::load(&path).unwrap_or_else(|err| panic!("{err}"));
+        assert!(p.source.starts_with("measured: ") || p.source.starts_with("published: "), "{}", path.display());
+        // A 300-token prompt and a 30-token answer: between a tick and a minute.
+        assert!((1..=1200).contains(&p.latency.ticks(300, 30)), "{}: {:?}", path.display(), p.latency);
+        n += 1;
+    }
+    assert!(n >= 1);
+}
