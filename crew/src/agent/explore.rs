@@ -109,7 +109,12 @@ impl AgentCore {
     /// Whether `item`'s nodes wait for the exploration (not revisited meanwhile: the
     /// exploration is the revisit).
     pub(super) fn explores_for(&self, item: ItemId) -> bool {
-        self.unsourced.contains_key(&item) && self.explore.as_ref().is_none_or(|e| e.stopped.is_none())
+        // Not once the items came some other way: the node is placeable again.
+        let open = self
+            .unsourced
+            .get(&item)
+            .is_some_and(|u| self.issues.contains_key(&Blocker::Item(item)) && self.inv.count(item) < u.want);
+        open && self.explore.as_ref().is_none_or(|e| e.stopped.is_none())
     }
 
     /// The fallback's planning budget, which is also the exploration's walking budget.
