@@ -16,6 +16,7 @@ mod baseline;
 mod board;
 mod build;
 mod consult;
+mod explore;
 mod gate;
 mod memory;
 mod recover;
@@ -228,6 +229,7 @@ enum Purpose {
     Scaffold(NodeId),
     Recover,
     Handover,
+    Explore,
 }
 
 /// What a blocker is about: an item (material or tool) or one node.
@@ -388,6 +390,9 @@ pub struct AgentCore {
     last_features: BTreeMap<Blocker, gatecrew_gating::Features>,
     next_issue: u32,
     recovery: Option<recover::Recovery>,
+    // Items the board failed with no known route, and the search for them (explore.rs).
+    unsourced: BTreeMap<ItemId, explore::Unsourced>,
+    explore: Option<explore::Exploration>,
     awaiting: BTreeMap<ItemId, Awaiting>,
     parked: BTreeMap<IssueId, consult::Parked>,
     handovers: VecDeque<Handover>,
@@ -450,6 +455,8 @@ impl AgentCore {
             last_features: BTreeMap::new(),
             next_issue: 0,
             recovery: None,
+            unsourced: BTreeMap::new(),
+            explore: None,
             awaiting: BTreeMap::new(),
             parked: BTreeMap::new(),
             handovers: VecDeque::new(),
@@ -698,11 +705,14 @@ impl AgentCore {
             Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o),
             Some(Purpose::Recover) => self.recover_outcome(&o, out),
             Some(Purpose::Handover) => self.handover_outcome(&o),
+            Some(Purpose::Explore) => self.explore_outcome(&o),
             None => {}
         }
     }
 
     fn decide(&mut self, out: &mut StepOutput) -> Intent {
+        // What the last walk of an exploration brought into view may be a way now.
+        self.explore_found(out);
         // A few rounds: an issue decision or a finished recovery can free the way for an
         // action in the same step.
         for _ in 0..8 {
@@ -741,8 +751,19 @@ impl AgentCore {
                     return Intent::Act(a);
                 }
                 build::Next::Again => continue,
-                build::Next::Wait(t) => return Intent::Wait(t),
-                build::Next::Watch(t) => return Intent::Watch(t),
+                // Nothing else to do: the last resort for an item nobody supplied.
+                next @ (build::Next::Wait(_) | build::Next::Watch(_)) => match self.explore_next() {
+                    Ok(Some(a)) => {
+                        self.purpose = Some(Purpose::Explore);
+                        return Intent::Act(a);
+                    }
+                    Err(()) => continue,
+                    Ok(None) => match next {
+                        build::Next::Watch(t) => return Intent::Watch(t),
+                        build::Next::Wait(t) => return Intent::Wait(t),
+                        _ => unreachable!("matched above"),
+                    },
+                },
                 build::Next::Done => return Intent::Done,
             }
         }

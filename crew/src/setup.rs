@@ -490,7 +490,9 @@ impl Setup {
         let starts: Vec<Pos> =
             roster.iter().map(|&id| self.world.body(id).expect("roster comes from the world").pos).collect();
         let regions = crate::agent::work_regions(&self.plan, &starts);
-        let physics = Physics::new(self.world.rules(), &self.data);
+        // The world's extent is public like its rules: an exploring bot stays inside it.
+        let physics =
+            Physics { bounds: Some(self.world.grid().bounds()), ..Physics::new(self.world.rules(), &self.data) };
         roster
             .iter()
             .map(|&id| {

@@ -17,7 +17,7 @@ pub const FALLBACK_REACH: u64 = 4;
 /// How close a giver walks to the centre of a never-seen teammate's share: the world's
 /// near box (6 blocks), well inside the default view radius of 16, so that a teammate
 /// working anywhere near its share comes into view on the way.
-const SEEK_RANGE: f64 = 6.0;
+pub(super) const SEEK_RANGE: f64 = 6.0;
 
 impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
@@ -155,6 +155,8 @@ impl AgentCore {
         if local {
             self.start_recovery(item, want, id, budget);
         } else {
+            // Last resort, once nothing else is left to do: go and look (explore.rs).
+            self.unsourced(item, id, cause, want);
             let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
         }

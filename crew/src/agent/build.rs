@@ -156,7 +156,8 @@ impl AgentCore {
                 earliest(aw.deadline, &mut wake);
                 continue;
             }
-            if self.recovery.as_ref().is_some_and(|r| r.item == item) {
+            if self.recovery.as_ref().is_some_and(|r| r.item == item) || self.explores_for(item) {
+                // In recovery, or waiting for the exploration (which is its revisit).
                 continue;
             }
             if self.parked_item(item) {
@@ -414,6 +415,10 @@ impl AgentCore {
                 format!("no {} in inventory", self.data.item_name(item))
             } else {
                 "not reached before the end".into()
+            };
+            let why = match self.explored_why(item) {
+                Some(searched) => format!("{why}; {searched}"),
+                None => why,
             };
             out.notes.push(Note::Unfinished { node: n, pos: Some(pos), why });
         }

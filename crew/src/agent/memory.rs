@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use gatecrew_protocol::{AgentId, ItemId, Pos, Tick};
 use gatecrew_world::cost::Knowledge;
 use gatecrew_world::data::GameData;
-use gatecrew_world::{BlockId, ContainerKind, Inventory, Observation, Rules, TickCosts};
+use gatecrew_world::{BlockId, Bounds, ContainerKind, Inventory, Observation, Rules, TickCosts};
 
 /// Public physics every bot knows: reach, tick costs, which blocks are stations.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +22,10 @@ pub struct Physics {
     pub scaffold: Vec<ItemId>,
     /// What the ground is made of (its top layer may be dug).
     pub ground: BlockId,
+    /// How far a bot sees teammates, containers and resources (`Rules::sight`).
+    pub sight: i32,
+    /// The world's bounds, where the setup tells them (an exploration stays inside).
+    pub bounds: Option<Bounds>,
 }
 
 impl Physics {
@@ -38,6 +42,8 @@ impl Physics {
             furnace: station(&rules.furnace_block),
             scaffold: rules.scaffold_blocks.iter().filter_map(|b| data.block_info(data.block(b)?).item).collect(),
             ground: data.block(&rules.ground_block).unwrap_or(BlockId::AIR),
+            sight: rules.sight,
+            bounds: None,
         }
     }
 }
