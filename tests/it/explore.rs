@@ -150,7 +150,13 @@ fn exploring_where_nothing_grows_stops_within_the_budget_and_says_so() {
     let events = run_events(&s);
     let f = fallbacks(&events, AgentId(0));
     assert!(f.iter().all(|x| x.1 == GateAction::LocalSkip), "{f:?}");
-    let walked: u64 = walks(&events, AgentId(0)).into_iter().filter(|(t, _, _)| *t > f[0].0).map(|w| w.2).sum();
+    let mut search: Vec<_> = walks(&events, AgentId(0)).into_iter().filter(|(t, _, _)| *t > f[0].0).collect();
+    // The last walk takes it back to its share, where its teammates are: not a search.
+    let (_, home, _) = search.pop().expect("it walked");
+    // (The wall is a few blocks long: near any of its cells is near the share.)
+    let near_wall = s.blueprint.cells().iter().any(|c| (c.pos.x - home.x).abs().max((c.pos.z - home.z).abs()) <= 8);
+    assert!(near_wall, "the last walk ends at its share: {home:?}");
+    let walked: u64 = search.iter().map(|w| w.2).sum();
     assert!(walked > BUDGET / 2 && walked <= BUDGET, "walked {walked} ticks exploring, budget {BUDGET}");
     let (complete, reason) = end(&events);
     assert!(!complete && reason != EndReason::TickLimit, "the episode ends when the search does: {reason:?}");

@@ -67,6 +67,8 @@ pub(super) struct Exploration {
     /// A walk of the pattern just completed: plan again once the view is in.
     looked: bool,
     stopped: Option<Stop>,
+    /// After a search that found nothing, the bot walked back to its share (once).
+    home: bool,
 }
 
 /// The pattern: rings `0..` of the square lattice of spacing `step` around `centre`,
@@ -166,8 +168,20 @@ impl AgentCore {
             || self.recovery.is_some()
             || !self.parked.is_empty()
             || self.waiting_manager.is_some();
-        if busy || self.explore.as_ref().is_some_and(|e| e.stopped.is_some()) {
+        if busy {
             return Ok(None);
+        }
+        if let Some(e) = self.explore.as_mut().filter(|e| e.stopped.is_some()) {
+            // A search that found nothing ends where a player's would: back at the work,
+            // among the teammates it may ask again (out there, nobody is in view and the
+            // gate's `alone` rule keeps every revisit local).
+            if e.home {
+                return Ok(None);
+            }
+            e.home = true;
+            let centre = self.region_of(self.id);
+            let target = Pos::new(centre.x, self.pos.y, centre.z);
+            return Ok((self.pos.dist(target) > SEEK_RANGE).then_some(Action::MoveTo { target, range: SEEK_RANGE }));
         }
         let items = self.still_unsourced();
         if items.is_empty() {
@@ -181,7 +195,7 @@ impl AgentCore {
             let max_ring = (budget / (per_block * step as u64)).min(64) as i32;
             let bounds = self.physics.bounds.map(|b| (b.min, b.max));
             let left = waypoints(centre, step, bounds, max_ring);
-            self.explore = Some(Exploration { left, visited: 0, spent: 0, budget, looked: false, stopped: None });
+            self.explore = Some(Exploration { left, visited: 0, spent: 0, budget, looked: false, stopped: None, home: false });
         }
         let here = self.pos;
         let e = self.explore.as_mut().expect("set above");
@@ -218,7 +232,8 @@ impl AgentCore {
 
     /// A walk of the pattern ended (arrived or not): its ticks count, and the bot looks.
     pub(super) fn explore_outcome(&mut self, o: &Outcome) {
-        if let Some(e) = &mut self.explore {
+        // The walk home is not part of the search.
+        if let Some(e) = self.explore.as_mut().filter(|e| !e.home) {
             e.spent += o.ticks;
             e.visited += 1;
             e.looked = true;
