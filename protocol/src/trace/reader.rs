@@ -453,6 +453,39 @@ mod tests {
         assert_eq!(show(whole), show(copied));
     }
 
+    /// Briefs and events, read in place or copied out: the same lines, the same briefs,
+    /// the same errors at the same lines.
+    #[test]
+    fn briefs_match_the_events() {
+        let mut text = written().into_bytes();
+        text.extend_from_slice(b"\r\n  \n");
+        text.extend_from_slice(b"{\"v\":1,\xff}\n");
+        text.extend_from_slice(format!("{}\n", "x".repeat(300)).as_bytes());
+        text.extend_from_slice(written().replace('\n', "\r\n").as_bytes());
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"to\":1,\"from\":0,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":2,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":2,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":4}");
+        for (capacity, tail) in [(1 << 16, &text[..]), (7, &text[..]), (1 << 16, &text[..text.len() - 20])] {
+            let events: Vec<String> = TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256)
+                .map(|item| match item {
+                    Ok(ev) => format!("{:?}", crate::trace::Brief::of(&ev)),
+                    Err(e) => format!("{e:?}"),
+                })
+                .collect();
+            let mut reader = TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256);
+            let mut briefs = Vec::new();
+            while let Some(item) = reader.next_brief() {
+                briefs.push(match item {
+                    Ok(b) => format!("{b:?}"),
+                    Err(e) => format!("{e:?}"),
+                });
+            }
+            assert_eq!(briefs, events, "buffer of {capacity}");
+            assert_eq!(events.len(), 10, "{events:?}");
+        }
+    }
+
     #[test]
     fn unknown_kind_is_skippable() {
         let text = "{\"v\":1,\"ep\":\"e\",\"t\":0,\"kind\":\"telemetry\",\"x\":1}\n";
