@@ -467,12 +467,13 @@ mod tests {
         text.extend_from_slice(b"{\"v\":2,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":3}\n");
         text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":2,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":4}");
         for (capacity, tail) in [(1 << 16, &text[..]), (7, &text[..]), (1 << 16, &text[..text.len() - 20])] {
-            let events: Vec<String> = TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256)
-                .map(|item| match item {
-                    Ok(ev) => format!("{:?}", crate::trace::Brief::of(&ev)),
-                    Err(e) => format!("{e:?}"),
-                })
-                .collect();
+            let events: Vec<String> =
+                TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256)
+                    .map(|item| match item {
+                        Ok(ev) => format!("{:?}", crate::trace::Brief::of(&ev)),
+                        Err(e) => format!("{e:?}"),
+                    })
+                    .collect();
             let mut reader = TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256);
             let mut briefs = Vec::new();
             while let Some(item) = reader.next_brief() {
