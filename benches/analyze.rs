@@ -4,7 +4,8 @@
 //! - `read_240_traces_one_core`: the same on a pool of one thread (per core);
 //! - `parse_derived` / `parse_direct`: every line parsed on one core through `Event`'s
 //!   derived `Deserialize` (what the reader did before) and through the reader (the direct
-//!   path), to show what the direct path saves;
+//!   path), to show what the direct path saves; `parse_briefs`: the same lines through
+//!   `TraceReader::next_brief` (what `gatecrew analyze` reads: scanned where they lie);
 //! - `intervals_generic` / `intervals_columns`: the 15 intervals of one group of 240
 //!   episodes through the reference paired bootstrap (every metric through
 //!   `Metric::compute` on each resample's indices) and through the columns
@@ -59,6 +60,16 @@ fn analyze(c: &mut Criterion) {
     });
     g.bench_function("parse_direct", |b| {
         b.iter(|| TraceReader::new(text.as_bytes()).map(|e| e.expect("event").t).sum::<u64>())
+    });
+    g.bench_function("parse_briefs", |b| {
+        b.iter(|| {
+            let mut reader = TraceReader::new(text.as_bytes());
+            let mut sum = 0u64;
+            while let Some(brief) = reader.next_brief() {
+                sum += brief.expect("brief").t;
+            }
+            sum
+        })
     });
     g.finish();
 

@@ -2,7 +2,7 @@
 """Trace reading throughput of `gatecrew analyze` against DuckDB and polars, on the same
 files, in one run (issue 20; docs/benchmarks.md, "Analysis").
 
-usage: scripts/analysis-vs-duckdb.py BIN DIR [--repeat N]
+usage: scripts/analysis-vs-duckdb.py BIN DIR [--repeat N] [--before BIN2]
 
 DIR holds the traces (e.g. written by `BIN suite run --split all --policy ... --out DIR`).
 Each reader is timed N times (default 3) and its best time kept:
@@ -11,6 +11,8 @@ Each reader is timed N times (default 3) and its best time kept:
   counting events per episode and kind;
   polars: scan_ndjson of the same files, one thread (POLARS_MAX_THREADS=1), the same
   count.
+With --before, BIN2 (another build, e.g. the commit before a change) is timed the same
+way in the same run, for a before/after taken under the same load.
 Prints MB/s of each and the ratios to DuckDB's single thread. Each reader runs in its own
 process, so the thread settings hold and a warm page cache serves them all alike (every
 file is read once before timing).
@@ -62,6 +64,7 @@ def main():
     for f in files:
         with open(f, "rb") as fh:
             size += len(fh.read())
+    before = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
     env = dict(os.environ)
     one = dict(env, RAYON_NUM_THREADS="1", POLARS_MAX_THREADS="1")
     rows = [
@@ -70,6 +73,11 @@ def main():
         ("DuckDB read_json_auto, 1 thread", best([sys.executable, "-c", DUCKDB, pattern], one, repeat)),
         ("polars scan_ndjson, 1 thread", best([sys.executable, "-c", POLARS, pattern], one, repeat)),
     ]
+    if before:
+        rows += [
+            ("before: analyze, 1 core", best([before, "analyze", root, "--json"], one, repeat)),
+            (f"before: analyze, {os.cpu_count()} cores", best([before, "analyze", root, "--json"], env, repeat)),
+        ]
     duck = rows[2][1]
     print(f"{len(files)} traces, {size / 1e6:.1f} MB; best of {repeat}")
     print(f"{'reader':34} {'s':>7} {'MB/s':>8} {'vs DuckDB':>10}")

@@ -3,7 +3,9 @@
 //! [`read_traces`] streams JSON Lines traces (files or folders, walked in sorted order)
 //! one line at a time: memory grows with the number of episodes, never with the size of
 //! a trace. A truncated last line (a crash) is reported and skipped; any other malformed
-//! line is an error naming `file:line`; an unknown major version is refused.
+//! line is an error naming `file:line`; an unknown major version is refused. Each line
+//! is read as a brief (`TraceReader::next_brief`: the fields the metrics read, scanned
+//! where the line lies when it is in the writer's form), not as a whole event.
 //!
 //! Files are read on every core and merged in file order (the result does not depend
 //! on the number of threads).

@@ -69,13 +69,22 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<Found>) -> Result<(), AnalyzeEr
         out.push((path.to_path_buf(), true));
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+    // Whether an entry is a folder comes with the listing (no `stat` per file, 3% of a
+    // one-core run on 6,720 traces, issue 20); a link is followed as before.
+    let mut entries: Vec<(PathBuf, bool)> = std::fs::read_dir(path)
         .map_err(|source| AnalyzeError::Io { path: path.into(), source })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let dir = match e.file_type() {
+                Ok(t) if !t.is_symlink() => t.is_dir(),
+                _ => e.path().is_dir(),
+            };
+            Some((e.path(), dir))
+        })
         .collect();
     entries.sort();
-    for e in entries {
-        if e.is_dir() {
+    for (e, dir) in entries {
+        if dir {
             collect(&e, out)?;
         } else if e.extension().is_some_and(|x| x == "jsonl") {
             out.push((e, false));
@@ -123,7 +132,9 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
     let mut events = 0u64;
     let mut skipped = false;
     let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
-    for item in reader.by_ref() {
+    // Briefs, not events: a line in the writer's form is scanned where it lies, with no
+    // allocation (issue 20); the metrics and the errors are those of the events.
+    while let Some(item) = reader.next_brief() {
         match item {
             Ok(ev) => {
                 events = events.saturating_add(1);
@@ -133,7 +144,7 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
                         finish(&mut sum, path, m);
                     }
                 }
-                current.get_or_insert_with(EpisodeMetrics::default).observe(&ev);
+                current.get_or_insert_with(EpisodeMetrics::default).observe_brief(&ev);
             }
             Err(e @ TraceError::Truncated { .. }) => {
                 sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));

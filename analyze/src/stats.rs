@@ -77,9 +77,14 @@ fn percentiles(value: f64, mut draws: Vec<f64>) -> Interval {
     if draws.is_empty() {
         return Interval { value, lo: value, hi: value };
     }
-    draws.sort_by(f64::total_cmp);
-    let q = |p: f64| draws[((p * (draws.len() - 1) as f64).round() as usize).min(draws.len() - 1)];
-    Interval { value, lo: q(0.025), hi: q(0.975) }
+    // Two selections instead of a sort (issue 20): in `total_cmp`'s order only equal
+    // bits compare equal, so the k-th draw is the same value either way.
+    let mut q = |p: f64| {
+        let k = ((p * (draws.len() - 1) as f64).round() as usize).min(draws.len() - 1);
+        *draws.select_nth_unstable_by(k, f64::total_cmp).1
+    };
+    let lo = q(0.025);
+    Interval { value, lo, hi: q(0.975) }
 }
 
 /// The reference paired bootstrap of `k` statistics over `n` items: `stat(j, ix)` is

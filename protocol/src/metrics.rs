@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::trace::{Decision, Event, EventKind, ResolvedBy, WindowEvent};
+use crate::trace::{Brief, BriefKind, Decision, Event, ResolvedBy, WindowEvent};
 
 /// The budgets, in ticks, UER is reported at (DESIGN section 8): 15 s to 2 min of game
 /// time. The rollout oracle runs to the largest.
@@ -99,69 +99,75 @@ fn ratio(num: u64, den: u64) -> Option<f64> {
 impl EpisodeMetrics {
     /// Folds one event in.
     pub fn observe(&mut self, ev: &Event) {
+        self.observe_brief(&Brief::of(ev));
+    }
+
+    /// Folds one event in from what the metrics read of it (the same as
+    /// [`EpisodeMetrics::observe`] on the event; `gatecrew analyze` reads briefs).
+    pub fn observe_brief(&mut self, ev: &Brief<'_>) {
         self.ticks = self.ticks.max(ev.t);
-        match &ev.kind {
-            EventKind::EpisodeStart { policy, agents, class, .. } => {
-                self.episode = ev.ep.clone();
+        match ev.kind {
+            BriefKind::EpisodeStart { policy, agents, class } => {
+                self.episode = ev.ep.to_owned();
                 self.policy = policy.as_str().to_owned();
                 self.class = class.map(|c| c.as_str().to_owned());
-                self.agents = agents.len() as u32;
+                self.agents = agents as u32;
             }
-            EventKind::Action { .. } => self.cs += 1,
-            EventKind::Board { .. } => self.msg += 1,
-            EventKind::Chat { tokens, .. } | EventKind::Manager { tokens, .. } => {
+            BriefKind::Action => self.cs += 1,
+            BriefKind::Board => self.msg += 1,
+            BriefKind::Chat { tokens } | BriefKind::Manager { tokens } => {
                 self.msg += 1;
-                self.msg_tokens += u64::from(*tokens);
+                self.msg_tokens += u64::from(tokens);
             }
-            EventKind::BoardReject { .. } => self.rejected += 1,
-            EventKind::Issue { issue_id, issue: crate::trace::IssueName::DependencyBlocked, .. } => {
+            BriefKind::BoardReject => self.rejected += 1,
+            BriefKind::Issue { issue_id, issue: crate::trace::IssueName::DependencyBlocked } => {
                 self.waits += 1;
-                self.open_waits.insert(*issue_id);
+                self.open_waits.insert(issue_id);
             }
-            EventKind::Issue { issue_id, .. } => {
+            BriefKind::Issue { issue_id, .. } => {
                 self.issues += 1;
-                self.detected.insert(*issue_id, ev.t);
+                self.detected.insert(issue_id, ev.t);
             }
-            EventKind::Gate { decision, oracle_local_feasible, oracle_ticks, issue_id, tier, .. } => {
+            BriefKind::Gate { decision, oracle_local_feasible, oracle_ticks, issue_id, tier } => {
                 self.gated += 1;
-                if *tier == crate::trace::Tier::Adjudicator {
+                if tier == crate::trace::Tier::Adjudicator {
                     self.gray += 1;
                 }
-                if *decision == Decision::Escalate {
+                if decision == Decision::Escalate {
                     self.escalated += 1;
-                    if *oracle_local_feasible {
+                    if oracle_local_feasible {
                         self.escalated_unnecessary += 1;
                     }
-                    if let Some(r) = *oracle_ticks {
+                    if let Some(r) = oracle_ticks {
                         for (n, b) in self.escalated_unnecessary_within.iter_mut().zip(UER_BUDGETS) {
                             *n += u64::from(r <= b);
                         }
                         // An issue met again is escalated again under its id (one issue
                         // per blocker): each escalation is judged from its own tick.
-                        self.rollouts_open.entry(*issue_id).or_default().push((ev.t, r));
+                        self.rollouts_open.entry(issue_id).or_default().push((ev.t, r));
                     }
                 }
             }
-            EventKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback, .. } => {
+            BriefKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback } => {
                 self.adjudications += 1;
-                self.tokens += u64::from(*prompt_tokens) + u64::from(*completion_tokens);
-                self.latencies_ms.push(*latency_ms);
-                if fallback.is_some() {
+                self.tokens += u64::from(prompt_tokens) + u64::from(completion_tokens);
+                self.latencies_ms.push(latency_ms);
+                if fallback {
                     self.fallbacks += 1;
                 }
             }
-            EventKind::Window { event, outcome, .. } => match event {
+            BriefKind::Window { event, outcome } => match event {
                 WindowEvent::Open => self.windows_opened += 1,
                 WindowEvent::Close => {
-                    if *outcome == Some(crate::CloseOutcome::Confirmed) {
+                    if outcome == Some(crate::CloseOutcome::Confirmed) {
                         self.windows_confirmed += 1;
                     }
                 }
             },
-            EventKind::Resolved { issue_id, .. } if self.open_waits.remove(issue_id) => self.waits_cleared += 1,
-            EventKind::Resolved { by, issue_id, .. } => {
-                self.settle_rollout(*issue_id, ev.t);
-                let since = self.detected.remove(issue_id).map_or(0, |t| ev.t.saturating_sub(t));
+            BriefKind::Resolved { issue_id, .. } if self.open_waits.remove(&issue_id) => self.waits_cleared += 1,
+            BriefKind::Resolved { by, issue_id } => {
+                self.settle_rollout(issue_id, ev.t);
+                let since = self.detected.remove(&issue_id).map_or(0, |t| ev.t.saturating_sub(t));
                 match by {
                     ResolvedBy::Local => {
                         self.resolved_local += 1;
@@ -173,24 +179,12 @@ impl EpisodeMetrics {
                     ResolvedBy::Board => self.resolved_board += 1,
                 }
             }
-            EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
-                self.tsr = *tsr;
-                self.complete = *complete;
-                self.end_reason = Some(*reason);
+            BriefKind::EpisodeEnd { tsr, complete, reason } => {
+                self.tsr = tsr;
+                self.complete = complete;
+                self.end_reason = Some(reason);
             }
-            EventKind::Recovery { .. }
-            | EventKind::Unfinished { .. }
-            | EventKind::Restart { .. }
-            | EventKind::Fallback { .. }
-            | EventKind::AgentFailed { .. }
-            | EventKind::MessageFault { .. }
-            | EventKind::Human(_)
-            | EventKind::Intent(_)
-            | EventKind::Plan(_)
-            | EventKind::Say(_)
-            | EventKind::Validator(_)
-            | EventKind::Memory(_)
-            | EventKind::Other => {}
+            BriefKind::Else => {}
         }
     }
 

@@ -6,15 +6,18 @@
 //! leaves) as [`TraceError::Truncated`] so the caller can skip it, and reporting any
 //! other malformed line with its line number.
 
+mod brief;
 mod event;
 mod fallback_reason;
 mod hitl;
 mod hitl_values;
 mod reader;
+mod scan;
 mod scores;
 mod values;
 mod wire;
 
+pub use brief::{Brief, BriefKind};
 pub use event::{
     ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,
     Tier, WindowEvent,

@@ -5,6 +5,7 @@ use std::io::{self, BufRead, Write};
 use serde::Deserialize;
 
 use super::TRACE_VERSION;
+use super::brief::{Brief, BriefKind};
 use super::event::Event;
 use crate::limits::Line;
 
@@ -97,12 +98,44 @@ impl TraceError {
 }
 
 /// Reads events one line at a time; memory use does not grow with the trace.
+///
+/// As an iterator it gives [`Event`]s; [`TraceReader::next_brief`] gives what the
+/// metrics read of each ([`Brief`]), scanned where the line lies without building the
+/// event when the line is in the writer's form (issue 20). Both read the same lines and
+/// report the same errors.
 #[derive(Debug)]
 pub struct TraceReader<R: BufRead> {
     input: R,
     line: u64,
     done: bool,
     max_line: usize,
+    /// Bytes of the input's buffer the last brief borrowed: consumed at the next read.
+    pending: usize,
+    /// The last line [`TraceReader::next_brief`] read whole, which its brief borrows.
+    held: Option<Event>,
+    /// The last line [`TraceReader::next_brief`] copied out (it did not lie whole in
+    /// the buffer).
+    copied: String,
+}
+
+/// A line that did not lie whole in the input's buffer, copied out.
+enum Copied {
+    /// In `TraceReader::copied`; `complete`: it ended with a newline.
+    Line { complete: bool },
+    /// Only whitespace.
+    Blank,
+    /// Unreadable.
+    Failed(TraceError),
+    /// The input ended.
+    End,
+}
+
+/// A line the brief reader read in the buffer.
+enum Scanned {
+    /// Scanned where it lies: the episode id's place in the line, the rest.
+    At { ep: std::ops::Range<usize>, t: u64, kind: BriefKind },
+    /// Read whole (not in the writer's form).
+    Whole(Event),
 }
 
 impl<R: BufRead> TraceReader<R> {
@@ -114,7 +147,7 @@ impl<R: BufRead> TraceReader<R> {
     /// Wraps a buffered reader; a line longer than `max_line` bytes is an error (it is
     /// read past, never held: one endless line took unbounded memory).
     pub fn with_max_line(input: R, max_line: usize) -> Self {
-        TraceReader { input, line: 0, done: false, max_line }
+        TraceReader { input, line: 0, done: false, max_line, pending: 0, held: None, copied: String::new() }
     }
 
     /// Lines read so far.
@@ -122,11 +155,15 @@ impl<R: BufRead> TraceReader<R> {
         self.line
     }
 
-    /// A line that lies whole in the reader's buffer, read where it lies instead of
-    /// being copied out first (one allocation a line less, issue 20): `None` when it does
-    /// not (its end is not buffered yet, it is too long, the input ended or failed), and
-    /// the line-copying path reads it; `Some(None)` for a blank line.
-    fn next_in_buffer(&mut self) -> Option<Option<Result<Event, TraceError>>> {
+    /// A line that lies whole in the reader's buffer, given to `read` where it lies
+    /// instead of being copied out first (one allocation a line less, issue 20), and
+    /// left in the buffer: its length with the newline, and `None` for a blank line.
+    /// `None` when it does not lie whole there (its end is not buffered yet, it is too
+    /// long, the input ended or failed): the line-copying path reads it.
+    fn in_buffer<T>(
+        &mut self,
+        read: impl FnOnce(u64, &str) -> Result<T, TraceError>,
+    ) -> Option<(usize, Option<Result<T, TraceError>>)> {
         let buf = self.input.fill_buf().ok()?;
         let end = memchr::memchr(b'\n', buf)?;
         if end > self.max_line {
@@ -136,15 +173,124 @@ impl<R: BufRead> TraceReader<R> {
         let line = self.line.saturating_add(1);
         let item = match std::str::from_utf8(bytes) {
             Ok(text) if text.trim().is_empty() => None,
-            Ok(text) => Some(parse(line, text, true)),
+            Ok(text) => Some(read(line, text)),
             Err(e) => {
                 let reason = format!("not UTF-8 at byte {} of the line", e.valid_up_to().saturating_add(1));
                 Some(Err(TraceError::Malformed { line, reason }))
             }
         };
-        self.input.consume(end + 1);
         self.line = line;
-        Some(item)
+        Some((end + 1, item))
+    }
+
+    /// The next line copied out of the input into `self.copied`.
+    fn copy_line(&mut self) -> Copied {
+        let (bytes, complete) = match crate::limits::read_line_capped(&mut self.input, self.max_line) {
+            Ok(None) => {
+                self.done = true;
+                return Copied::End;
+            }
+            Ok(Some(Line::Text(b))) => (b, true),
+            Ok(Some(Line::Unterminated(b))) => (b, false),
+            Ok(Some(Line::TooLong(n))) => {
+                self.line = self.line.saturating_add(1);
+                let reason = format!(
+                    "the line is {n} bytes, more than the limit of {} (set {} for more)",
+                    self.max_line,
+                    crate::limits::MAX_LINE_BYTES_VAR
+                );
+                return Copied::Failed(TraceError::Malformed { line: self.line, reason });
+            }
+            Err(source) => {
+                self.done = true;
+                return Copied::Failed(TraceError::Io { line: self.line.saturating_add(1), source });
+            }
+        };
+        self.line = self.line.saturating_add(1);
+        self.copied = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                if !complete {
+                    self.done = true;
+                }
+                let at = e.utf8_error().valid_up_to().saturating_add(1);
+                let reason = format!("not UTF-8 at byte {at} of the line");
+                return Copied::Failed(TraceError::Malformed { line: self.line, reason });
+            }
+        };
+        if self.copied.trim().is_empty() {
+            return Copied::Blank;
+        }
+        if !complete {
+            self.done = true;
+        }
+        Copied::Line { complete }
+    }
+
+    /// The next event as the metrics read it ([`Brief`]), or the error the iterator
+    /// gives for that line. A line in the writer's form is scanned where it lies, with
+    /// no allocation; any other is read as an [`Event`] and its brief taken.
+    pub fn next_brief(&mut self) -> Option<Result<Brief<'_>, TraceError>> {
+        let used = std::mem::take(&mut self.pending);
+        self.input.consume(used);
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some((len, item)) = self.in_buffer(scan_or_parse) {
+                match item {
+                    None => {
+                        self.input.consume(len);
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        self.input.consume(len);
+                        return Some(Err(e));
+                    }
+                    Some(Ok(Scanned::Whole(ev))) => {
+                        self.input.consume(len);
+                        return Some(Ok(Brief::of(self.held.insert(ev))));
+                    }
+                    Some(Ok(Scanned::At { ep, t, kind })) => {
+                        // Left in the buffer for the brief to borrow; asking for the
+                        // buffer again reads nothing (it is not empty).
+                        self.pending = len;
+                        let line = self.line;
+                        let ep = self.input.fill_buf().ok().and_then(|b| std::str::from_utf8(b.get(ep)?).ok());
+                        return Some(match ep {
+                            Some(ep) => Ok(Brief { ep, t, kind }),
+                            None => Err(TraceError::Io {
+                                line,
+                                source: io::Error::other("the input's buffer changed without a read"),
+                            }),
+                        });
+                    }
+                }
+            }
+            match self.copy_line() {
+                Copied::End => return None,
+                Copied::Failed(e) => return Some(Err(e)),
+                Copied::Blank => {}
+                Copied::Line { complete } => {
+                    if let Some(b) = super::scan::brief(&self.copied) {
+                        return Some(Ok(b));
+                    }
+                    let read = parse(self.line, &self.copied, complete);
+                    return Some(read.map(|ev| Brief::of(self.held.insert(ev))));
+                }
+            }
+        }
+    }
+}
+
+/// Scans a line in the writer's form, else reads it whole.
+fn scan_or_parse(line: u64, text: &str) -> Result<Scanned, TraceError> {
+    match super::scan::brief(text) {
+        Some(b) => {
+            let at = (b.ep.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            Ok(Scanned::At { ep: at..at + b.ep.len(), t: b.t, kind: b.kind })
+        }
+        None => parse(line, text, true).map(Scanned::Whole),
     }
 }
 
@@ -180,55 +326,25 @@ impl<R: BufRead> Iterator for TraceReader<R> {
     type Item = Result<Event, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        let used = std::mem::take(&mut self.pending);
+        self.input.consume(used);
         loop {
             if self.done {
                 return None;
             }
-            match self.next_in_buffer() {
-                Some(Some(item)) => return Some(item),
-                Some(None) => continue,
-                None => {}
+            if let Some((len, item)) = self.in_buffer(|line, text| parse(line, text, true)) {
+                self.input.consume(len);
+                match item {
+                    Some(item) => return Some(item),
+                    None => continue,
+                }
             }
-            let (bytes, complete) = match crate::limits::read_line_capped(&mut self.input, self.max_line) {
-                Ok(None) => {
-                    self.done = true;
-                    return None;
-                }
-                Ok(Some(Line::Text(b))) => (b, true),
-                Ok(Some(Line::Unterminated(b))) => (b, false),
-                Ok(Some(Line::TooLong(n))) => {
-                    self.line = self.line.saturating_add(1);
-                    let reason = format!(
-                        "the line is {n} bytes, more than the limit of {} (set {} for more)",
-                        self.max_line,
-                        crate::limits::MAX_LINE_BYTES_VAR
-                    );
-                    return Some(Err(TraceError::Malformed { line: self.line, reason }));
-                }
-                Err(source) => {
-                    self.done = true;
-                    return Some(Err(TraceError::Io { line: self.line.saturating_add(1), source }));
-                }
-            };
-            self.line = self.line.saturating_add(1);
-            let text = match std::str::from_utf8(&bytes) {
-                Ok(t) => t,
-                Err(e) => {
-                    if !complete {
-                        self.done = true;
-                    }
-                    let reason = format!("not UTF-8 at byte {} of the line", e.valid_up_to().saturating_add(1));
-                    return Some(Err(TraceError::Malformed { line: self.line, reason }));
-                }
-            };
-            if text.trim().is_empty() {
-                continue;
+            match self.copy_line() {
+                Copied::End => return None,
+                Copied::Failed(e) => return Some(Err(e)),
+                Copied::Blank => continue,
+                Copied::Line { complete } => return Some(parse(self.line, &self.copied, complete)),
             }
-            let result = parse(self.line, text, complete);
-            if !complete {
-                self.done = true;
-            }
-            return Some(result);
         }
     }
 }
@@ -335,6 +451,40 @@ mod tests {
         let copied: Vec<_> = TraceReader::with_max_line(small, 256).collect();
         assert_eq!(whole.len(), 7, "{whole:?}");
         assert_eq!(show(whole), show(copied));
+    }
+
+    /// Briefs and events, read in place or copied out: the same lines, the same briefs,
+    /// the same errors at the same lines.
+    #[test]
+    fn briefs_match_the_events() {
+        let mut text = written().into_bytes();
+        text.extend_from_slice(b"\r\n  \n");
+        text.extend_from_slice(b"{\"v\":1,\xff}\n");
+        text.extend_from_slice(format!("{}\n", "x".repeat(300)).as_bytes());
+        text.extend_from_slice(written().replace('\n', "\r\n").as_bytes());
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"to\":1,\"from\":0,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":2,\"ep\":\"e\",\"t\":1,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":3}\n");
+        text.extend_from_slice(b"{\"v\":1,\"ep\":\"e\",\"t\":2,\"kind\":\"chat\",\"from\":0,\"to\":1,\"tokens\":4}");
+        for (capacity, tail) in [(1 << 16, &text[..]), (7, &text[..]), (1 << 16, &text[..text.len() - 20])] {
+            let events: Vec<String> =
+                TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256)
+                    .map(|item| match item {
+                        Ok(ev) => format!("{:?}", crate::trace::Brief::of(&ev)),
+                        Err(e) => format!("{e:?}"),
+                    })
+                    .collect();
+            let mut reader = TraceReader::with_max_line(std::io::BufReader::with_capacity(capacity, tail), 256);
+            let mut briefs = Vec::new();
+            while let Some(item) = reader.next_brief() {
+                briefs.push(match item {
+                    Ok(b) => format!("{b:?}"),
+                    Err(e) => format!("{e:?}"),
+                });
+            }
+            assert_eq!(briefs, events, "buffer of {capacity}");
+            assert_eq!(events.len(), 10, "{events:?}");
+        }
     }
 
     #[test]

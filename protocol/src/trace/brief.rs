@@ -1,0 +1,164 @@
+//! What the metrics read of an event (issue 20), borrowed from the line it came from.
+//!
+//! [`crate::metrics::EpisodeMetrics`] reads a handful of fields of a few kinds. A
+//! [`Brief`] carries exactly those, so that `gatecrew analyze` can fold a trace without
+//! building an [`Event`] per line (its strings, its vectors, its moves):
+//! [`super::TraceReader::next_brief`] scans a line the writer wrote straight into one
+//! ([`super::scan`]), and reads any other line as an [`Event`] and takes its brief
+//! ([`Brief::of`]), so the two ways give the same brief and the same errors.
+
+use super::event::{Decision, Event, EventKind, IssueName, ResolvedBy, Tier, WindowEvent};
+use super::{EndReason, Policy, SuiteClass};
+use crate::CloseOutcome;
+use crate::ids::IssueId;
+
+/// One event as the metrics see it: its episode, its tick and the fields of its kind
+/// that they read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Brief<'a> {
+    /// Episode id.
+    pub ep: &'a str,
+    /// Tick.
+    pub t: u64,
+    /// What happened, as far as the metrics care.
+    pub kind: BriefKind,
+}
+
+/// The fields of each kind the metrics read; every kind they only count or skip has
+/// none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum BriefKind {
+    /// `episode_start`.
+    EpisodeStart {
+        /// The policy.
+        policy: Policy,
+        /// Suite class, if any.
+        class: Option<SuiteClass>,
+        /// Crew size (the length of `agents`).
+        agents: usize,
+    },
+    /// `action`.
+    Action,
+    /// `board`.
+    Board,
+    /// `board_reject`.
+    BoardReject,
+    /// `chat`.
+    Chat {
+        /// Modelled tokens.
+        tokens: u32,
+    },
+    /// `manager`.
+    Manager {
+        /// Modelled tokens.
+        tokens: u32,
+    },
+    /// `issue`.
+    Issue {
+        /// Its id.
+        issue_id: IssueId,
+        /// Its kind.
+        issue: IssueName,
+    },
+    /// `gate`.
+    Gate {
+        /// The issue.
+        issue_id: IssueId,
+        /// The deciding tier.
+        tier: Tier,
+        /// The verdict.
+        decision: Decision,
+        /// Whether the oracle knew a local recovery.
+        oracle_local_feasible: bool,
+        /// The rollout oracle's ticks.
+        oracle_ticks: Option<u64>,
+    },
+    /// `adjudication`.
+    Adjudication {
+        /// Prompt tokens.
+        prompt_tokens: u32,
+        /// Completion tokens.
+        completion_tokens: u32,
+        /// Round trip in ms.
+        latency_ms: u64,
+        /// Whether the fallback decided.
+        fallback: bool,
+    },
+    /// `window`.
+    Window {
+        /// Open or close.
+        event: WindowEvent,
+        /// How it closed.
+        outcome: Option<CloseOutcome>,
+    },
+    /// `resolved`.
+    Resolved {
+        /// The issue.
+        issue_id: IssueId,
+        /// How.
+        by: ResolvedBy,
+    },
+    /// `episode_end`.
+    EpisodeEnd {
+        /// Block-level completion.
+        tsr: f64,
+        /// Whether every block is correct.
+        complete: bool,
+        /// Why it ended.
+        reason: EndReason,
+    },
+    /// Any other kind (the metrics read nothing of it).
+    Else,
+}
+
+impl<'a> Brief<'a> {
+    /// The brief of an event read whole.
+    pub fn of(ev: &'a Event) -> Brief<'a> {
+        let kind = match &ev.kind {
+            EventKind::EpisodeStart { policy, agents, class, .. } => {
+                BriefKind::EpisodeStart { policy: *policy, class: *class, agents: agents.len() }
+            }
+            EventKind::Action { .. } => BriefKind::Action,
+            EventKind::Board { .. } => BriefKind::Board,
+            EventKind::BoardReject { .. } => BriefKind::BoardReject,
+            EventKind::Chat { tokens, .. } => BriefKind::Chat { tokens: *tokens },
+            EventKind::Manager { tokens, .. } => BriefKind::Manager { tokens: *tokens },
+            EventKind::Issue { issue_id, issue, .. } => BriefKind::Issue { issue_id: *issue_id, issue: *issue },
+            EventKind::Gate { issue_id, tier, decision, oracle_local_feasible, oracle_ticks, .. } => BriefKind::Gate {
+                issue_id: *issue_id,
+                tier: *tier,
+                decision: *decision,
+                oracle_local_feasible: *oracle_local_feasible,
+                oracle_ticks: *oracle_ticks,
+            },
+            EventKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback, .. } => {
+                BriefKind::Adjudication {
+                    prompt_tokens: *prompt_tokens,
+                    completion_tokens: *completion_tokens,
+                    latency_ms: *latency_ms,
+                    fallback: fallback.is_some(),
+                }
+            }
+            EventKind::Window { event, outcome, .. } => BriefKind::Window { event: *event, outcome: *outcome },
+            EventKind::Resolved { issue_id, by, .. } => BriefKind::Resolved { issue_id: *issue_id, by: *by },
+            EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
+                BriefKind::EpisodeEnd { tsr: *tsr, complete: *complete, reason: *reason }
+            }
+            EventKind::Recovery { .. }
+            | EventKind::Unfinished { .. }
+            | EventKind::Restart { .. }
+            | EventKind::Fallback { .. }
+            | EventKind::AgentFailed { .. }
+            | EventKind::MessageFault { .. }
+            | EventKind::Human(_)
+            | EventKind::Intent(_)
+            | EventKind::Plan(_)
+            | EventKind::Say(_)
+            | EventKind::Validator(_)
+            | EventKind::Memory(_)
+            | EventKind::Other => BriefKind::Else,
+        };
+        Brief { ep: &ev.ep, t: ev.t, kind }
+    }
+}
