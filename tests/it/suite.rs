@@ -128,14 +128,17 @@ fn every_standard_episode_is_buildable() {
 #[test]
 fn the_committed_model_recordings_still_replay() {
     let root = crate::common::root();
-    let m = Manifest::load(&suite_dir()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut replayed = 0;
-    for (set, gate) in
-        [("test-gated-smollm2", None), ("test-gated-smollm2-all", Some("configs/gates/boundary-all.toml"))]
-    {
+    for (suite, set, gate) in [
+        ("configs/suite", "test-gated-smollm2", None),
+        ("configs/suite", "test-gated-smollm2-all", Some("configs/gates/boundary-all.toml")),
+        ("configs/suite-v2", "test-gated-smollm2", None),
+        ("configs/suite-v2", "test-gated-smollm2-all", Some("configs/gates/boundary-all.toml")),
+    ] {
+        let m = Manifest::load(&root.join(suite)).unwrap();
         for e in m.episode.iter().filter(|e| e.split == Split::Test) {
-            let rec = root.join("configs/suite/replays").join(set).join(format!("{}.jsonl", e.id));
+            let rec = root.join(suite).join("replays").join(set).join(format!("{}.jsonl", e.id));
             let recorded = std::fs::read_to_string(&rec).unwrap_or_else(|err| panic!("{}: {err}", rec.display()));
             let adjudications = |text: &str| -> Vec<String> {
                 text.lines().filter(|l| l.contains("\"kind\":\"adjudication\"")).map(str::to_owned).collect()
@@ -144,8 +147,8 @@ fn the_committed_model_recordings_still_replay() {
             if want.is_empty() {
                 continue;
             }
-            let out = dir.path().join(format!("{set}-{}.jsonl", e.id));
-            let cfg = root.join("configs/suite").join(&e.file);
+            let out = dir.path().join(format!("{}-{set}-{}.jsonl", suite.replace('/', "-"), e.id));
+            let cfg = root.join(suite).join(&e.file);
             let mut args = vec!["run", "--stepper", "--quiet", "--config", cfg.to_str().unwrap(), "--policy", "gated"];
             let gate_path = gate.map(|g| root.join(g));
             if let Some(g) = &gate_path {
@@ -153,10 +156,10 @@ fn the_committed_model_recordings_still_replay() {
             }
             args.extend(["--replay-adjudications", rec.to_str().unwrap(), "--trace", out.to_str().unwrap()]);
             let (code, _, err) = crate::llm::gatecrew(&args);
-            assert_eq!(code, 0, "{set}/{}: {err}", e.id);
-            assert_eq!(adjudications(&std::fs::read_to_string(&out).unwrap()), want, "{set}/{}", e.id);
+            assert_eq!(code, 0, "{suite} {set}/{}: {err}", e.id);
+            assert_eq!(adjudications(&std::fs::read_to_string(&out).unwrap()), want, "{suite} {set}/{}", e.id);
             replayed += 1;
         }
     }
-    assert!(replayed >= 20, "episodes replayed: {replayed}");
+    assert!(replayed >= 60, "episodes replayed: {replayed}");
 }
