@@ -5,8 +5,14 @@
 //! The design is a full grid (every prompt size with every completion cap, repeated),
 //! so that prefill and decoding cost are told apart; token counts are the server's own
 //! (`usage`), never estimates. One unrecorded request first warms the server (model
-//! load, caches). Requests run one at a time: a decision of one bot waits for its own
-//! answer, and concurrent requests would measure the server's queue instead.
+//! load). Requests run one at a time: a decision of one bot waits for its own answer,
+//! and concurrent requests would measure the server's queue instead.
+//!
+//! Every prompt starts with the request's own number, so that no server reuses the
+//! previous prompt's cache: llama.cpp keeps the longest common prefix of the last prompt
+//! in its slot, and with identical prompts the second request of a size took 166 ms
+//! where the first took 1,757 (1,341 tokens, SmolLM2). The fit is the cold cost of a
+//! prompt; a bot whose prompts share a long prefix may pay less.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -55,13 +61,16 @@ const FILLER: &str = "bot2: I need 4 oak_planks for the north wall at 12 64 -3, 
 /// counted 663 prompt tokens for 19 lines (1,596 characters) and the instructions, 2.4.
 const DECICHARS_PER_TOKEN: usize = 24;
 
-fn request<'a>(model: &'a str, prompt_tokens: u32, max_tokens: u32) -> ChatRequest<'a> {
+fn request<'a>(model: &'a str, n: usize, prompt_tokens: u32, max_tokens: u32) -> ChatRequest<'a> {
     let lines = (prompt_tokens as usize * DECICHARS_PER_TOKEN / 10).div_ceil(FILLER.len()).max(1);
     let context = FILLER.repeat(lines);
     ChatRequest {
         model,
         messages: vec![
-            ChatMessage::new("system", format!("You are a Minecraft construction bot. Recent chat:\n{context}")),
+            ChatMessage::new(
+                "system",
+                format!("Request {n}. You are a Minecraft construction bot. Recent chat:\n{context}"),
+            ),
             // Copying the context keeps a small model talking until the cap (asked to
             // count, SmolLM2 stops after about 20 tokens).
             ChatMessage::new("user", "Repeat the recent chat above, line by line, word for word."),
@@ -94,8 +103,10 @@ pub fn run(a: BenchLlmArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         .map_err(|e| BadInput(e.to_string()))?;
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting a runtime")?;
     let shown = redact_url(&a.llm_url);
+    let sent = std::cell::Cell::new(0_usize);
     let once = |p: u32, c: u32| -> anyhow::Result<Sample> {
-        let body = request(&a.model, p, c);
+        sent.set(sent.get() + 1);
+        let body = request(&a.model, sent.get(), p, c);
         let started = Instant::now();
         let (_, usage) = rt.block_on(client.chat(&body)).map_err(|(reason, text)| {
             anyhow::anyhow!("{shown}: request of ~{p} prompt tokens failed: {reason} {text}")
