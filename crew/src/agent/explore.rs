@@ -195,7 +195,8 @@ impl AgentCore {
             let max_ring = (budget / (per_block * step as u64)).min(64) as i32;
             let bounds = self.physics.bounds.map(|b| (b.min, b.max));
             let left = waypoints(centre, step, bounds, max_ring);
-            self.explore = Some(Exploration { left, visited: 0, spent: 0, budget, looked: false, stopped: None, home: false });
+            self.explore =
+                Some(Exploration { left, visited: 0, spent: 0, budget, looked: false, stopped: None, home: false });
         }
         let here = self.pos;
         let e = self.explore.as_mut().expect("set above");
