@@ -485,6 +485,15 @@ impl Episode {
             for aside in out.style {
                 self.aside(agent, aside);
             }
+        } else {
+            // Nothing a muted bot says arrives; an issue it sends `central_dag`'s manager
+            // is lost like a dropped one, and the bot, hearing nothing for a board
+            // window, recovers locally (before, it waited for a re-plan to the end).
+            for aside in out.style {
+                if let crate::style::Aside::Ask(manager::ManagerAsk::Issue { issue, .. }) = aside {
+                    self.report_lost(agent, issue);
+                }
+            }
         }
         let now = self.tick;
         let Some(slot) = self.slots.get(agent.index()) else {

@@ -71,6 +71,35 @@ fn the_manager_never_sends_a_muted_bot_to_give() {
     assert!(muted.len() >= 10, "the suite has muted-holder episodes: {}", muted.len());
 }
 
+/// A muted bot's asks never reach the manager, so no re-plan ever answers them: like a
+/// bot whose issue a drop fault lost, it hears nothing for a board window and recovers
+/// locally, instead of waiting to the end of the episode. Before, every
+/// muted bot with an issue of its own ended "waiting for the manager's re-plan", and
+/// central_dag lost most of suite v2's class D.
+#[test]
+fn a_muted_bot_does_not_wait_for_the_manager_forever() {
+    let mut lost = 0;
+    // v1's muted holders have no shortage of their own; v2's often do.
+    let dir = crate::common::root().join("configs/suite-v2/episodes");
+    let mut v2: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    v2.retain(|p| std::fs::read_to_string(p).unwrap().contains("mute = ["));
+    v2.sort();
+    for path in muted_episodes().into_iter().chain(v2) {
+        let setup = central(&path);
+        let mute: Vec<AgentId> = setup.faults.mute.iter().map(|&a| AgentId(a)).collect();
+        for e in run_events(&setup) {
+            match &e.kind {
+                EventKind::Unfinished { agent, why, .. } if mute.contains(agent) => {
+                    assert!(!why.contains("waiting for the manager"), "{}: {agent}: {why}", path.display());
+                }
+                EventKind::Fallback { agent, .. } if mute.contains(agent) => lost += 1,
+                _ => {}
+            }
+        }
+    }
+    assert!(lost >= 3, "muted bots' issues that fell back to the local solver: {lost}");
+}
+
 /// The reports change the order of a round (they reach the manager first): the actor
 /// runtime still gives the stepper's trace byte for byte, on the default house (also
 /// with message faults and crashes, so that reports get lost) and on a muted-holder
