@@ -94,6 +94,23 @@ pub(crate) fn check_balance(dir: &Path) -> usize {
 #[test]
 fn every_episode_means_what_its_class_says() {
     check_every_class(&suite_dir());
+    // v1's class A is a chest by the start or one craft: a fix of at most A_MAX_TICKS
+    // (the class check itself asks only for a route within the budget, as v2's raw
+    // sources nearby cost more).
+    let m = Manifest::load(&suite_dir()).unwrap();
+    let mut a = 0;
+    for e in m.episode.iter().filter(|e| e.class == SuiteClass::A) {
+        let setup =
+            gatecrew_crew::Setup::load_with_data(&suite_dir().join(&e.file), &Overrides::default(), data()).unwrap();
+        let s = &e.shortages()[0];
+        let item = setup.data.item(&s.item).unwrap();
+        let victim = gatecrew_protocol::AgentId(s.victim);
+        let need = gatecrew_suite::inject::needs(&setup)[victim.index()][&item];
+        let cost = setup.world.oracle(victim, item, need, gatecrew_suite::inject::ORACLE_TICKS).map(|c| c.ticks);
+        assert!(cost.is_some_and(|c| c <= gatecrew_suite::inject::A_MAX_TICKS), "{}: {cost:?}", e.id);
+        a += 1;
+    }
+    assert_eq!(a, 50);
 }
 
 /// Every shortage of every episode holds its class, with the oracle, in the written

@@ -21,6 +21,16 @@ use crate::manifest::Entry;
 /// an episode early.
 pub(super) const TICK_LIMIT: u64 = 24_000;
 
+/// Seeds 0-2 of a template have two bots, 3-4 three (120 and 80 of the 200 episodes).
+pub(super) fn crew_of(s: u64) -> usize {
+    if s < 3 { 2 } else { 3 }
+}
+
+/// An episode's world seed; version 2 keeps version 1's, so the two line up.
+pub(super) fn seed_of(t: usize, s: u64) -> u64 {
+    1000 * (t as u64 + 1) + s
+}
+
 /// Templates go to the calibration and test splits four at a time, alternating.
 pub(super) fn split_of(t: usize) -> Split {
     if (t / 4) % 2 == 0 { Split::Calibration } else { Split::Test }
@@ -35,9 +45,9 @@ pub(super) fn class_episode(
 ) -> Result<Entry, GenerateError> {
     let t = site.index;
     let class = CLASSES[(t + s as usize) % 4];
-    let agents = if s < 3 { 2 } else { 3 };
+    let agents = crew_of(s);
     let split = split_of(t);
-    let seed = 1000 * (t as u64 + 1) + s;
+    let seed = seed_of(t, s);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let base = base_layout(site, agents, data);
     let id = format!("{t:02}-{}-{class}-s{s}", site.template.name);
@@ -144,7 +154,7 @@ pub(super) fn standard_episode(
         shortage: Vec::new(),
         how: Some("abundant: every bot holds its share and half again; trees, stone, a stocked chest, a table and a furnace nearby".into()),
     };
-    let text = l.to_toml(&entry, 1000 * (t as u64 + 1) + 99, &site.rel_blueprint, data_rel);
+    let text = l.to_toml(&entry, seed_of(t, 99), &site.rel_blueprint, data_rel);
     write_episode(dir, &entry, &text, data)?;
     Ok(entry)
 }

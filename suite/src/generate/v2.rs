@@ -67,9 +67,9 @@ pub(super) fn class_episode(
     let t = site.index;
     let turn = t + s as usize;
     let primary = CLASSES[turn % 4];
-    let agents = if s < 3 { 2 } else { 3 };
+    let agents = super::v1::crew_of(s);
     let split = super::v1::split_of(t);
-    let seed = 1000 * (t as u64 + 1) + s;
+    let seed = super::v1::seed_of(t, s);
     let wanted = 2 + turn % 2;
     let id = format!("{t:02}-{}-{primary}-s{s}", site.template.name);
     let mut ep = Episode {
@@ -138,15 +138,15 @@ impl Episode<'_, '_> {
         // item of another bot: one blocker per bot and item stays one issue.
         let used: Vec<(usize, &str)> =
             self.entry.shortage.iter().map(|s| (s.victim as usize, s.item.as_str())).collect();
-        let fresh = |_: usize, k: &str| used.iter().all(|(_, i)| *i != k);
+        let fresh = |k: &str| used.iter().all(|(_, i)| *i != k);
         let other_bot = |a: usize, k: &str| used.iter().all(|(v, _)| *v != a) && used.iter().any(|(_, i)| *i == k);
         let base = base_layout(self.site, self.layout.starts.len(), self.data);
         let mut candidates: Vec<(usize, String)> =
             base.inventories.iter().enumerate().flat_map(|(a, inv)| inv.keys().map(move |k| (a, k.clone()))).collect();
         candidates.shuffle(&mut self.rng);
         // Fresh items first, in the seeded order; then the same item for another bot.
-        candidates.sort_by_key(|(a, k)| !fresh(*a, k));
-        candidates.retain(|(a, k)| fresh(*a, k) || other_bot(*a, k));
+        candidates.sort_by_key(|(_, k)| !fresh(k));
+        candidates.retain(|(a, k)| fresh(k) || other_bot(*a, k));
         let agents = self.layout.starts.len();
         let index = self.entry.shortage.len();
         for (victim, item) in candidates {
