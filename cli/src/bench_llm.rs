@@ -143,6 +143,10 @@ pub fn run(a: BenchLlmArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             load.as_deref().unwrap_or("unknown"),
         ),
         latency,
+        // Latency only: mistakes are fitted on the suite, not measured here, and the
+        // token counts the latency line is read against are the executor's.
+        errors: None,
+        tokenizer: Default::default(),
     };
     writeln!(err, "{:>8} {:>10} {:>10}", "prompt", "completion", "ms")?;
     for s in &samples {

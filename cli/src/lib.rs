@@ -14,6 +14,7 @@ mod analyze;
 mod bench_llm;
 mod calibrate;
 mod check;
+mod executor;
 mod export;
 mod hitl_eval;
 mod interactive;

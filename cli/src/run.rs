@@ -108,6 +108,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
     replay_adjudications: Option<PathBuf>,
     #[command(flatten)]
+    exec: crate::executor::ExecutorArgs,
+    #[command(flatten)]
     mc: crate::minecraft::McArgs,
     /// A person in the loop (issue 9).
     #[command(flatten)]
@@ -233,7 +235,12 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
         faults: args.faults.clone(),
+        executor: args.exec.resolve()?,
     };
+    if mc.is_some() && args.exec.executor.is_some() {
+        // The executor model stands in for a language model's costs in the simulator.
+        return Err(BadInput("--executor does not go with --world minecraft".into()).into());
+    }
     if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // The Minecraft driver settles the gray zone with the deterministic adjudicator.
         return Err(
@@ -259,7 +266,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
                 policy: overrides.policy,
                 agents: overrides.agents,
             };
-            let t = crate::task::load(&targs, out)?;
+            let mut t = crate::task::load(&targs, out)?;
+            if let Some(e) = &overrides.executor {
+                t.setup.set_executor(e.clone());
+            }
             let notes = t.notes.iter().map(|n| format!("{}: {n}", t.format)).collect();
             (t.setup, notes)
         }

@@ -15,6 +15,7 @@
 
 mod baseline;
 pub mod consult;
+mod exec;
 mod external;
 mod faults;
 pub mod manager;
@@ -77,6 +78,8 @@ struct Slot {
     /// Ticks of work the news handed over at this wake-up costs (charged when its
     /// output is applied).
     reading: u64,
+    /// The `llm` executor's call chose the action in flight wrongly: it fails.
+    mistaken: bool,
 }
 
 /// The episode core. See the module docs.
@@ -110,6 +113,8 @@ pub struct Episode {
     external: Option<external::External>,
     held_open: bool,
     faults: faults::Faults,
+    /// The `llm` executor's state (`None`: scripted).
+    exec: Option<crate::executor::state::ExecState>,
     phase: round::Phase,
 }
 
@@ -152,6 +157,7 @@ impl Episode {
             external: None,
             held_open: false,
             faults: faults::Faults::new(&setup.faults, setup.seed),
+            exec: setup.executor.model().map(|m| crate::executor::state::ExecState::new(m.clone(), setup.seed, n)),
             phase: round::Phase::default(),
         }
     }
@@ -272,8 +278,19 @@ impl Episode {
                 let (_, pending) = self.slots[i].pending.take().expect("checked above");
                 let agent = AgentId(i as u32);
                 let delivered = self.external.as_mut().and_then(|x| x.ready[i].take());
+                let mistaken = std::mem::take(&mut self.slots[i].mistaken);
                 let (outcome, receipt) = match delivered {
                     Some(delivered) => delivered,
+                    // The model chose wrongly: the action does nothing, and the bot
+                    // learns that it failed (as it would see nothing change).
+                    None if mistaken => {
+                        let failed = gatecrew_world::Outcome {
+                            action: pending.action,
+                            ticks: pending.ticks,
+                            result: Err(gatecrew_world::Failure::Mistaken),
+                        };
+                        (failed, None)
+                    }
                     None => self.world.complete(agent, pending),
                 };
                 self.record_action(agent, &outcome);
@@ -376,6 +393,7 @@ impl Episode {
             warnings: self.labels.warnings.clone(),
             humans: self.labels.humans.clone(),
             blueprint: Some(self.blueprint.name.clone()),
+            executor: self.exec.as_ref().map(|x| x.model().label()),
         });
         for s in &mut self.slots {
             s.wake = true;
@@ -415,6 +433,8 @@ impl Episode {
             let s = &mut self.slots[i];
             s.wake = false;
             s.reading = crate::style::reading_ticks(style, agent, &s.news);
+            self.exec_wake(i, &view);
+            let s = &mut self.slots[i];
             let chosen_crash = s.crash_at.is_some_and(|t| t <= now);
             if chosen_crash {
                 s.crash_at = None;
@@ -474,22 +494,33 @@ impl Episode {
     /// Takes one agent's output: records its notes, schedules its intent, and returns
     /// its board messages for the driver to post, in order.
     pub(super) fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
-        for note in out.notes {
+        let StepOutput { notes, posts, consults, style, intent } = out;
+        self.exec_consults_in_process(agent, &notes);
+        for note in notes {
             self.record_note(agent, note);
         }
-        for c in out.consults {
+        for c in consults {
             self.consult(agent, c);
         }
         let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
+        let (style, posts) = if muted {
+            (style, posts)
+        } else {
+            let (style, posts, lost) = self.exec_write(agent, style, posts);
+            for issue in lost {
+                self.report_lost(agent, issue);
+            }
+            (style, posts)
+        };
         if !muted {
-            for aside in out.style {
+            for aside in style {
                 self.aside(agent, aside);
             }
         } else {
             // Nothing a muted bot says arrives; an issue it sends `central_dag`'s manager
             // is lost like a dropped one, and the bot, hearing nothing for a board
             // window, recovers locally (before, it waited for a re-plan to the end).
-            for aside in out.style {
+            for aside in style {
                 if let crate::style::Aside::Ask(manager::ManagerAsk::Issue { issue, .. }) = aside {
                     self.report_lost(agent, issue);
                 }
@@ -501,15 +532,19 @@ impl Episode {
         };
         let _ = slot;
         self.slots[agent.index()].watching = false;
-        match out.intent {
+        match intent {
             Intent::Continue => {}
             Intent::Act(action) => {
                 let pending = self.world.begin(agent, action);
+                let (think, mistaken) = self.exec_act(agent, &action);
                 let s = &mut self.slots[agent.index()];
                 match &mut self.external {
                     // On a real server the action runs there; its outcome is delivered.
                     Some(x) => x.start(agent, action, pending),
-                    None => s.pending = Some((now + pending.ticks, pending)),
+                    None => {
+                        s.pending = Some((now + think + pending.ticks, pending));
+                        s.mistaken = mistaken;
+                    }
                 }
                 s.wait_until = None;
                 s.done = false;
@@ -544,7 +579,7 @@ impl Episode {
             }
         }
         // A muted agent (a fault) is cut off the board: nothing it posts reaches it.
-        if muted { Vec::new() } else { self.transmit(agent, out.posts) }
+        if muted { Vec::new() } else { self.transmit(agent, posts) }
     }
 
     /// The board's answer to a message `agent` posted.

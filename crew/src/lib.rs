@@ -9,6 +9,7 @@
 
 pub mod agent;
 pub mod episode;
+pub mod executor;
 pub mod invariants;
 mod news;
 pub mod plan;
@@ -20,5 +21,6 @@ pub use episode::consult::{ByAdjudicator, ConsultRequest, ResolveError, Resolver
 pub use episode::replay::{Replay, ReplayError};
 pub use episode::stepper::{Observer, run, run_to_end, run_watched, run_with};
 pub use episode::{Answer, EndReason, Episode, Finished, Need, Progress, Stepped, WorldProbe};
+pub use executor::{Executor, ExecutorKind, ExecutorSpec};
 pub use policy::Policy;
 pub use setup::{FaultSpec, Overrides, Setup, SetupError};

@@ -17,6 +17,8 @@
 //!               # output = "json_schema" | "grammar" | "none", confidence_floor,
 //!               # fallback = "deterministic" | "stay_local", verdict_delay_ticks,
 //!               # breaker = { failures, half_open_ticks }
+//! [executor]    # kind = "scripted" | "llm", profile, context_lines, error_scale
+//!               # (see crate::executor)
 //! [world]       # bounds, rules, terrain, chests (see gatecrew_world::scenario)
 //! [[agents]]    # start and inventory, one per bot
 //! ```
@@ -221,6 +223,8 @@ struct CrewFile {
     faults: FaultSpec,
     #[serde(default)]
     llm: Option<LlmSpec>,
+    #[serde(default)]
+    executor: crate::executor::ExecutorSpec,
     world: WorldSpec,
     agents: Vec<AgentSpec>,
 }
@@ -248,6 +252,8 @@ pub struct Overrides {
     /// Another `[faults]` section, replacing the config's (`gatecrew run --faults`,
     /// and the soak, whose findings print it so that a run reproduces them).
     pub faults: Option<FaultSpec>,
+    /// Another executor, resolved (`--executor`), replacing the config's `[executor]`.
+    pub executor: Option<crate::executor::Executor>,
 }
 
 /// A config that cannot be used.
@@ -298,6 +304,8 @@ pub struct Setup {
     /// Sees the world after every step, read-only (a live viewer's exact inventories);
     /// never part of the config or its hash, and never changes the trace.
     pub probe: Option<Arc<dyn crate::episode::probe::WorldProbe>>,
+    /// What drives the bots' decisions: scripted (the default) or the `llm` model.
+    pub executor: crate::executor::Executor,
 }
 
 /// Suite labels written into `episode_start`.
@@ -470,7 +478,28 @@ impl Setup {
         };
         let mut setup = Setup::from_parts(parts, path)?;
         setup.llm = llm;
+        let executor = match &ov.executor {
+            Some(e) => e.clone(),
+            None => crate::executor::Executor::resolve(&file.executor, base).map_err(|e| {
+                let err = LoadError::new(path, LoadErrorKind::Invalid(e.to_string())).at("executor");
+                match line_of_key(text, "executor") {
+                    Some(l) => err.line(l),
+                    None => err,
+                }
+            })?,
+        };
+        setup.set_executor(executor);
         Ok(setup)
+    }
+
+    /// Runs the episode under `executor`. The `llm` executor's terms (its profile,
+    /// window and error scale) enter the config hash; the scripted one leaves it as it
+    /// was.
+    pub fn set_executor(&mut self, executor: crate::executor::Executor) {
+        if let Some(m) = executor.model() {
+            self.config_hash = config_hash(&(&self.config_hash, m.terms()));
+        }
+        self.executor = executor;
     }
 
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or

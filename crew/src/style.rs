@@ -80,6 +80,14 @@ pub trait Style: std::fmt::Debug + Send + Sync {
     fn board_as_chat(&self) -> bool {
         false
     }
+
+    /// Whether a bot's lines (its posts and what it says on the style's own channel) are
+    /// written by its language model under the `llm` executor, each a call that costs
+    /// time and can go wrong. The protocol's messages are filled in from the gate's
+    /// decision and the agent's state, with no model call.
+    fn writes_with_model(&self) -> bool {
+        false
+    }
 }
 
 /// The style of a policy.

@@ -78,6 +78,14 @@ pub struct EpisodeMetrics {
     pub latencies_ms: Vec<u64>,
     /// Gate decisions settled by tier 3 (the gray zone).
     pub gray: u64,
+    /// Calls to the bots' language model under the `llm` executor (issue 16).
+    pub exec_calls: u64,
+    /// Their tokens (prompt + completion).
+    pub exec_tokens: u64,
+    /// Their game ticks.
+    pub exec_ticks: u64,
+    /// Calls that went wrong.
+    pub exec_mistakes: u64,
     /// Ticks from detection to resolution, summed over issues resolved locally.
     pub local_recovery_ticks: u64,
     /// When each open issue was detected.
@@ -147,6 +155,12 @@ impl EpisodeMetrics {
                         self.rollouts_open.entry(issue_id).or_default().push((ev.t, r));
                     }
                 }
+            }
+            BriefKind::LlmCall { tokens, ticks, mistake } => {
+                self.exec_calls += 1;
+                self.exec_tokens += tokens;
+                self.exec_ticks += ticks;
+                self.exec_mistakes += u64::from(mistake);
             }
             BriefKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback } => {
                 self.adjudications += 1;

@@ -19,8 +19,8 @@ mod wire;
 
 pub use brief::{Brief, BriefKind};
 pub use event::{
-    ActionName, Decision, Event, EventKind, FeatureVec, GateAction, GateContext, IssueName, MessageFault, ResolvedBy,
-    Tier, WindowEvent,
+    ActionName, CallKind, Decision, Event, EventKind, ExecutorLabel, FeatureVec, GateAction, GateContext, IssueName,
+    MessageFault, ResolvedBy, Tier, WindowEvent,
 };
 pub use fallback_reason::{FallbackReason, UnknownFallback};
 pub use hitl::{

@@ -260,6 +260,10 @@ pub enum Failure {
     /// A fault injected by the world config.
     #[error("injected fault")]
     Injected,
+    /// The bot's language model chose a wrong action (the `llm` executor model's error
+    /// draw): nothing in the world changed.
+    #[error("the model chose a wrong action")]
+    Mistaken,
     /// A real server refused the action, or did not do it (the bot's own observation
     /// shows no change).
     #[error("the server refused the action")]
@@ -303,6 +307,7 @@ impl Failure {
             Failure::OutOfBounds { .. } => "out_of_bounds",
             Failure::ZeroCount => "zero_count",
             Failure::Injected => "injected",
+            Failure::Mistaken => "mistaken",
             Failure::Refused => "refused",
             Failure::Unsupported => "unsupported",
             Failure::Interrupted { .. } => "interrupted",

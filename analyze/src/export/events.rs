@@ -244,6 +244,17 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.item = item.clone();
             r.count = *count;
         }
+        EventKind::LlmCall { agent, call, prompt_tokens, completion_tokens, ticks, mistake } => {
+            // An executor call: `action` names what the model was asked (act, read,
+            // write, replan, consult), `ok` is false for a mistake.
+            r.agent = agent.map(|a| a.0);
+            r.action = s(call.as_str());
+            r.ok = Some(!*mistake);
+            r.prompt_tokens = Some(*prompt_tokens);
+            r.completion_tokens = Some(*completion_tokens);
+            r.tokens = Some(prompt_tokens.saturating_add(*completion_tokens));
+            r.ticks = Some(*ticks);
+        }
         EventKind::Chat { from, to, tokens } => {
             r.from_agent = Some(from.0);
             set_to(&mut r, to);

@@ -128,8 +128,25 @@ impl Episode {
         let Some(mut manager) = self.manager.take() else { return };
         self.push(EventKind::Manager { from: Some(agent), to: None, tokens: ask.tokens() });
         let unplaced = self.unplaced();
-        let replan = manager.handle(agent, &ask, self.tick, &unplaced);
+        let mut replan = manager.handle(agent, &ask, self.tick, &unplaced);
         self.manager = Some(manager);
+        // Under the `llm` executor the re-plan is a call: it pauses the crew as long as
+        // the call takes, and a mistaken one loses one delivery order (the manager's
+        // deadline then tells the requester to recover, as for a lost report).
+        if replan.pause > 0 {
+            let data = self.world.data().clone();
+            let lines: Vec<String> =
+                replan.directives.iter().map(|(to, d)| crate::executor::render::directive(*to, d, &data)).collect();
+            if let Some(call) = self.exec_replan(replan.tokens, &lines) {
+                replan.pause = call.ticks;
+                let orders: Vec<usize> = (0..replan.directives.len())
+                    .filter(|k| matches!(replan.directives[*k].1, Directive::Deliver { .. }))
+                    .collect();
+                if call.mistake && !orders.is_empty() {
+                    replan.directives.remove(orders[(call.pick % orders.len() as u64) as usize]);
+                }
+            }
+        }
         for (window, issue) in &replan.opened {
             self.push(EventKind::Window {
                 window: *window,

@@ -140,7 +140,10 @@ impl Episode {
             let v = t3.terms.fallback.verdict(t3.det, c.card.f.r, c.score);
             Adjudication::fallback(v, FallbackReason::BreakerOpen, String::new(), 0)
         });
-        let due = now + t3.terms.verdict_delay_ticks;
+        let delay = t3.terms.verdict_delay_ticks;
+        let delay = self.exec_consult(agent, &c.card).unwrap_or(delay);
+        let Some(t3) = &mut self.tier3 else { return };
+        let due = now + delay;
         let p = Pending { agent, card: c.card, score: c.score, admission, dispatched: result.is_some(), result };
         t3.pending.insert((due, c.issue_id), p);
     }

@@ -63,6 +63,9 @@ impl Episode {
     pub fn new_external(setup: &Setup) -> Self {
         let mut e = Episode::new(setup);
         e.external = Some(External::new(e.slots.len()));
+        // The executor model stands in for a language model's costs in the simulator;
+        // a real server's bots take the time they take.
+        e.exec = None;
         e
     }
 

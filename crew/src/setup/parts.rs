@@ -143,6 +143,7 @@ impl Setup {
             scorer,
             llm: None,
             probe: None,
+            executor: crate::executor::Executor::Scripted,
         })
     }
 }

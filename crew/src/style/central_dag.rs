@@ -13,4 +13,8 @@ impl Style for CentralDag {
     fn central_manager(&self) -> bool {
         true
     }
+
+    fn writes_with_model(&self) -> bool {
+        true
+    }
 }

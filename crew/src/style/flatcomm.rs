@@ -41,4 +41,8 @@ impl Style for Flatcomm {
     fn board_as_chat(&self) -> bool {
         true
     }
+
+    fn writes_with_model(&self) -> bool {
+        true
+    }
 }

@@ -22,6 +22,49 @@ pub struct LlmProfile {
     pub source: String,
     /// Latency per decision.
     pub latency: Latency,
+    /// How often a decision goes wrong; absent in a profile that only measured
+    /// latency (`gatecrew bench-llm` writes those), where the executor makes no mistakes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorRates>,
+    /// The model family's tokenizer, which the executor counts prompt and completion
+    /// tokens with.
+    #[serde(default)]
+    pub tokenizer: TokenizerName,
+}
+
+/// The tokenizers the executor can count with: the byte-pair vocabularies of OpenAI's
+/// model families (tiktoken's names). A model of another family is counted with the
+/// nearest one, and its profile says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenizerName {
+    /// GPT-4o's vocabulary (200k tokens): the paper's model.
+    #[default]
+    O200kBase,
+    /// GPT-4's and GPT-3.5's vocabulary (100k tokens).
+    Cl100kBase,
+}
+
+/// The error model of one decision: it goes wrong with probability
+/// `p0 + p1 * prompt_tokens / 1000` (capped at 1), so that long prompts (a chat-reading
+/// bot's context) go wrong more often.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorRates {
+    /// The probability at an empty prompt.
+    pub p0: f64,
+    /// The growth per 1,000 prompt tokens.
+    pub p1: f64,
+    /// Where p0 and p1 come from (the fit: command, split, target figures).
+    pub source: String,
+}
+
+impl ErrorRates {
+    /// The probability that a decision with this prompt goes wrong, with both rates
+    /// multiplied by `scale` (the error-rate sweep).
+    pub fn probability(&self, prompt_tokens: u32, scale: f64) -> f64 {
+        (scale * (self.p0 + self.p1 * f64::from(prompt_tokens) / 1000.0)).clamp(0.0, 1.0)
+    }
 }
 
 /// `a + b * prompt_tokens + c * completion_tokens` ticks.
@@ -87,8 +130,13 @@ impl LlmProfile {
     pub fn load(path: &Path) -> Result<LlmProfile, ProfileError> {
         let text = gatecrew_protocol::limits::read_text_file(path)
             .map_err(|source| ProfileError::Io { path: path.to_owned(), source })?;
-        let p: LlmProfile = toml::from_str(&text)
-            .map_err(|e| ProfileError::Syntax { path: path.to_owned(), message: e.to_string() })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and checks a profile's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<LlmProfile, ProfileError> {
+        let p: LlmProfile =
+            toml::from_str(text).map_err(|e| ProfileError::Syntax { path: path.to_owned(), message: e.to_string() })?;
         let bad = |key, message: &str| ProfileError::Value { path: path.to_owned(), key, message: message.to_owned() };
         if p.source.trim().is_empty() {
             return Err(bad("source", "say where the figures come from (a measurement or a publication)"));
@@ -96,6 +144,17 @@ impl LlmProfile {
         for (key, v) in [("latency.a", p.latency.a), ("latency.b", p.latency.b), ("latency.c", p.latency.c)] {
             if !v.is_finite() || v < 0.0 {
                 return Err(bad(key, &format!("{v} is not a finite number of ticks >= 0")));
+            }
+        }
+        if let Some(e) = &p.errors {
+            if !e.p0.is_finite() || !(0.0..=1.0).contains(&e.p0) {
+                return Err(bad("errors.p0", &format!("{} is not a probability in [0, 1]", e.p0)));
+            }
+            if !e.p1.is_finite() || e.p1 < 0.0 {
+                return Err(bad("errors.p1", &format!("{} is not a finite rate >= 0 per 1,000 tokens", e.p1)));
+            }
+            if e.source.trim().is_empty() {
+                return Err(bad("errors.source", "say where p0 and p1 come from (the fit that produced them)"));
             }
         }
         Ok(p)

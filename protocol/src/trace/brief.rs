@@ -108,6 +108,15 @@ pub enum BriefKind {
         /// Why it ended.
         reason: EndReason,
     },
+    /// `llm_call`.
+    LlmCall {
+        /// Prompt plus completion tokens.
+        tokens: u64,
+        /// Game ticks the call took.
+        ticks: u64,
+        /// It went wrong.
+        mistake: bool,
+    },
     /// Any other kind (the metrics read nothing of it).
     Else,
 }
@@ -145,6 +154,11 @@ impl<'a> Brief<'a> {
             EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
                 BriefKind::EpisodeEnd { tsr: *tsr, complete: *complete, reason: *reason }
             }
+            EventKind::LlmCall { prompt_tokens, completion_tokens, ticks, mistake, .. } => BriefKind::LlmCall {
+                tokens: u64::from(*prompt_tokens) + u64::from(*completion_tokens),
+                ticks: *ticks,
+                mistake: *mistake,
+            },
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }

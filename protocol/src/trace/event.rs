@@ -247,6 +247,53 @@ impl MessageFault {
     }
 }
 
+/// The `llm` executor model an episode ran under, as `episode_start` records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecutorLabel {
+    /// The profile's model.
+    pub model: String,
+    /// Lines a bot keeps in its context.
+    pub context_lines: u32,
+    /// The multiple of the profile's error rates (1 unless swept).
+    pub error_scale: f64,
+    /// Whether the profile has an error model at all.
+    pub errors: bool,
+}
+
+/// What a bot asked its language model to do under the `llm` executor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallKind {
+    /// Choose the next action.
+    Act,
+    /// Read teammates' new chat lines (chat-reading styles).
+    Read,
+    /// Write a chat line or a line to the manager.
+    Write,
+    /// The central manager's re-plan (`central_dag`).
+    Replan,
+    /// A tier-3 gray-zone consult (gated).
+    Consult,
+}
+
+impl CallKind {
+    /// Every kind, in order.
+    pub const ALL: [CallKind; 5] =
+        [CallKind::Act, CallKind::Read, CallKind::Write, CallKind::Replan, CallKind::Consult];
+
+    /// The trace's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Act => "act",
+            CallKind::Read => "read",
+            CallKind::Write => "write",
+            CallKind::Replan => "replan",
+            CallKind::Consult => "consult",
+        }
+    }
+}
+
 /// The event kinds of DESIGN section 10, plus `unfinished`, `restart`, `fallback`,
 /// `message_fault`, `agent_failed` and the interactive session's kinds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -283,6 +330,10 @@ pub enum EventKind {
         /// Crew members that are people, by name (the last agents).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         humans: Vec<String>,
+        /// The `llm` executor model the bots ran under (issue 16); absent under the
+        /// scripted executor, the default.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        executor: Option<ExecutorLabel>,
     },
     /// An action completed with a verified outcome.
     Action {
@@ -554,6 +605,24 @@ pub enum EventKind {
         #[serde(flatten)]
         scores: TaskScores,
     },
+    /// One decision a language-model-driven bot made under the `llm` executor model
+    /// (issue 16): what it cost in tokens and game time, and whether it went wrong.
+    LlmCall {
+        /// The bot; absent for the central manager's re-plans.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<AgentId>,
+        /// What the model was asked to do.
+        call: CallKind,
+        /// Prompt tokens: system prompt, the bot's state and its context lines.
+        prompt_tokens: u32,
+        /// Completion tokens.
+        completion_tokens: u32,
+        /// Game ticks the call took (`gatecrew_gating::llm::Latency::ticks`).
+        ticks: u64,
+        /// The decision went wrong (the error model's draw).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        mistake: bool,
+    },
     /// A person's chat line (interactive runs only).
     Human(super::hitl::HumanLine),
     /// The intent a line became.
@@ -593,6 +662,7 @@ impl EventKind {
             EventKind::AgentFailed { .. } => "agent_failed",
             EventKind::MessageFault { .. } => "message_fault",
             EventKind::EpisodeEnd { .. } => "episode_end",
+            EventKind::LlmCall { .. } => "llm_call",
             EventKind::Human(_) => "human",
             EventKind::Intent(_) => "intent",
             EventKind::Plan(_) => "plan",

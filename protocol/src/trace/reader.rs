@@ -373,6 +373,7 @@ mod tests {
                     blueprint: None,
                     warnings: Vec::new(),
                     humans: Vec::new(),
+                    executor: None,
                 },
             },
             Event {

@@ -250,6 +250,8 @@ enum KindDef {
         warnings: Vec<String>,
         #[serde(default)]
         humans: Vec<String>,
+        #[serde(default)]
+        executor: Option<super::ExecutorLabel>,
     },
     Action {
         agent: AgentId,
