@@ -49,6 +49,16 @@ pub enum CalibrateError {
         /// The grid point's index, as the results file has it.
         index: usize,
     },
+    /// The output folder holds results computed under another executor model.
+    #[error("{path}: the results there were computed under executor {found}, not {wanted}; use another --out")]
+    OtherExecutor {
+        /// The folder's executor file.
+        path: PathBuf,
+        /// What it says.
+        found: String,
+        /// This run's executor.
+        wanted: String,
+    },
 }
 
 /// Why the suite gave nothing to calibrate on.
@@ -163,6 +173,8 @@ pub struct Options {
     pub fast: bool,
     /// Only episodes whose id contains this text.
     pub filter: Option<String>,
+    /// The executor every episode runs under (`None`: each config's own; issue 16).
+    pub executor: Option<gatecrew_crew::Executor>,
 }
 
 /// The first group of template families for the transfer study; the rest is the second.
@@ -176,11 +188,29 @@ fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
         .filter(|e| matches!(e.split, Split::Calibration | Split::Test))
         .filter(|e| opts.filter.as_deref().is_none_or(|f| e.id.contains(f)))
         .map(|e| {
-            let setup = Setup::load_with_data(&opts.suite.join(&e.file), &Overrides::default(), data.clone())
+            let ov = Overrides { executor: opts.executor.clone(), ..Overrides::default() };
+            let setup = Setup::load_with_data(&opts.suite.join(&e.file), &ov, data.clone())
                 .map_err(|err| CalibrateError::Suite(SuiteError::Episode(err)))?;
             Ok(Case { id: e.id.clone(), template: e.template.clone(), family: e.family.clone(), split: e.split, setup })
         })
         .collect()
+}
+
+/// Results resume only under the executor they were computed under: `OUT/executor.json`
+/// records it (`null`: each config's own, scripted for the suites).
+fn same_executor(opts: &Options) -> Result<(), CalibrateError> {
+    let path = opts.out.join("executor.json");
+    let wanted = serde_json::to_string(&opts.executor.as_ref().and_then(gatecrew_crew::Executor::label))
+        .unwrap_or_default();
+    match std::fs::read_to_string(&path) {
+        Ok(found) if found.trim() == wanted => Ok(()),
+        Ok(found) => Err(CalibrateError::OtherExecutor { path, found: found.trim().to_owned(), wanted }),
+        // Results from before the executor was recorded were scripted.
+        Err(_) if opts.out.join("points.jsonl").exists() && wanted != "null" => {
+            Err(CalibrateError::OtherExecutor { path, found: "null (scripted)".into(), wanted })
+        }
+        Err(_) => std::fs::write(&path, format!("{wanted}\n")).map_err(|e| io_err(&path, e)),
+    }
 }
 
 /// Reads earlier results, checking they belong to this grid.
@@ -225,6 +255,7 @@ pub fn calibrate(
     let test = eval.select(|c| c.split == Split::Test);
     let objective = grid.objective;
     let results_path = opts.out.join("points.jsonl");
+    same_executor(opts)?;
     let done = resume(&results_path, grid)?;
     let file =
         OpenOptions::new().create(true).append(true).open(&results_path).map_err(|e| io_err(&results_path, e))?;

@@ -34,6 +34,8 @@ pub struct CalibrateArgs {
     /// Only re-render the tables and plots of an earlier run in DIR
     #[arg(long, value_name = "DIR", conflicts_with_all = ["suite", "grid", "naive"])]
     report: Option<PathBuf>,
+    #[command(flatten)]
+    exec: crate::executor::ExecutorArgs,
 }
 
 /// Runs `gatecrew calibrate`.
@@ -59,6 +61,7 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         jobs: a.jobs,
         fast: !a.naive,
         filter: a.filter.clone(),
+        executor: a.exec.resolve()?,
     };
     writeln!(
         out,

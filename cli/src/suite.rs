@@ -62,6 +62,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
     #[command(flatten)]
+    exec: crate::executor::ExecutorArgs,
+    #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
 }
 
@@ -140,6 +142,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         let d = a.out.join(p.as_str());
         std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
     }
+    let executor = a.exec.resolve()?;
     let exporter = a.metrics.start(err)?;
     let bar = crate::progress::bar(jobs.len() as u64, "episodes");
     let pool =
@@ -148,7 +151,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     let results: Vec<anyhow::Result<Done>> = pool.install(|| {
         jobs.par_iter()
             .map(|(policy, e)| {
-                let r = run_one(&dir, e, *policy, &a.out, &data, exporter.as_ref());
+                let r = run_one(&dir, e, *policy, executor.as_ref(), &a.out, &data, exporter.as_ref());
                 bar.inc(1);
                 r
             })
@@ -196,13 +199,14 @@ fn run_one(
     dir: &Path,
     e: &gatecrew_suite::Entry,
     policy: Policy,
+    executor: Option<&gatecrew_crew::Executor>,
     out: &Path,
     data: &Arc<GameData>,
     exporter: Option<&gatecrew_viewer::metrics::Exporter>,
 ) -> anyhow::Result<Done> {
     let cfg = dir.join(&e.file);
-    let setup = Setup::load_with_data(&cfg, &Overrides { policy: Some(policy), ..Overrides::default() }, data.clone())
-        .map_err(|err| BadInput(err.to_string()))?;
+    let ov = Overrides { policy: Some(policy), executor: executor.cloned(), ..Overrides::default() };
+    let setup = Setup::load_with_data(&cfg, &ov, data.clone()).map_err(|err| BadInput(err.to_string()))?;
     let path = out.join(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
     let partial = crate::output::PartialFile::create(&path)?;
     let file = partial.file()?;

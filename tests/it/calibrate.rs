@@ -66,6 +66,7 @@ fn options(out: &Path) -> Options {
         jobs: Some(2),
         fast: true,
         filter: Some("-s0".into()),
+        executor: None,
     }
 }
 

@@ -16,6 +16,7 @@ mod config;
 mod conservation;
 mod crews;
 mod episode;
+mod executor;
 mod explore;
 mod export;
 mod external;

@@ -1,0 +1,215 @@
+//! The `llm` executor model (issue 16): applied alike to every policy, deterministic on
+//! both runtimes, invisible under the scripted executor, and its parts (latency,
+//! mistakes, the context window) doing what they say.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gatecrew_crew::executor::{Executor, ExecutorKind, ExecutorSpec, LlmModel};
+use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_gating::llm::{ErrorRates, Latency, LlmProfile};
+use gatecrew_protocol::AgentId;
+use gatecrew_protocol::trace::{CallKind, Event, EventKind};
+
+use crate::common::{default_config, root, run_events, write};
+use crate::episode::{actor_trace, events, stepper_trace};
+
+const POLICIES: [Policy; 7] = [
+    Policy::Gated,
+    Policy::RuleScore,
+    Policy::RuleOnly,
+    Policy::NoGate,
+    Policy::NoPartition,
+    Policy::Flatcomm,
+    Policy::CentralDag,
+];
+
+fn latency() -> Latency {
+    Latency { a: 5.5, b: 0.0023, c: 0.247, samples: 0, r2: None }
+}
+
+fn llm(p0: f64, p1: f64, context: u32) -> Executor {
+    let profile = LlmProfile {
+        model: "test".into(),
+        source: "the test".into(),
+        latency: latency(),
+        errors: Some(ErrorRates { p0, p1, source: "the test".into() }),
+        tokenizer: Default::default(),
+    };
+    Executor::Llm(Arc::new(LlmModel::new(profile, context, 1.0)))
+}
+
+fn setup(policy: Policy, executor: Executor) -> Setup {
+    let ov = Overrides { policy: Some(policy), executor: Some(executor), ..Overrides::default() };
+    Setup::load(&default_config(), &ov).unwrap()
+}
+
+/// Each agent's calls in order: (kind, mistake, ticks).
+fn calls(evs: &[Event]) -> BTreeMap<Option<AgentId>, Vec<(CallKind, bool, u32, u32, u64)>> {
+    let mut m: BTreeMap<_, Vec<_>> = BTreeMap::new();
+    for e in evs {
+        if let EventKind::LlmCall { agent, call, prompt_tokens, completion_tokens, ticks, mistake } = &e.kind {
+            m.entry(*agent).or_default().push((*call, *mistake, *prompt_tokens, *completion_tokens, *ticks));
+        }
+    }
+    m
+}
+
+fn end(evs: &[Event]) -> (f64, u64) {
+    match evs.last().map(|e| &e.kind) {
+        Some(EventKind::EpisodeEnd { tsr, .. }) => (*tsr, evs.last().unwrap().t),
+        other => panic!("no episode_end last: {other:?}"),
+    }
+}
+
+/// Same seed, same decisions: the n-th call of bot k draws the same numbers under every
+/// policy (with a constant error rate, the same mistakes), and every call's ticks are
+/// the profile's latency line over its own token counts.
+#[test]
+fn the_executor_model_is_applied_identically_to_every_policy() {
+    let runs: Vec<_> = POLICIES.iter().map(|p| (*p, calls(&run_events(&setup(*p, llm(0.2, 0.0, 15)))))).collect();
+    let (_, reference) = &runs[0];
+    for (policy, by_agent) in &runs {
+        for a in 0..3 {
+            let mine = &by_agent[&Some(AgentId(a))];
+            let theirs = &reference[&Some(AgentId(a))];
+            let n = mine.len().min(theirs.len());
+            assert!(n >= 20, "{policy:?}: bot{a} made {n} calls");
+            let flags = |v: &[(CallKind, bool, u32, u32, u64)]| v[..n].iter().map(|c| c.1).collect::<Vec<_>>();
+            assert_eq!(flags(mine), flags(theirs), "{policy:?}: bot{a}'s draws differ from gated's");
+        }
+        for calls in by_agent.values() {
+            for &(_, _, prompt, completion, ticks) in calls {
+                assert_eq!(ticks, latency().ticks(prompt, completion));
+            }
+        }
+    }
+    let kinds = |p: Policy| -> Vec<CallKind> {
+        let (_, m) = runs.iter().find(|(q, _)| *q == p).unwrap();
+        let mut k: Vec<CallKind> = m.values().flatten().map(|c| c.0).collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    // What each policy asks its model to do: the protocol's messages are filled in by
+    // the gate, flatcomm's are written, the manager re-plans.
+    assert!(!kinds(Policy::Gated).contains(&CallKind::Write));
+    assert!(kinds(Policy::Flatcomm).contains(&CallKind::Write) && kinds(Policy::Flatcomm).contains(&CallKind::Read));
+    assert!(kinds(Policy::NoPartition).contains(&CallKind::Read));
+    assert!(kinds(Policy::CentralDag).contains(&CallKind::Replan));
+}
+
+/// Same seed and config, same trace, byte for byte, on the stepper and on actors.
+#[test]
+fn an_llm_episode_is_deterministic_on_both_runtimes() {
+    for policy in [Policy::Gated, Policy::Flatcomm, Policy::CentralDag] {
+        let s = setup(policy, llm(0.05, 0.05, 15));
+        let a = stepper_trace(&s);
+        assert_eq!(a, stepper_trace(&s), "{policy:?}: two stepper runs differ");
+        assert_eq!(a, actor_trace(&s), "{policy:?}: stepper and actors differ");
+        let evs = events(&a);
+        let Some(EventKind::EpisodeStart { executor: Some(label), .. }) = evs.first().map(|e| &e.kind) else {
+            panic!("episode_start records the executor")
+        };
+        assert_eq!((label.model.as_str(), label.context_lines, label.errors), ("test", 15, true));
+    }
+}
+
+/// The scripted executor is today's crew: the same trace as without the flag, and
+/// nothing of the model in it.
+#[test]
+fn the_scripted_executor_changes_nothing() {
+    let plain = stepper_trace(&Setup::load(&default_config(), &Overrides::default()).unwrap());
+    let scripted = stepper_trace(&setup(Policy::Gated, Executor::Scripted));
+    assert_eq!(plain, scripted);
+    let text = String::from_utf8(plain).unwrap();
+    assert!(!text.contains("llm_call") && !text.contains("\"executor\""));
+}
+
+/// Thinking costs time: the same crew takes longer under the model, and a bot whose
+/// every decision goes wrong places nothing (its actions fail as `mistaken`).
+#[test]
+fn latency_slows_the_crew_and_mistakes_fail_actions() {
+    let (tsr0, t0) = end(&run_events(&setup(Policy::Gated, Executor::Scripted)));
+    let free = run_events(&setup(Policy::Gated, llm(0.0, 0.0, 15)));
+    let (tsr1, t1) = end(&free);
+    assert_eq!((tsr0, tsr1), (1.0, 1.0));
+    let acts = calls(&free).values().flatten().filter(|c| c.0 == CallKind::Act).count() as u64;
+    assert!(t1 > t0 + acts / 3 * 5, "{t0} -> {t1} ticks with {acts} act calls of 5.5+ ticks each over 3 bots");
+    let wrong = run_events(&setup(Policy::Gated, llm(1.0, 0.0, 15)));
+    let (tsr, _) = end(&wrong);
+    assert_eq!(tsr, 0.0, "no action of a bot that always errs succeeds");
+    let reasons: Vec<&str> = wrong
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Action { reason, .. } => reason.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert!(!reasons.is_empty() && reasons.iter().all(|r| *r == "mistaken"), "{reasons:?}");
+}
+
+/// Errors grow with the prompt: flatcomm's long chat contexts make more mistakes per
+/// call than the gated crew's short ones, under the same p0 and p1.
+#[test]
+fn long_prompts_err_more_often() {
+    let rate = |policy| {
+        let evs = run_events(&setup(policy, llm(0.0, 0.2, 15)));
+        let c: Vec<_> = calls(&evs).into_values().flatten().collect();
+        let prompt = c.iter().map(|c| f64::from(c.2)).sum::<f64>() / c.len() as f64;
+        (prompt, c.iter().filter(|c| c.1).count() as f64 / c.len() as f64)
+    };
+    let (gated_prompt, gated) = rate(Policy::Gated);
+    let (flat_prompt, flat) = rate(Policy::Flatcomm);
+    assert!(flat_prompt > gated_prompt, "flatcomm's prompts {flat_prompt:.0} vs gated's {gated_prompt:.0}");
+    // p = 0.2 per 1,000 prompt tokens: the expected rates follow the prompts.
+    assert!((gated - 0.2 * gated_prompt / 1000.0).abs() < 0.06, "gated: {gated} at {gated_prompt:.0} tokens");
+    assert!((flat - 0.2 * flat_prompt / 1000.0).abs() < 0.06, "flatcomm: {flat} at {flat_prompt:.0} tokens");
+}
+
+/// A bot keeps the last N teammate lines: with a window of one line, a chat-reading
+/// bot's prompts stay shorter than with fifteen, on the same episode.
+#[test]
+fn the_context_window_bounds_what_a_bot_reads() {
+    let mean_read = |context| {
+        let evs = run_events(&setup(Policy::Flatcomm, llm(0.0, 0.0, context)));
+        let reads: Vec<u32> = calls(&evs).into_values().flatten().filter(|c| c.0 == CallKind::Read).map(|c| c.2).collect();
+        assert!(!reads.is_empty());
+        reads.iter().map(|p| f64::from(*p)).sum::<f64>() / reads.len() as f64
+    };
+    let (one, fifteen) = (mean_read(1), mean_read(15));
+    assert!(one + 20.0 < fifteen, "window 1: {one:.0} tokens a read, window 15: {fifteen:.0}");
+}
+
+/// The `[executor]` table and the profile are checked like the rest of a config: an
+/// unknown key, a bad value and a bad profile are named.
+#[test]
+fn bad_executor_settings_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(default_config()).unwrap().replace(
+        "blueprint = \"blueprints/house.toml\"\ndata = \"data/minecraft-1.20.4.json\"",
+        &format!(
+            "blueprint = \"{}\"\ndata = \"{}\"",
+            root().join("configs/blueprints/house.toml").display(),
+            root().join("configs/data/minecraft-1.20.4.json").display()
+        ),
+    );
+    let load = |extra: &str| {
+        let p = write(dir.path(), "crew.toml", &format!("{base}\n[executor]\n{extra}\n"));
+        Setup::load(&p, &Overrides::default()).map(|_| ()).unwrap_err().to_string()
+    };
+    let e = load("kind = \"llm\"\ncontext = 3");
+    assert!(e.contains("crew.toml") && e.contains("context"), "{e}");
+    let e = load("kind = \"llm\"\nerror_scale = -1.0");
+    assert!(e.contains("executor") && e.contains("error_scale"), "{e}");
+    write(dir.path(), "p.toml", "model = \"m\"\nsource = \"x\"\n[latency]\na = 1\nb = 0\nc = 0\n[errors]\np0 = 1.5\np1 = 0\nsource = \"y\"\n");
+    let e = load("kind = \"llm\"\nprofile = \"p.toml\"");
+    assert!(e.contains("p.toml") && e.contains("errors.p0"), "{e}");
+    let ok = write(dir.path(), "ok.toml", &format!("{base}\n[executor]\nkind = \"llm\"\ncontext_lines = 4\n"));
+    let s = Setup::load(&ok, &Overrides::default()).unwrap();
+    assert!(matches!(&s.executor, Executor::Llm(m) if m.context_lines() == 4));
+    let plain = Setup::load(&default_config(), &Overrides::default()).unwrap();
+    assert_ne!(s.config_hash, plain.config_hash, "the executor is part of the configuration");
+    let spec = ExecutorSpec { kind: ExecutorKind::Llm, ..ExecutorSpec::default() };
+    assert!(Executor::resolve(&spec, &root()).unwrap().model().unwrap().profile().errors.is_some());
+}
