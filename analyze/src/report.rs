@@ -71,11 +71,17 @@ pub enum Metric {
     LatencyP95,
     /// Share of adjudications decided by the fallback.
     Fallbacks,
+    /// Mean calls to the bots' language model per episode (`llm` executor, issue 16).
+    ExecCalls,
+    /// Tokens per executor call (prompt + completion).
+    ExecTokens,
+    /// Share of executor calls that went wrong.
+    ExecMistakes,
 }
 
 impl Metric {
     /// Every metric, in report order.
-    pub const ALL: [Metric; 22] = [
+    pub const ALL: [Metric; 25] = [
         Metric::Tsr,
         Metric::Complete,
         Metric::Cs,
@@ -98,6 +104,9 @@ impl Metric {
         Metric::LatencyP50,
         Metric::LatencyP95,
         Metric::Fallbacks,
+        Metric::ExecCalls,
+        Metric::ExecTokens,
+        Metric::ExecMistakes,
     ];
 
     /// The label used in tables.
@@ -125,6 +134,9 @@ impl Metric {
             Metric::LatencyP50 => "LLM p50 ms",
             Metric::LatencyP95 => "LLM p95 ms",
             Metric::Fallbacks => "LLM fallbacks",
+            Metric::ExecCalls => "exec calls",
+            Metric::ExecTokens => "exec tokens/call",
+            Metric::ExecMistakes => "exec mistakes",
         }
     }
 
@@ -143,6 +155,7 @@ impl Metric {
                 | Metric::Rsr
                 | Metric::WaitsCleared
                 | Metric::Fallbacks
+                | Metric::ExecMistakes
         )
     }
 
@@ -188,6 +201,10 @@ impl Metric {
             Metric::LatencyP50 => latency(0.5),
             Metric::LatencyP95 => latency(0.95),
             Metric::Fallbacks => pooled(&|e| e.fallbacks, &|e| e.adjudications),
+            // Undefined (not zero) where no episode ran under the llm executor.
+            Metric::ExecCalls => pooled(&|e| e.exec_calls, &|e| u64::from(e.exec_calls > 0)),
+            Metric::ExecTokens => pooled(&|e| e.exec_tokens, &|e| e.exec_calls),
+            Metric::ExecMistakes => pooled(&|e| e.exec_mistakes, &|e| e.exec_calls),
         }
     }
 
@@ -220,6 +237,9 @@ impl Metric {
             Metric::LatencyP50 => quantile(0.5),
             Metric::LatencyP95 => quantile(0.95),
             Metric::Fallbacks => pooled(|e| (e.fallbacks, e.adjudications)),
+            Metric::ExecCalls => pooled(|e| (e.exec_calls, u64::from(e.exec_calls > 0))),
+            Metric::ExecTokens => pooled(|e| (e.exec_tokens, e.exec_calls)),
+            Metric::ExecMistakes => pooled(|e| (e.exec_mistakes, e.exec_calls)),
         }
     }
 

@@ -200,8 +200,8 @@ fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
 /// records it (`null`: each config's own, scripted for the suites).
 fn same_executor(opts: &Options) -> Result<(), CalibrateError> {
     let path = opts.out.join("executor.json");
-    let wanted = serde_json::to_string(&opts.executor.as_ref().and_then(gatecrew_crew::Executor::label))
-        .unwrap_or_default();
+    let wanted =
+        serde_json::to_string(&opts.executor.as_ref().and_then(gatecrew_crew::Executor::label)).unwrap_or_default();
     match std::fs::read_to_string(&path) {
         Ok(found) if found.trim() == wanted => Ok(()),
         Ok(found) => Err(CalibrateError::OtherExecutor { path, found: found.trim().to_owned(), wanted }),

@@ -44,8 +44,11 @@ fn setup(policy: Policy, executor: Executor) -> Setup {
     Setup::load(&default_config(), &ov).unwrap()
 }
 
-/// Each agent's calls in order: (kind, mistake, ticks).
-fn calls(evs: &[Event]) -> BTreeMap<Option<AgentId>, Vec<(CallKind, bool, u32, u32, u64)>> {
+/// One call: kind, mistake, prompt tokens, completion tokens, ticks.
+type CallRow = (CallKind, bool, u32, u32, u64);
+
+/// Each agent's calls in order.
+fn calls(evs: &[Event]) -> BTreeMap<Option<AgentId>, Vec<CallRow>> {
     let mut m: BTreeMap<_, Vec<_>> = BTreeMap::new();
     for e in evs {
         if let EventKind::LlmCall { agent, call, prompt_tokens, completion_tokens, ticks, mistake } = &e.kind {
@@ -75,7 +78,7 @@ fn the_executor_model_is_applied_identically_to_every_policy() {
             let theirs = &reference[&Some(AgentId(a))];
             let n = mine.len().min(theirs.len());
             assert!(n >= 20, "{policy:?}: bot{a} made {n} calls");
-            let flags = |v: &[(CallKind, bool, u32, u32, u64)]| v[..n].iter().map(|c| c.1).collect::<Vec<_>>();
+            let flags = |v: &[CallRow]| v[..n].iter().map(|c| c.1).collect::<Vec<_>>();
             assert_eq!(flags(mine), flags(theirs), "{policy:?}: bot{a}'s draws differ from gated's");
         }
         for calls in by_agent.values() {
@@ -173,7 +176,8 @@ fn long_prompts_err_more_often() {
 fn the_context_window_bounds_what_a_bot_reads() {
     let mean_read = |context| {
         let evs = run_events(&setup(Policy::Flatcomm, llm(0.0, 0.0, context)));
-        let reads: Vec<u32> = calls(&evs).into_values().flatten().filter(|c| c.0 == CallKind::Read).map(|c| c.2).collect();
+        let reads: Vec<u32> =
+            calls(&evs).into_values().flatten().filter(|c| c.0 == CallKind::Read).map(|c| c.2).collect();
         assert!(!reads.is_empty());
         reads.iter().map(|p| f64::from(*p)).sum::<f64>() / reads.len() as f64
     };
@@ -202,7 +206,11 @@ fn bad_executor_settings_are_named() {
     assert!(e.contains("crew.toml") && e.contains("context"), "{e}");
     let e = load("kind = \"llm\"\nerror_scale = -1.0");
     assert!(e.contains("executor") && e.contains("error_scale"), "{e}");
-    write(dir.path(), "p.toml", "model = \"m\"\nsource = \"x\"\n[latency]\na = 1\nb = 0\nc = 0\n[errors]\np0 = 1.5\np1 = 0\nsource = \"y\"\n");
+    write(
+        dir.path(),
+        "p.toml",
+        "model = \"m\"\nsource = \"x\"\n[latency]\na = 1\nb = 0\nc = 0\n[errors]\np0 = 1.5\np1 = 0\nsource = \"y\"\n",
+    );
     let e = load("kind = \"llm\"\nprofile = \"p.toml\"");
     assert!(e.contains("p.toml") && e.contains("errors.p0"), "{e}");
     let ok = write(dir.path(), "ok.toml", &format!("{base}\n[executor]\nkind = \"llm\"\ncontext_lines = 4\n"));
