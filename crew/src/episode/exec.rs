@@ -126,6 +126,9 @@ impl Episode {
         }
         let data = self.world.data().clone();
         let chat = style.board_as_chat();
+        // Every line of one step is written from the same state.
+        let view = self.world.observe(agent);
+        let own = self.exec.as_ref().map_or(0, |x| x.model().tokens(&render::state(&self.world, agent, &view)));
         let mut lost = Vec::new();
         let mut kept_asides = Vec::with_capacity(asides.len());
         for a in asides {
@@ -136,7 +139,7 @@ impl Episode {
             // A confirmation closes a delivery the manager tracks; like the drop fault,
             // the model's mistakes spare it.
             let spared = matches!(a, Aside::Ask(crate::episode::manager::ManagerAsk::Received { .. }));
-            if self.write_call(agent, &text) && !spared {
+            if self.write_call(agent, own, &text) && !spared {
                 if let Aside::Ask(crate::episode::manager::ManagerAsk::Issue { issue, .. }) = a {
                     lost.push(issue);
                 }
@@ -149,7 +152,7 @@ impl Episode {
             let text = render::message(&p.0, &data, chat);
             // Same for a confirmation: the items arrived, the window must close.
             let spared = matches!(p.0, BoardMessage::ConfirmTransfer { .. });
-            if self.write_call(agent, &text) && !spared {
+            if self.write_call(agent, own, &text) && !spared {
                 continue;
             }
             kept_posts.push(p);
@@ -157,11 +160,9 @@ impl Episode {
         (kept_asides, kept_posts, lost)
     }
 
-    /// One write call; adds its ticks to what the agent's step costs. Whether it went wrong.
-    fn write_call(&mut self, agent: AgentId, text: &str) -> bool {
+    /// One write call (`own`: the state's tokens); adds its ticks to what the agent's step costs. Whether it went wrong.
+    fn write_call(&mut self, agent: AgentId, own: u32, text: &str) -> bool {
         let Some(x) = &mut self.exec else { return false };
-        let view = self.world.observe(agent);
-        let own = x.model().tokens(&render::state(&self.world, agent, &view));
         let completion = x.model().tokens(text);
         let call = x.call(agent.index(), own, true, completion);
         self.slots[agent.index()].reading += call.ticks;

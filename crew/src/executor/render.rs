@@ -30,9 +30,8 @@ pub fn state(world: &World, agent: AgentId, view: &Observation) -> String {
         _ => s.push_str(" nothing"),
     }
     s.push('\n');
-    let names =
-        |it: &mut dyn Iterator<Item = &str>| it.collect::<BTreeSet<_>>().into_iter().collect::<Vec<_>>().join(", ");
-    let _ = writeln!(s, "Nearby blocks: {}", names(&mut view.blocks.iter().map(|(_, b)| data.block_name(*b))));
+    let nearby: BTreeSet<&str> = view.blocks.iter().map(|(_, b)| data.block_name(*b)).collect();
+    let _ = writeln!(s, "Nearby blocks: {}", nearby.into_iter().collect::<Vec<_>>().join(", "));
     if !view.resources.is_empty() {
         s.push_str("Resources in sight:");
         for (p, b) in &view.resources {
