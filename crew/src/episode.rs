@@ -78,8 +78,9 @@ struct Slot {
     /// Ticks of work the news handed over at this wake-up costs (charged when its
     /// output is applied).
     reading: u64,
-    /// The `llm` executor's call chose the action in flight wrongly: it fails.
-    mistaken: bool,
+    /// The `llm` executor's call chose the action in flight wrongly, with the call's
+    /// second draw for what it got wrong ([`Episode::mistaken_outcome`]).
+    mistaken: Option<u64>,
 }
 
 /// The episode core. See the module docs.
@@ -279,19 +280,10 @@ impl Episode {
                 let agent = AgentId(i as u32);
                 let delivered = self.external.as_mut().and_then(|x| x.ready[i].take());
                 let mistaken = std::mem::take(&mut self.slots[i].mistaken);
-                let (outcome, receipt) = match delivered {
-                    Some(delivered) => delivered,
-                    // The model chose wrongly: the action does nothing, and the bot
-                    // learns that it failed (as it would see nothing change).
-                    None if mistaken => {
-                        let failed = gatecrew_world::Outcome {
-                            action: pending.action,
-                            ticks: pending.ticks,
-                            result: Err(gatecrew_world::Failure::Mistaken),
-                        };
-                        (failed, None)
-                    }
-                    None => self.world.complete(agent, pending),
+                let (outcome, receipt) = match (delivered, mistaken) {
+                    (Some(delivered), _) => delivered,
+                    (None, Some(pick)) => self.mistaken_outcome(agent, pending, pick),
+                    (None, None) => self.world.complete(agent, pending),
                 };
                 self.record_action(agent, &outcome);
                 self.slots[i].outcome = Some(outcome);
@@ -495,7 +487,6 @@ impl Episode {
     /// its board messages for the driver to post, in order.
     pub(super) fn apply(&mut self, agent: AgentId, out: StepOutput) -> Vec<(BoardMessage, Option<IssueId>)> {
         let StepOutput { notes, posts, consults, style, intent } = out;
-        self.exec_consults_in_process(agent, &notes);
         for note in notes {
             self.record_note(agent, note);
         }

@@ -508,6 +508,16 @@ impl Setup {
         self.llm.is_some() && crate::policy::gate_policy(self.policy) == GatePolicy::Gated
     }
 
+    /// Whether the agents park gray-zone issues for a verdict that enters later: with
+    /// an external adjudicator, and under the `llm` executor, where the gated bot's own
+    /// model judges the gray zone with a call that takes time and can go wrong
+    /// (`crate::episode::consult`). Otherwise the gray zone settles at once in the core.
+    pub fn parks_gray(&self) -> bool {
+        self.consults()
+            || (matches!(self.executor, crate::executor::Executor::Llm(_))
+                && crate::policy::gate_policy(self.policy) == GatePolicy::Gated)
+    }
+
     /// The crew roster.
     pub fn roster(&self) -> Vec<AgentId> {
         (0..self.world.agent_count() as u32).map(AgentId).collect()
@@ -540,7 +550,7 @@ impl Setup {
                     board: self.board,
                     start: body.pos,
                     inventory: body.inventory.clone(),
-                    consult: self.consults(),
+                    consult: self.parks_gray(),
                 })
             })
             .collect()

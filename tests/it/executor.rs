@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use gatecrew_crew::executor::{Executor, ExecutorKind, ExecutorSpec, LlmModel};
 use gatecrew_crew::{Overrides, Policy, Setup};
+use gatecrew_gating::GateSpec;
 use gatecrew_gating::llm::{ErrorRates, Latency, LlmProfile};
 use gatecrew_protocol::AgentId;
-use gatecrew_protocol::trace::{CallKind, Event, EventKind};
+use gatecrew_protocol::trace::{ActionName, CallKind, Decision, Event, EventKind, Tier};
 
 use crate::common::{default_config, root, run_events, write};
 use crate::episode::{actor_trace, events, stepper_trace};
@@ -122,7 +123,8 @@ fn the_scripted_executor_changes_nothing() {
 }
 
 /// Thinking costs time: the same crew takes longer under the model, and a bot whose
-/// every decision goes wrong places nothing (its actions fail as `mistaken`).
+/// every decision goes wrong places nothing right: its actions fail as `mistaken`,
+/// except places made with another held block, which put that wrong block down.
 #[test]
 fn latency_slows_the_crew_and_mistakes_fail_actions() {
     let (tsr0, t0) = end(&run_events(&setup(Policy::Gated, Executor::Scripted)));
@@ -133,15 +135,83 @@ fn latency_slows_the_crew_and_mistakes_fail_actions() {
     assert!(t1 > t0 + acts / 3 * 5, "{t0} -> {t1} ticks with {acts} act calls of 5.5+ ticks each over 3 bots");
     let wrong = run_events(&setup(Policy::Gated, llm(1.0, 0.0, 15)));
     let (tsr, _) = end(&wrong);
-    assert_eq!(tsr, 0.0, "no action of a bot that always errs succeeds");
-    let reasons: Vec<&str> = wrong
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Action { reason, .. } => reason.as_deref(),
-            _ => None,
-        })
-        .collect();
-    assert!(!reasons.is_empty() && reasons.iter().all(|r| *r == "mistaken"), "{reasons:?}");
+    assert_eq!(tsr, 0.0, "no block of a bot that always errs is right");
+    let (mut failed, mut misplaced) = (0, 0);
+    for e in &wrong {
+        let EventKind::Action { action, ok, reason, .. } = &e.kind else { continue };
+        match (ok, reason.as_deref()) {
+            (false, Some("mistaken")) => failed += 1,
+            (true, _) if *action == ActionName::Place => misplaced += 1,
+            other => panic!("an always-wrong bot's action {action:?} ended {other:?}"),
+        }
+    }
+    assert!(failed > 0, "no action failed as mistaken");
+    // The default house's bots start with more than one kind of block.
+    assert!(misplaced > 0, "no wrong block was placed");
+}
+
+/// A place the model got wrong puts another held block down, and the bot's plan counts
+/// the cell as done: the wrong block stays and the episode cannot complete. With a
+/// small rate the crew still places most blocks right.
+#[test]
+fn a_wrong_block_stays_wrong() {
+    // Places of a blueprint cell with another block than the cell's.
+    let misplaced = |evs: &[Event], s: &Setup| {
+        evs.iter()
+            .filter(|e| {
+                let EventKind::Action { action: ActionName::Place, ok: true, item: Some(item), pos: Some(pos), .. } =
+                    &e.kind
+                else {
+                    return false;
+                };
+                s.blueprint.cell_at(*pos).is_some_and(|c| s.data.block_name(c.block) != item)
+            })
+            .count()
+    };
+    let right = setup(Policy::Gated, llm(0.0, 0.0, 15));
+    assert_eq!(misplaced(&run_events(&right), &right), 0, "without mistakes every place is the cell's block");
+    let s = setup(Policy::Gated, llm(0.08, 0.0, 15));
+    let evs = run_events(&s);
+    let Some(EventKind::EpisodeEnd { tsr, complete, correct_blocks, blueprint_blocks, .. }) =
+        evs.last().map(|e| &e.kind)
+    else {
+        panic!("no episode_end")
+    };
+    let wrong = misplaced(&evs, &s) as u32;
+    assert!(wrong > 0, "no wrong block at an 8% rate");
+    assert!(!complete && *tsr > 0.5, "TSR {tsr}: some blocks wrong, most right");
+    assert_eq!(*correct_blocks + wrong, *blueprint_blocks, "every wrong block stays, every other cell is right");
+}
+
+/// Under the model a gated bot's gray-zone verdict is a call of its own: it enters when
+/// the call is done, and a mistaken call flips it. At rate 0 every tier-3 decision is
+/// the deterministic adjudicator's; at rate 0.5 as many differ from it as consult calls
+/// went wrong. The gray zone is the whole score range here
+/// (configs/gates/boundary-all.toml), so that every issue tier 1 leaves is a consult.
+#[test]
+fn a_mistaken_consult_flips_the_verdict() {
+    let all = |executor| {
+        let gate = GateSpec { theta_low: 0.0, theta_high: 1.0, ..GateSpec::default() };
+        let ov = Overrides { executor: Some(executor), gate: Some(gate), ..Overrides::default() };
+        Setup::load(&default_config(), &ov).unwrap()
+    };
+    let midpoint = all(Executor::Scripted).gate.midpoint();
+    for p in [0.0, 0.5] {
+        let evs = run_events(&all(llm(p, 0.0, 15)));
+        let consults: Vec<CallRow> = calls(&evs).into_values().flatten().filter(|c| c.0 == CallKind::Consult).collect();
+        let (mut tier3, mut flipped) = (0, 0);
+        for e in &evs {
+            let EventKind::Gate { tier: Tier::Adjudicator, features, score, decision, .. } = &e.kind else { continue };
+            tier3 += 1;
+            let det = if features.r == 0 || *score >= midpoint { Decision::Escalate } else { Decision::StayLocal };
+            flipped += usize::from(*decision != det);
+        }
+        assert!(tier3 > 0, "rate {p}: no issue reached the gray zone");
+        assert_eq!(tier3, consults.len(), "rate {p}: one consult call a tier-3 decision");
+        assert_eq!(flipped, consults.iter().filter(|c| c.1).count(), "rate {p}: flips vs mistaken consults");
+        assert!(!evs.iter().any(|e| matches!(e.kind, EventKind::Adjudication { .. })), "no external adjudicator");
+        assert_eq!(flipped > 0, p > 0.0, "rate {p}: {flipped} flipped of {tier3}");
+    }
 }
 
 /// Errors grow with the prompt: flatcomm's long chat contexts make more mistakes per

@@ -13,8 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use gatecrew_gating::llm::{Admission, Breaker, EpisodeTerms, FallbackReason, Transition};
+use gatecrew_gating::llm::{Admission, Breaker, EpisodeTerms, FallbackReason, LlmSpec, Transition};
 use gatecrew_gating::{Adjudication, Adjudicator, DecisionCard, Deterministic};
+use gatecrew_protocol::trace::Decision;
 use gatecrew_protocol::trace::EventKind;
 use gatecrew_protocol::{AgentId, IssueId, Tick};
 
@@ -88,18 +89,29 @@ pub(super) struct Tier3 {
     det: Deterministic,
     breaker: Breaker,
     pending: BTreeMap<(Tick, IssueId), Pending>,
+    /// The gated bots' own model judges the gray zone (the `llm` executor without an
+    /// external adjudicator): no driver is asked, no breaker counts, and the verdict
+    /// is recorded by the `llm_call` and `gate` events, not an `adjudication` event.
+    in_process: bool,
 }
 
 impl Tier3 {
     /// The tier-3 state of an episode that consults an external adjudicator.
     pub(super) fn for_setup(setup: &Setup) -> Option<Self> {
-        let spec = setup.llm.as_ref().filter(|_| setup.consults())?;
-        let terms = spec.episode_terms();
+        let in_process = !setup.consults();
+        if in_process && !setup.parks_gray() {
+            return None;
+        }
+        let terms = match &setup.llm {
+            Some(spec) if !in_process => spec.episode_terms(),
+            _ => LlmSpec::default().episode_terms(),
+        };
         Some(Tier3 {
             terms,
             det: Deterministic { midpoint: setup.gate.midpoint() },
             breaker: Breaker::new(terms.breaker),
             pending: BTreeMap::new(),
+            in_process,
         })
     }
 
@@ -134,6 +146,10 @@ impl Episode {
             tracing::warn!(%agent, issue = %c.issue_id, "a consult without an adjudicator; it is dropped");
             return;
         };
+        if t3.in_process {
+            self.consult_own_model(agent, c);
+            return;
+        }
         let (admission, moved) = t3.breaker.admit(now);
         log_transition(moved, now);
         let result = (admission == Admission::Refused).then(|| {
@@ -146,6 +162,38 @@ impl Episode {
         let due = now + delay;
         let p = Pending { agent, card: c.card, score: c.score, admission, dispatched: result.is_some(), result };
         t3.pending.insert((due, c.issue_id), p);
+    }
+
+    /// A gated bot's own model judges its gray-zone issue (`llm` executor): the verdict
+    /// is the deterministic adjudicator's, or the other decision when the call went
+    /// wrong, and it enters when the call is done; the bot works on meanwhile.
+    fn consult_own_model(&mut self, agent: AgentId, c: Consult) {
+        let (ticks, mistake) = match self.exec.is_some() {
+            true => {
+                let call = self.consult_call(agent, &c.card);
+                self.record_call(Some(agent), gatecrew_protocol::trace::CallKind::Consult, &call);
+                (call.ticks, call.mistake)
+            }
+            // A real server's episode drops the model on attach: the verdict is at once.
+            false => (0, false),
+        };
+        let Some(t3) = &mut self.tier3 else { return };
+        let mut adj = t3.det.adjudicate(&c.card, c.score);
+        if mistake {
+            adj.verdict.decision = match adj.verdict.decision {
+                Decision::Escalate => Decision::StayLocal,
+                Decision::StayLocal => Decision::Escalate,
+            };
+        }
+        let p = Pending {
+            agent,
+            card: c.card,
+            score: c.score,
+            admission: Admission::Call,
+            dispatched: true,
+            result: Some(adj),
+        };
+        t3.pending.insert((self.tick + ticks, c.issue_id), p);
     }
 
     /// Consults that need a call and were not handed out yet, in order; each is handed
@@ -210,14 +258,20 @@ impl Episode {
                 let v = t3.terms.fallback.verdict(t3.det, p.card.f.r, p.score);
                 Adjudication::fallback(v, FallbackReason::Timeout, String::new(), 0)
             });
-            let failed = adj.fallback.is_some_and(FallbackReason::is_failure);
-            log_transition(t3.breaker.record(now, p.admission, failed), now);
+            if !t3.in_process {
+                let failed = adj.fallback.is_some_and(FallbackReason::is_failure);
+                log_transition(t3.breaker.record(now, p.admission, failed), now);
+            }
             entered.push((p.agent, issue_id, p.card, adj));
         }
+        let in_process = t3.in_process;
         for (agent, issue_id, card, adj) in entered {
             if let Some(s) = self.slots.get_mut(agent.index()) {
                 s.verdicts.push((issue_id, adj.verdict));
                 s.wake = true;
+            }
+            if in_process {
+                continue;
             }
             self.push(EventKind::Adjudication {
                 agent,

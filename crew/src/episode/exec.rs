@@ -5,13 +5,12 @@
 
 use gatecrew_gating::DecisionCard;
 use gatecrew_gating::llm::SYSTEM_PROMPT as CONSULT_SYSTEM_PROMPT;
-use gatecrew_protocol::trace::{CallKind, EventKind, IssueName, Tier};
-use gatecrew_protocol::{AgentId, BoardMessage, IssueId};
-use gatecrew_world::{Action, Observation};
+use gatecrew_protocol::trace::{CallKind, EventKind};
+use gatecrew_protocol::{AgentId, BoardMessage, IssueId, ItemId};
+use gatecrew_world::{Action, Failure, Observation, Outcome, Pending, Receipt};
 
 use super::Episode;
 use super::faults::Post;
-use crate::agent::{Note, OracleQuery};
 use crate::executor::render;
 use crate::executor::state::Call;
 use crate::news::BoardNews;
@@ -33,7 +32,7 @@ fn teammate_line(agent: AgentId, n: &BoardNews) -> bool {
 }
 
 impl Episode {
-    fn record_call(&mut self, agent: Option<AgentId>, call: CallKind, c: &Call) {
+    pub(super) fn record_call(&mut self, agent: Option<AgentId>, call: CallKind, c: &Call) {
         metrics::counter!("gatecrew_executor_calls_total", "call" => call.as_str()).increment(1);
         if c.mistake {
             metrics::counter!("gatecrew_executor_mistakes_total", "call" => call.as_str()).increment(1);
@@ -99,15 +98,52 @@ impl Episode {
     }
 
     /// `agent` starts `action`: the call that chose it. Returns its ticks (added before
-    /// the action completes) and whether it was a mistake (the action then fails).
-    pub(super) fn exec_act(&mut self, agent: AgentId, action: &Action) -> (u64, bool) {
-        let Some(x) = &mut self.exec else { return (0, false) };
+    /// the action completes) and, when it was a mistake, the draw that says what went
+    /// wrong ([`Self::mistaken_outcome`]).
+    pub(super) fn exec_act(&mut self, agent: AgentId, action: &Action) -> (u64, Option<u64>) {
+        let Some(x) = &mut self.exec else { return (0, None) };
         let view = self.world.observe(agent);
         let own = x.model().tokens(&render::state(&self.world, agent, &view));
         let completion = x.model().tokens(&render::action(action, self.world.data()));
         let call = x.call(agent.index(), own, true, completion);
         self.record_call(Some(agent), CallKind::Act, &call);
-        (call.ticks, call.mistake)
+        (call.ticks, call.mistake.then_some(call.pick))
+    }
+
+    /// The outcome of an action the model chose wrongly, at its completion. A place puts
+    /// a wrong block when the bot holds another placeable item (`pick` says which, in
+    /// item-id order): the wrong-item error the issue names, and the one a bot does not
+    /// notice, since the place succeeds and its plan counts the cell as done: the cell
+    /// keeps the wrong block and the episode cannot complete, as no bot mines a cell its
+    /// plan counts as done. Any other mistaken action does nothing, and the
+    /// bot learns that it failed (as it would see nothing change).
+    pub(super) fn mistaken_outcome(
+        &mut self,
+        agent: AgentId,
+        mut pending: Pending,
+        pick: u64,
+    ) -> (Outcome, Option<(AgentId, Receipt)>) {
+        if let Action::Place { item, .. } = &mut pending.action {
+            let data = self.world.data();
+            let wrong: Vec<ItemId> = self
+                .world
+                .body(agent)
+                .map(|b| {
+                    b.inventory
+                        .iter()
+                        .filter(|&(i, n)| n > 0 && i != *item && data.block_for_item(i).is_some())
+                        .map(|(i, _)| i)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !wrong.is_empty() {
+                *item = wrong[(pick % wrong.len() as u64) as usize];
+                metrics::counter!("gatecrew_executor_wrong_blocks_total").increment(1);
+                return self.world.complete(agent, pending);
+            }
+        }
+        let failed = Outcome { action: pending.action, ticks: pending.ticks, result: Err(Failure::Mistaken) };
+        (failed, None)
     }
 
     /// The lines `agent` writes with the model (its style's [`crate::style::Style::writes_with_model`]):
@@ -168,30 +204,6 @@ impl Episode {
         self.slots[agent.index()].reading += call.ticks;
         self.record_call(Some(agent), CallKind::Write, &call);
         call.mistake
-    }
-
-    /// Tier-3 decisions the agent's gate made in process (no external adjudicator):
-    /// under `llm` each was a call to the model, whose ticks the agent's step costs.
-    pub(super) fn exec_consults_in_process(&mut self, agent: AgentId, notes: &[Note]) {
-        if self.exec.is_none() || self.tier3.is_some() {
-            return;
-        }
-        for n in notes {
-            let Note::Gate(g) = n else { continue };
-            if g.decision.tier != Tier::Adjudicator {
-                continue;
-            }
-            let (issue, item, count) = match g.oracle {
-                OracleQuery::Items(item, count) => {
-                    (IssueName::MissingMaterial, Some(self.world.data().item_name(item).to_owned()), Some(count))
-                }
-                OracleQuery::Retry | OracleQuery::NeedsTeammate => (IssueName::ActionFailed, None, None),
-            };
-            let card = DecisionCard::new(issue, item, count, g.features, g.decision.score);
-            let call = self.consult_call(agent, &card);
-            self.slots[agent.index()].reading += call.ticks;
-            self.record_call(Some(agent), CallKind::Consult, &call);
-        }
     }
 
     /// The call of a consult: the adjudicator's own short prompt and card, not the
