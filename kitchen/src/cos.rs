@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::level::Level;
 use crate::load::Cuisine;
-use crate::policy::{Counters, PolicyKind};
+use crate::policy::{Counters, Policy, PolicyKind};
 use crate::recipe::RecipeBook;
 use crate::world::World;
 
@@ -67,8 +67,8 @@ impl RunSpec {
 pub struct EpisodeOutcome {
     /// The level.
     pub level: String,
-    /// The policy.
-    pub policy: PolicyKind,
+    /// The policy's name.
+    pub policy: String,
     /// The interval factor.
     pub factor: f64,
     /// The order interval in force.
@@ -117,31 +117,35 @@ pub fn run_episode(
         TimingMode::File => level.file_timing(factor),
         TimingMode::Oracle => level.oracle_timing(book, factor),
     };
-    let interval = timing.interval;
-    let mut world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
+    let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
     let mut pol = policy.build(&world, spec.agents);
     let steps = level.max_steps.unwrap_or(spec.horizon);
+    run_with(world, pol.as_mut(), policy.as_str(), factor, steps)
+}
+
+/// Runs `steps` steps of a prepared world under any policy (a scripted one in tests).
+pub fn run_with(mut world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
     let (mut completed, mut failed, mut refused) = (0u32, 0u32, 0u32);
     for _ in 0..steps {
-        let actions = pol.decide(&world);
+        let actions = policy.decide(&world);
         let report = world.step(&actions);
         completed += report.completed.len() as u32;
         failed += report.failed.len() as u32;
         refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
-        pol.observe(&world, &report);
+        policy.observe(&world, &report);
     }
     EpisodeOutcome {
-        level: level.name.clone(),
-        policy,
+        level: world.level().name.clone(),
+        policy: name.to_owned(),
         factor,
-        interval,
+        interval: world.timing().interval,
         steps,
         completed,
         failed,
         pending: world.pending().len() as u32,
         skipped: world.skipped_arrivals(),
         refused,
-        counters: pol.counters(),
+        counters: policy.counters(),
     }
 }
 

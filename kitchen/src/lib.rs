@@ -67,7 +67,9 @@ mod recipe;
 mod tool;
 pub mod world;
 
-pub use cos::{CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_table, run_episode};
+pub use cos::{
+    CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_table, run_episode, run_with,
+};
 pub use error::{Error, ErrorKind};
 pub use level::{Blocked, Level, MenuDish, NotCompletable, Timing};
 pub use load::{Cuisine, default_dir};

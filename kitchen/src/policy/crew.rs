@@ -166,7 +166,8 @@ impl<C: Channel, J: Judge> Crew<C, J> {
         for ask in self.channel.inbox(i) {
             let cost = w.book().solo_steps(ask.item) + 2;
             let surplus = me.holding == Some(ask.item) && m.goal.is_none();
-            let yes = m.helps.is_empty() && (surplus || (me.holding.is_none() && m.slack >= cost));
+            let slack = if m.goal.is_none() { u32::MAX } else { m.slack };
+            let yes = m.helps.is_empty() && (surplus || (me.holding.is_none() && slack >= cost));
             if self.channel.answer(i, &ask, yes, now) {
                 m.helps.push(Handover { ticket: ask.ticket, item: ask.item, to: ask.to });
             }
@@ -210,7 +211,10 @@ impl<C: Channel, J: Judge> Crew<C, J> {
         let help_tasks = tasks.len();
         let planned = order.map(|o| p.order(&o.serve, &mut tasks));
         m.bind = p.claims.bind.clone();
-        let solo: u32 = tasks.iter().map(|t| t.solo_cost(w)).sum();
+        let solo = match planned {
+            Some(Ok(est)) => est.solo,
+            _ => 0,
+        };
         m.slack = order.map_or(u32::MAX, |o| o.remaining.saturating_sub(solo));
         // Kitchen issues of my order.
         if let (Some(o), Some(result)) = (order, planned) {

@@ -40,7 +40,7 @@ impl Policy for Dispatcher {
             let saved = p.claims.clone();
             let mark = tasks.len();
             match p.order(&o.serve, &mut tasks) {
-                Ok(steps) if steps > o.remaining => {
+                Ok(est) if est.par > o.remaining => {
                     p.restore(saved);
                     tasks.truncate(mark);
                     late.push(o);

@@ -32,15 +32,19 @@ impl Task {
             Task::Activate { at } => at,
         }
     }
+}
 
-    /// Steps one agent needs for it, for the crews' serial estimates.
-    pub fn solo_cost(self, w: &World) -> u32 {
-        match self {
-            Task::Carry { .. } => 2,
-            Task::Fetch { from, item: Some(_), .. } if w.location(from).kind == ToolKind::Storage => 4,
-            Task::Fetch { from, .. } => 3 + w.location(from).occupied,
-            Task::Activate { at } => 2 + w.location(at).kind.wait_steps(),
-        }
+/// Steps until a planned item is in place: with enough agents (`par`, the critical
+/// path) and with one agent doing everything (`solo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Est {
+    pub par: u32,
+    pub solo: u32,
+}
+
+impl Est {
+    fn both(n: u32) -> Est {
+        Est { par: n, solo: n }
     }
 }
 
@@ -103,13 +107,13 @@ impl<'w> Planner<'w> {
 
     /// Plans `item` into `to`, appending tasks in the order they should start; returns
     /// the steps until it is there with enough agents.
-    pub fn need(&mut self, item: ItemId, to: LocationId, out: &mut Vec<Task>) -> Result<u32, Stuck> {
+    pub fn need(&mut self, item: ItemId, to: LocationId, out: &mut Vec<Task>) -> Result<Est, Stuck> {
         let w = self.w;
         for (i, body) in w.agents().iter().enumerate() {
             if self.hands.get(i) == Some(&true) && !self.claims.hand[i] && body.holding == Some(item) {
                 self.claims.hand[i] = true;
                 out.push(Task::Carry { agent: i, to });
-                return Ok(if body.at == to { 1 } else { 2 });
+                return Ok(Est::both(if body.at == to { 1 } else { 2 }));
             }
         }
         for (i, l) in w.locations().iter().enumerate() {
@@ -118,14 +122,14 @@ impl<'w> Planner<'w> {
                 self.claims.loc[i] = true;
                 self.claims.bind[i] = Some(item);
                 out.push(Task::Fetch { from: id, item: None, to, what: item });
-                return Ok(l.occupied + 3);
+                return Ok(Est::both(l.occupied + 3));
             }
         }
         let book = w.book();
         let Some(recipe) = book.recipe_for(item) else {
             let storage = w.first(ToolKind::Storage).ok_or(Stuck::NoTool(ToolKind::Storage))?;
             out.push(Task::Fetch { from: storage, item: Some(item), to, what: item });
-            return Ok(4);
+            return Ok(Est::both(4));
         };
         let kind = recipe.tool;
         let usable = |i: usize| self.mine[i] && !self.claims.loc[i] && w.locations()[i].kind == kind;
@@ -156,29 +160,35 @@ impl<'w> Planner<'w> {
                 }
             }
         }
+        // Activate, wait, get, goto, put.
         let cook = 1 + kind.wait_steps() + 3;
         if missing.is_empty() {
             if w.locations()[t].contents.len() == recipe.ingredients.len() {
                 out.push(Task::Activate { at });
             }
-            return Ok(1 + cook);
+            return Ok(Est::both(1 + cook));
         }
-        let mut worst = 0;
+        let mut est = Est::default();
         for m in missing {
-            worst = worst.max(self.need(m, at, out)?);
+            let e = self.need(m, at, out)?;
+            est.par = est.par.max(e.par);
+            est.solo += e.solo;
         }
-        Ok(worst + cook)
+        Ok(Est { par: est.par + cook, solo: est.solo + cook })
     }
 
     /// Plans one order's items onto the serving table. On failure nothing is claimed.
-    pub fn order(&mut self, serve: &[ItemId], out: &mut Vec<Task>) -> Result<u32, Stuck> {
+    pub fn order(&mut self, serve: &[ItemId], out: &mut Vec<Task>) -> Result<Est, Stuck> {
         let table = self.w.first(ToolKind::Servingtable).ok_or(Stuck::NoTool(ToolKind::Servingtable))?;
         let saved = self.claims.clone();
         let mark = out.len();
-        let mut worst = 0;
+        let mut est = Est::default();
         for &item in serve {
             match self.need(item, table, out) {
-                Ok(s) => worst = worst.max(s),
+                Ok(e) => {
+                    est.par = est.par.max(e.par);
+                    est.solo += e.solo;
+                }
                 Err(e) => {
                     self.claims = saved;
                     out.truncate(mark);
@@ -186,7 +196,7 @@ impl<'w> Planner<'w> {
                 }
             }
         }
-        Ok(worst)
+        Ok(est)
     }
 
     /// Undoes everything since `saved` (a clone of `claims`).

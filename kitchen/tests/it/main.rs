@@ -1,1 +1,7 @@
-fn main() {}
+//! Integration tests of the kitchen crate, one binary.
+
+mod common;
+mod cos;
+mod load;
+mod policies;
+mod world;
