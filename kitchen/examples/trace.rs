@@ -1,6 +1,8 @@
 //! Prints one episode step by step:
 //! `cargo run -p gatecrew-kitchen --example trace -- LEVEL POLICY [agents] [factor] [seed] [steps]`.
 
+#![allow(clippy::print_stdout)] // An example prints its result.
+
 use std::sync::Arc;
 
 use gatecrew_kitchen::{Cuisine, PolicyKind, World};
@@ -17,7 +19,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let book = &cuisine.book;
     let mut world = World::new(Arc::clone(level), Arc::clone(book), agents, level.file_timing(factor), seed);
     let mut pol = policy.build(&world, agents);
-    #[allow(clippy::print_stdout)]
     for _ in 0..steps {
         let actions = pol.decide(&world);
         let orders: Vec<String> =

@@ -10,7 +10,7 @@ pub fn cuisine() -> Cuisine {
 
 /// A world on `level` with one dish's timing fixed by hand.
 pub fn world(c: &Cuisine, level: &str, agents: usize, interval: u32, lifetime: u32) -> World {
-    let level = Arc::clone(c.level(level).unwrap());
+    let level = Arc::clone(c.level(level).expect("a shared level"));
     let timing = Timing { interval, lifetimes: vec![lifetime; level.menu.len()] };
     World::new(level, Arc::clone(&c.book), agents, timing, 0)
 }
@@ -23,8 +23,8 @@ pub const BLENDER: gatecrew_kitchen::LocationId = gatecrew_kitchen::LocationId(2
 /// Two agents make one salmonMeatcake on level_0 and serve it: put at step 8 (the
 /// ninth step), as in the paper's appendix H demonstration.
 pub fn meatcake_script(c: &Cuisine) -> Vec<Vec<Action>> {
-    let salmon = c.book.item("salmon").unwrap();
-    let flour = c.book.item("flour").unwrap();
+    let salmon = c.book.item("salmon").expect("salmon");
+    let flour = c.book.item("flour").expect("flour");
     vec![
         vec![Action::Goto(STORAGE), Action::Goto(STORAGE)],
         vec![Action::Get { at: STORAGE, item: Some(salmon) }, Action::Get { at: STORAGE, item: Some(flour) }],
