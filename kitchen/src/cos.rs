@@ -1,0 +1,216 @@
+//! Episodes and the Collaboration Score.
+//!
+//! The paper (MindAgent, section 3) defines CoS as the mean over M = 5 task intervals of
+//! `completed / (completed + failed)`. MindAgent's experiment script
+//! (`agents/gpt_agent.py`) divides by `success + failed + len(current_task_list)`:
+//! orders still pending at the episode's end count as failures. Both are reported,
+//! named for what they do: [`CosRow::cos_pending_excluded`] (the paper's formula) and
+//! [`CosRow::cos_pending_failed`] (the script's).
+//!
+//! The episode length is MindAgent's: 60 steps (`max_steps = 60` in the experiment
+//! script, and `World`'s default "assume every action is 4 seconds, and we have in total
+//! 4 minutes"; the paper's level 9 demonstration shows "maximum game steps: 60"). A
+//! level's own `max_steps`, when its file sets one, wins, as in MindAgent's `World`.
+//! MindAgent ran 3 episodes per factor; one seed here is one episode per factor.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::level::Level;
+use crate::load::Cuisine;
+use crate::policy::{Counters, Policy, PolicyKind};
+use crate::recipe::RecipeBook;
+use crate::world::World;
+
+/// The five interval factors (the paper's appendix E.4: "We pick the value tau ranging
+/// from 1.0, 1.5, 2.0, 2.5 and 3.0"; MindAgent's script `alphas`).
+pub const FACTORS: [f64; 5] = [1.0, 1.5, 2.0, 2.5, 3.0];
+
+/// MindAgent's episode length in steps (see the module docs).
+pub const DEFAULT_HORIZON: u32 = 60;
+
+/// Where an episode's order interval and lifetimes come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingMode {
+    /// The level file: interval `ceil(factor x task_interval)`, lifetimes as written.
+    File,
+    /// MindAgent's experiment script: interval and lifetimes from the recipe graph
+    /// ([`Level::oracle_timing`]) with alpha = the factor.
+    Oracle,
+}
+
+/// How to run: crew size, seed, length, timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RunSpec {
+    /// Agents in the kitchen.
+    pub agents: usize,
+    /// The world's seed (the order draws).
+    pub seed: u64,
+    /// Steps per episode, unless the level sets `max_steps`.
+    pub horizon: u32,
+    /// Interval and lifetimes.
+    pub timing: TimingMode,
+}
+
+impl RunSpec {
+    /// `agents` agents, seed, MindAgent's horizon, the file's timing.
+    pub fn new(agents: usize, seed: u64) -> Self {
+        RunSpec { agents, seed, horizon: DEFAULT_HORIZON, timing: TimingMode::File }
+    }
+}
+
+/// What one episode produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EpisodeOutcome {
+    /// The level.
+    pub level: String,
+    /// The policy's name.
+    pub policy: String,
+    /// The interval factor.
+    pub factor: f64,
+    /// The order interval in force.
+    pub interval: u32,
+    /// Steps run.
+    pub steps: u32,
+    /// Orders completed.
+    pub completed: u32,
+    /// Orders whose lifetime ran out.
+    pub failed: u32,
+    /// Orders still pending at the end.
+    pub pending: u32,
+    /// Arrivals skipped because six orders were pending.
+    pub skipped: u32,
+    /// Actions the world refused.
+    pub refused: u32,
+    /// The policy's counts.
+    pub counters: Counters,
+}
+
+impl EpisodeOutcome {
+    /// `completed / (completed + failed)`, 0 when nothing was resolved.
+    pub fn rate_pending_excluded(&self) -> f64 {
+        ratio(self.completed, self.completed + self.failed)
+    }
+
+    /// `completed / (completed + failed + pending)`, 0 when no order came.
+    pub fn rate_pending_failed(&self) -> f64 {
+        ratio(self.completed, self.completed + self.failed + self.pending)
+    }
+}
+
+fn ratio(a: u32, b: u32) -> f64 {
+    if b == 0 { 0.0 } else { f64::from(a) / f64::from(b) }
+}
+
+/// Runs one episode of `level` under `policy` at an interval factor.
+pub fn run_episode(
+    book: &Arc<RecipeBook>,
+    level: &Arc<Level>,
+    policy: PolicyKind,
+    factor: f64,
+    spec: &RunSpec,
+) -> EpisodeOutcome {
+    let timing = match spec.timing {
+        TimingMode::File => level.file_timing(factor),
+        TimingMode::Oracle => level.oracle_timing(book, factor),
+    };
+    let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
+    let mut pol = policy.build(&world, spec.agents);
+    let steps = level.max_steps.unwrap_or(spec.horizon);
+    run_with(world, pol.as_mut(), policy.as_str(), factor, steps)
+}
+
+/// Runs `steps` steps of a prepared world under any policy (a scripted one in tests).
+pub fn run_with(mut world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
+    let (mut completed, mut failed, mut refused) = (0u32, 0u32, 0u32);
+    for _ in 0..steps {
+        let actions = policy.decide(&world);
+        let report = world.step(&actions);
+        completed += report.completed.len() as u32;
+        failed += report.failed.len() as u32;
+        refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
+        policy.observe(&world, &report);
+    }
+    EpisodeOutcome {
+        level: world.level().name.clone(),
+        policy: name.to_owned(),
+        factor,
+        interval: world.timing().interval,
+        steps,
+        completed,
+        failed,
+        pending: world.pending().len() as u32,
+        skipped: world.skipped_arrivals(),
+        refused,
+        counters: policy.counters(),
+    }
+}
+
+/// One level under one policy at the five factors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CosRow {
+    /// The level.
+    pub level: String,
+    /// The policy.
+    pub policy: PolicyKind,
+    /// Crew size, seed, horizon and timing.
+    pub spec: RunSpec,
+    /// One episode per factor, in [`FACTORS`] order.
+    pub episodes: Vec<EpisodeOutcome>,
+    /// The paper's CoS: mean of `completed / (completed + failed)`.
+    pub cos_pending_excluded: f64,
+    /// MindAgent's script's CoS: mean of `completed / (completed + failed + pending)`.
+    pub cos_pending_failed: f64,
+    /// Messages over the five episodes.
+    pub messages: u64,
+}
+
+impl CosRow {
+    /// The row for a set of episodes (one per factor).
+    pub fn from_episodes(level: &str, policy: PolicyKind, spec: RunSpec, episodes: Vec<EpisodeOutcome>) -> Self {
+        let n = episodes.len().max(1) as f64;
+        let mean = |f: fn(&EpisodeOutcome) -> f64| episodes.iter().map(f).sum::<f64>() / n;
+        CosRow {
+            level: level.to_owned(),
+            policy,
+            spec,
+            cos_pending_excluded: mean(EpisodeOutcome::rate_pending_excluded),
+            cos_pending_failed: mean(EpisodeOutcome::rate_pending_failed),
+            messages: episodes.iter().map(|e| e.counters.messages).sum(),
+            episodes,
+        }
+    }
+}
+
+/// CoS of `level` under `policy`: one episode at each of the five factors.
+pub fn cos(book: &Arc<RecipeBook>, level: &Arc<Level>, policy: PolicyKind, spec: &RunSpec) -> CosRow {
+    let episodes = FACTORS.iter().map(|&f| run_episode(book, level, policy, f, spec)).collect();
+    CosRow::from_episodes(&level.name, policy, *spec, episodes)
+}
+
+/// Every (level, policy, crew size) combination, levels by name (`None`: all), in the
+/// order given. The call behind `gatecrew cos`.
+pub fn cos_table(
+    cuisine: &Cuisine,
+    levels: Option<&[String]>,
+    policies: &[PolicyKind],
+    agents: &[usize],
+    spec: &RunSpec,
+) -> Result<Vec<CosRow>, Error> {
+    let chosen: Vec<&Arc<Level>> = match levels {
+        None => cuisine.levels.iter().collect(),
+        Some(names) => names.iter().map(|n| cuisine.level(n)).collect::<Result<_, _>>()?,
+    };
+    let mut rows = Vec::new();
+    for level in chosen {
+        for &policy in policies {
+            for &n in agents {
+                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..*spec }));
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,99 @@
+//! The coordination policies that run in the kitchen, behind one trait: each step a
+//! policy reads the world and returns one action per agent. What an agent may know is
+//! the policy's business: the dispatcher reads everything (as MindAgent's LLM reads the
+//! full game state), a crew agent its own private state, the visible kitchen (the
+//! state MindAgent prints: where everyone stands, what they hold, what is inside each
+//! tool) and the board or the chat.
+
+mod crew;
+mod dispatcher;
+pub mod flatcomm;
+pub mod gated;
+mod plan;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::world::{Action, StepReport, World};
+
+/// What a policy counted over an episode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Public messages: dispatcher commands, board messages, or chat lines.
+    pub messages: u64,
+    /// Kitchen issues detected (each blocker once).
+    pub issues: u64,
+    /// Gate decisions (the gated crew only).
+    pub gate_decisions: u64,
+    /// Issues sent to teammates (escalated, or broadcast by flatcomm).
+    pub escalations: u64,
+    /// Coordination windows (or chat needs) that ended with a confirmed hand-over.
+    pub confirmed: u64,
+    /// Steps agents lost reading and answering chat (flatcomm only).
+    pub interrupted_steps: u64,
+}
+
+/// A coordination policy. See the module docs.
+pub trait Policy {
+    /// The actions of one step, one per agent.
+    fn decide(&mut self, world: &World) -> Vec<Action>;
+    /// What the step did (the policy learns its verified outcomes here).
+    fn observe(&mut self, world: &World, report: &StepReport);
+    /// The counts so far.
+    fn counters(&self) -> Counters;
+}
+
+/// The policies by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKind {
+    /// MindAgent's central dispatcher (a deterministic planner).
+    Dispatcher,
+    /// Our agents: private state, the gate, the board.
+    Gated,
+    /// The same agents broadcasting every goal and need to all.
+    Flatcomm,
+}
+
+impl PolicyKind {
+    /// Every policy.
+    pub const ALL: [PolicyKind; 3] = [PolicyKind::Dispatcher, PolicyKind::Gated, PolicyKind::Flatcomm];
+
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyKind::Dispatcher => "dispatcher",
+            PolicyKind::Gated => "gated",
+            PolicyKind::Flatcomm => "flatcomm",
+        }
+    }
+
+    /// A fresh policy for a crew of `agents` in `world`.
+    pub fn build(self, world: &World, agents: usize) -> Box<dyn Policy> {
+        match self {
+            PolicyKind::Dispatcher => Box::new(dispatcher::Dispatcher::new(agents)),
+            PolicyKind::Gated => Box::new(gated::crew(world, agents)),
+            PolicyKind::Flatcomm => Box::new(flatcomm::crew(world, agents)),
+        }
+    }
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// An unknown policy name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kitchen policy \"{0}\" (known: dispatcher, gated, flatcomm)")]
+pub struct UnknownPolicy(pub String);
+
+impl FromStr for PolicyKind {
+    type Err = UnknownPolicy;
+    fn from_str(s: &str) -> Result<Self, UnknownPolicy> {
+        PolicyKind::ALL.into_iter().find(|p| p.as_str() == s).ok_or_else(|| UnknownPolicy(s.to_owned()))
+    }
+}
