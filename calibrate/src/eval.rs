@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use gatecrew_crew::{Policy, Setup};
 use gatecrew_gating::{Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage};
 use gatecrew_protocol::metrics::EpisodeMetrics;
-use gatecrew_protocol::trace::{Decision, Event, EventKind, GateAction};
+use gatecrew_protocol::trace::{CallKind, Decision, Event, EventKind, GateAction, Tier};
 use serde::{Deserialize, Serialize};
 
 use crate::objective::{Objective, Score};
@@ -32,12 +32,44 @@ struct Query {
     ctx: RuleContext,
     decision: Decision,
     action: GateAction,
+    /// Settled in the gray zone, at this unrounded score.
+    tier3: bool,
+    score: f64,
 }
 
 #[derive(Debug)]
 struct Trajectory {
     queries: Vec<Query>,
     metrics: Arc<EpisodeMetrics>,
+    /// The deterministic adjudicator's midpoint of the gate it was simulated under.
+    midpoint: f64,
+}
+
+/// Whether a new gate takes `q` exactly as the recorded run did, so that the run from
+/// there on is the same. Without an executor model only the decision and the local
+/// action matter (which tier took them changes only the modelled adjudicator tokens).
+/// Under the `llm` executor a gray-zone decision is a call of the bot's own model
+/// (time, draws, maybe a flipped verdict, all from the card), so the tier must agree,
+/// and a gray-zone case must show the same card score and get the same deterministic
+/// verdict: then the same draw flips it or not alike and the decision is the recorded one.
+fn same_step(gate: &Gate, q: &Query, midpoint: f64, llm: bool) -> Option<bool> {
+    let (d, a, tier3) = decide(gate, GateQuery { features: q.features, ctx: q.ctx });
+    if !llm || !tier3 {
+        let same = (d, a) == (q.decision, q.action) && (!llm || !q.tier3);
+        return same.then_some(tier3);
+    }
+    if !q.tier3 {
+        return None;
+    }
+    let Stage::Gray { score } = gate.assess(GateQuery { features: q.features, ctx: q.ctx }) else {
+        return None;
+    };
+    let card = |s: f64| (s * 100.0).round();
+    let r = q.features.r.get();
+    let verdict = |m: f64, s: f64| r == 0 || s >= m;
+    let same =
+        card(score) == card(q.score) && verdict(gate.deterministic().midpoint, score) == verdict(midpoint, q.score);
+    same.then_some(true)
 }
 
 /// A point's figures on a set of episodes.
@@ -112,7 +144,7 @@ impl Evaluator {
     }
 
     /// Simulates an episode under `params` and records its gate inputs.
-    fn simulate(&self, i: usize, params: GateParams) -> (Vec<Query>, Arc<EpisodeMetrics>) {
+    fn simulate(&self, i: usize, params: GateParams) -> (Option<Vec<Query>>, Arc<EpisodeMetrics>) {
         let mut setup = self.cases[i].setup.clone();
         setup.gate = params;
         setup.policy = Policy::Gated;
@@ -120,20 +152,36 @@ impl Evaluator {
         setup.llm = None;
         let mut metrics = EpisodeMetrics::default();
         let mut queries = Vec::new();
+        let mut consults = 0usize;
         gatecrew_crew::run(&setup, &mut |ev: &Event| {
             metrics.observe(ev);
-            if let EventKind::Gate { features, decision, action: Some(action), context: Some(c), .. } = &ev.kind {
+            if let EventKind::LlmCall { call: CallKind::Consult, .. } = &ev.kind {
+                consults += 1;
+            }
+            if let EventKind::Gate { features, decision, action: Some(action), context: Some(c), tier, score, .. } =
+                &ev.kind
+            {
                 let f = Features::new(features.c, features.a, features.d, features.r, features.h).unwrap_or_default();
                 let ctx = RuleContext {
                     requestable: c.requestable,
                     teammate_reachable: c.reachable,
                     other_work: c.other_work,
                 };
-                queries.push(Query { features: f, ctx, decision: *decision, action: *action });
+                queries.push(Query {
+                    features: f,
+                    ctx,
+                    decision: *decision,
+                    action: *action,
+                    tier3: *tier == Tier::Adjudicator,
+                    score: *score,
+                });
             }
         });
         self.simulated.fetch_add(1, Ordering::Relaxed);
-        (queries, Arc::new(metrics))
+        // A consult still in flight at the end wrote no `gate` event: its features are
+        // unknown, so no replay can vouch for the run (`None`: never reused).
+        let complete = consults == queries.iter().filter(|q| q.tier3).count() || consults == 0;
+        (complete.then_some(queries), Arc::new(metrics))
     }
 
     /// The metrics of episode `i` under `params`. With `fast`, a cached trajectory whose
@@ -141,17 +189,13 @@ impl Evaluator {
     pub fn episode(&self, i: usize, params: GateParams, fast: bool) -> Arc<EpisodeMetrics> {
         if fast {
             let gate = Gate::new(params, GatePolicy::Gated);
-            // Same decisions and local actions: same trajectory. Which tier took each
-            // decision may differ (it changes only the modelled tokens), so the tier-3
-            // count is taken from the replay.
+            let llm = self.cases[i].setup.executor.model().is_some();
+            // Same steps: same trajectory ([`same_step`]); the tier-3 count is taken
+            // from the replay.
             let replay = |t: &Trajectory| {
                 let mut gray = 0u64;
                 for q in &t.queries {
-                    let (d, a, tier3) = decide(&gate, GateQuery { features: q.features, ctx: q.ctx });
-                    if (d, a) != (q.decision, q.action) {
-                        return None;
-                    }
-                    gray += u64::from(tier3);
+                    gray += u64::from(same_step(&gate, q, t.midpoint, llm)?);
                 }
                 Some(gray)
             };
@@ -168,10 +212,10 @@ impl Evaluator {
             }
         }
         let (queries, metrics) = self.simulate(i, params);
-        if fast {
+        if let (true, Some(queries)) = (fast, queries) {
             if let Ok(mut c) = self.cache[i].lock() {
                 if !c.iter().any(|t| t.queries == queries) {
-                    c.push(Trajectory { queries, metrics: metrics.clone() });
+                    c.push(Trajectory { queries, metrics: metrics.clone(), midpoint: params.midpoint() });
                 }
             }
         }

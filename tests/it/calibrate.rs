@@ -8,6 +8,7 @@ use gatecrew_calibrate::eval::{Case, Evaluator};
 use gatecrew_calibrate::run::Options;
 use gatecrew_calibrate::{Grid, calibrate};
 use gatecrew_crew::Overrides;
+use gatecrew_crew::executor::{Executor, ExecutorKind, ExecutorSpec};
 use gatecrew_suite::Manifest;
 
 use crate::common::{data, root, write};
@@ -56,6 +57,35 @@ fn the_fast_path_equals_simulating_every_point() {
     let (simulated, replayed) = fast.counts();
     assert!(replayed > simulated * 5, "the cache did the work: {simulated} simulated, {replayed} replayed");
     assert_eq!(naive.counts().1, 0);
+}
+
+/// Under the `llm` executor a gray-zone decision is a model call (time, draws, a verdict
+/// that may flip), so a replay must also agree on the tier and the card: still exactly
+/// what simulating every point gives.
+#[test]
+fn the_fast_path_equals_simulating_every_point_under_the_llm_executor() {
+    let small = GRID.replace("d = [0.1, 0.2]", "d = [0.2]").replace("theta_high = [0.75, 0.9]", "theta_high = [0.8]");
+    let grid = Grid::parse(&small, Path::new("grid.toml")).unwrap();
+    let spec = ExecutorSpec { kind: ExecutorKind::Llm, error_scale: 0.5, ..ExecutorSpec::default() };
+    let executor = Executor::resolve(&spec, &root()).unwrap();
+    let cases: Vec<Case> = cases("-s0")
+        .into_iter()
+        .filter(|c| c.split == gatecrew_protocol::trace::Split::Calibration)
+        .map(|mut c| {
+            c.setup.set_executor(executor.clone());
+            c
+        })
+        .collect();
+    let fast = Evaluator::new(cases.clone());
+    let naive = Evaluator::new(cases);
+    let all: Vec<usize> = (0..fast.cases().len()).collect();
+    for p in &grid.points {
+        let a = fast.score(p.params, &all, &grid.objective, true);
+        let b = naive.score(p.params, &all, &grid.objective, false);
+        assert_eq!(a, b, "point {} differs", p.index);
+    }
+    let (simulated, replayed) = fast.counts();
+    assert!(replayed > 0, "the cache did some of the work: {simulated} simulated, {replayed} replayed");
 }
 
 fn options(out: &Path) -> Options {
