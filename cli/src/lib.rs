@@ -14,6 +14,7 @@ mod analyze;
 mod bench_llm;
 mod calibrate;
 mod check;
+mod cos;
 mod executor;
 mod export;
 mod hitl_eval;
@@ -70,6 +71,8 @@ enum Command {
     Export(export::ExportArgs),
     /// Replay a trace in the browser: play, pause, step and scrub through its ticks.
     Replay(replay::ReplayArgs),
+    /// MindAgent's Collaboration Score on the CuisineWorld kitchen: levels x interval factors x policies x crew sizes.
+    Cos(cos::CosArgs),
 }
 
 /// The viewer's scene of a run's setup (its blueprint, its bots' starts), as `--serve` builds it.
@@ -113,6 +116,7 @@ where
         Command::Check(args) => check::run(args, out, err),
         Command::Export(args) => export::run(args, out, err),
         Command::Replay(args) => replay::run(args, out, err),
+        Command::Cos(args) => cos::run(args, out),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
