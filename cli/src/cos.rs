@@ -91,6 +91,8 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return Err(BadInput("--horizon 0: an episode needs at least one step".into()).into());
     }
     let dir = args.tasks.clone().unwrap_or_else(gatecrew_kitchen::default_dir);
+    // Shown as the folder it is, not as the build's relative path to it.
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let cuisine = Cuisine::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     let levels = match args.levels.as_slice() {
         [all] if all == "all" => None,

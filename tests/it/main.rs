@@ -25,6 +25,7 @@ mod fuzz_corpus;
 mod hitl;
 mod hostile;
 mod issues;
+mod kitchen;
 mod llm;
 mod metrics;
 mod minecraft;

@@ -2,7 +2,7 @@
 
 use gatecrew_kitchen::{Action, Refusal};
 
-use crate::common::{BLENDER, STORAGE, TABLE, cuisine, meatcake_script, world};
+use super::common::{BLENDER, STORAGE, TABLE, cuisine, meatcake_script, world};
 
 #[test]
 fn an_order_expires_exactly_at_its_lifetime() {

@@ -2,7 +2,7 @@
 
 use gatecrew_kitchen::{PolicyKind, RunSpec, TimingMode, run_episode};
 
-use crate::common::cuisine;
+use super::common::cuisine;
 
 #[test]
 fn each_policy_completes_orders_on_level_0() {

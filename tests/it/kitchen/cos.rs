@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use gatecrew_kitchen::{CosRow, PolicyKind, RunSpec, run_episode, run_with};
 
-use crate::common::{Scripted, cuisine, meatcake_script, world};
+use super::common::{Scripted, cuisine, meatcake_script, world};
 
 #[test]
 fn cos_by_hand_on_a_scripted_episode() {

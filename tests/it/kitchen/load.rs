@@ -5,7 +5,7 @@ use std::path::Path;
 use gatecrew_kitchen::load::{parse_levels, parse_recipes};
 use gatecrew_kitchen::{ErrorKind, ToolKind};
 
-use crate::common::cuisine;
+use super::common::cuisine;
 
 #[test]
 fn every_shared_level_and_recipe_loads() {

@@ -1,0 +1,10 @@
+//! The CuisineWorld kitchen (issue 21): every shared level and recipe loads, hostile
+//! files are named with their JSON path, the world's orders, tools and timing behave as
+//! MindAgent's, CoS is what it says, the policies serve orders, and `gatecrew cos` runs.
+
+mod cli;
+mod common;
+mod cos;
+mod load;
+mod policies;
+mod world;
