@@ -3,13 +3,21 @@
 //! the table shows each factor's completion rate and the two CoS variants, named for
 //! what they do with orders still pending at the end (the paper's formula leaves them
 //! out, MindAgent's script counts them as failed).
+//!
+//! `--executor llm` runs every policy under the kitchen's language-model executor
+//! (`gatecrew_kitchen::executor`): each decision is a call with counted tokens and a
+//! seeded chance of a wrong command, from the built-in GPT-4o profile (or
+//! `--llm-profile FILE`), its error rates times `--error-scale`; the tables add the
+//! calls, tokens, mistakes and model time.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use gatecrew_kitchen::{CosRow, Cuisine, DEFAULT_HORIZON, FACTORS, PolicyKind, RunSpec, TimingMode};
+use gatecrew_kitchen::{
+    CosRow, Cuisine, DEFAULT_HORIZON, Executor, ExecutorKind, FACTORS, LlmModel, PolicyKind, RunSpec, TimingMode,
+};
 use serde::Serialize;
 
 use crate::BadInput;
@@ -41,6 +49,15 @@ pub struct CosArgs {
     /// Print JSON (every row with its episodes, and the means) instead of tables
     #[arg(long)]
     json: bool,
+    /// Who decides: `scripted` (the policies' decisions, free) or `llm` (each decision a model call that costs tokens and time and can go wrong)
+    #[arg(long, default_value = "scripted")]
+    executor: ExecutorKind,
+    /// The llm executor's latency and error profile (default: the built-in GPT-4o profile)
+    #[arg(long, value_name = "FILE")]
+    llm_profile: Option<PathBuf>,
+    /// Multiplies the profile's error rates (llm executor; default 1)
+    #[arg(long, value_name = "X")]
+    error_scale: Option<f64>,
 }
 
 fn parse_timing(s: &str) -> Result<TimingMode, String> {
@@ -60,6 +77,12 @@ struct Mean {
     cos_pending_excluded: f64,
     cos_pending_failed: f64,
     messages_per_episode: f64,
+    calls_per_episode: f64,
+    prompt_tokens_per_call: f64,
+    completion_tokens_per_call: f64,
+    mistakes_per_episode: f64,
+    model_seconds_per_episode: f64,
+    wait_seconds_per_episode: f64,
 }
 
 fn means(rows: &[CosRow], policies: &[PolicyKind], agents: &[usize]) -> Vec<Mean> {
@@ -68,18 +91,48 @@ fn means(rows: &[CosRow], policies: &[PolicyKind], agents: &[usize]) -> Vec<Mean
         for &n in agents {
             let mine: Vec<&CosRow> = rows.iter().filter(|r| r.policy == policy && r.spec.agents == n).collect();
             let k = mine.len().max(1) as f64;
-            let episodes: usize = mine.iter().map(|r| r.episodes.len()).sum();
+            let episodes = mine.iter().map(|r| r.episodes.len()).sum::<usize>().max(1) as f64;
+            let sum = |f: fn(&CosRow) -> f64| mine.iter().map(|r| f(r)).sum::<f64>();
+            let calls = sum(|r| r.model.calls as f64);
+            let per_call = |x: f64| if calls > 0.0 { x / calls } else { 0.0 };
             out.push(Mean {
                 policy,
                 agents: n,
                 levels: mine.len(),
                 cos_pending_excluded: mine.iter().map(|r| r.cos_pending_excluded).sum::<f64>() / k,
                 cos_pending_failed: mine.iter().map(|r| r.cos_pending_failed).sum::<f64>() / k,
-                messages_per_episode: mine.iter().map(|r| r.messages as f64).sum::<f64>() / episodes.max(1) as f64,
+                messages_per_episode: sum(|r| r.messages as f64) / episodes,
+                calls_per_episode: calls / episodes,
+                prompt_tokens_per_call: per_call(sum(|r| r.model.prompt_tokens as f64)),
+                completion_tokens_per_call: per_call(sum(|r| r.model.completion_tokens as f64)),
+                mistakes_per_episode: sum(|r| r.model.mistakes as f64) / episodes,
+                model_seconds_per_episode: sum(|r| r.model.model_seconds) / episodes,
+                wait_seconds_per_episode: sum(|r| r.model.wait_seconds) / episodes,
             });
         }
     }
     out
+}
+
+/// The executor the flags name; a profile that cannot be used is bad input (exit 2)
+/// naming the file and the key.
+fn executor(args: &CosArgs) -> anyhow::Result<Executor> {
+    if args.executor == ExecutorKind::Scripted {
+        if args.llm_profile.is_some() || args.error_scale.is_some() {
+            return Err(BadInput("--llm-profile and --error-scale need --executor llm".into()).into());
+        }
+        return Ok(Executor::Scripted);
+    }
+    let scale = args.error_scale.unwrap_or(1.0);
+    if !scale.is_finite() || scale < 0.0 {
+        return Err(BadInput(format!("--error-scale {scale}: a finite factor >= 0")).into());
+    }
+    let model = match &args.llm_profile {
+        Some(path) => LlmModel::load(path, scale),
+        None => LlmModel::builtin(scale),
+    }
+    .map_err(|e| BadInput(e.to_string()))?;
+    Ok(Executor::Llm(std::sync::Arc::new(model)))
 }
 
 /// Runs `gatecrew cos`.
@@ -90,6 +143,8 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     if args.horizon == 0 {
         return Err(BadInput("--horizon 0: an episode needs at least one step".into()).into());
     }
+    let executor = executor(&args)?;
+    let llm = executor.kind() == ExecutorKind::Llm;
     let dir = args.tasks.clone().unwrap_or_else(gatecrew_kitchen::default_dir);
     // Shown as the folder it is, not as the build's relative path to it.
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
@@ -98,7 +153,7 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         [all] if all == "all" => None,
         names => Some(names),
     };
-    let spec = RunSpec { agents: 0, seed: args.seed, horizon: args.horizon, timing: args.timing };
+    let spec = RunSpec { agents: 0, seed: args.seed, horizon: args.horizon, timing: args.timing, executor };
     let rows = gatecrew_kitchen::cos_table(&cuisine, levels, &args.policy, &args.agents, &spec)
         .map_err(|e| BadInput(e.to_string()))?;
     let means = means(&rows, &args.policy, &args.agents);
@@ -107,10 +162,11 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         struct Report<'a> {
             tasks: &'a std::path::Path,
             factors: [f64; 5],
+            executor: &'a Executor,
             rows: &'a [CosRow],
             means: &'a [Mean],
         }
-        let report = Report { tasks: &dir, factors: FACTORS, rows: &rows, means: &means };
+        let report = Report { tasks: &dir, factors: FACTORS, executor: &spec.executor, rows: &rows, means: &means };
         serde_json::to_writer_pretty(&mut *out, &report).context("writing the report")?;
         writeln!(out)?;
         return Ok(());
@@ -120,11 +176,23 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         TimingMode::Oracle => "MindAgent's script's (oracle) interval and lifetimes",
     };
     writeln!(out, "CoS on {} ({timing}), seed {}, one episode per factor", dir.display(), args.seed)?;
+    if let Executor::Llm(m) = &spec.executor {
+        let (p0, p1) = m.profile().errors.as_ref().map_or((0.0, 0.0), |e| (e.p0, e.p1));
+        writeln!(
+            out,
+            "executor llm: {}, mistake p = {} x ({p0} + {p1} x prompt tokens / 1000); calls cost no game step (turn-based)",
+            m.profile().model,
+            m.error_scale()
+        )?;
+    }
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     let mut head = vec!["level".to_owned(), "policy".into(), "agents".into()];
     head.extend(FACTORS.iter().map(|f| format!("x{f}")));
     head.extend(["CoS (pending excluded)".into(), "CoS (pending = failed)".into(), "messages".into()]);
+    if llm {
+        head.extend(["calls".into(), "prompt tok/call".into(), "mistakes".into()]);
+    }
     t.set_header(head);
     for r in &rows {
         let mut cells = vec![r.level.clone(), r.policy.to_string(), r.spec.agents.to_string()];
@@ -138,29 +206,49 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             format!("{:.3}", r.cos_pending_failed),
             r.messages.to_string(),
         ]);
+        if llm {
+            let per_call = r.model.prompt_tokens as f64 / (r.model.calls.max(1) as f64);
+            cells.extend([r.model.calls.to_string(), format!("{per_call:.0}"), r.model.mistakes.to_string()]);
+        }
         t.add_row(cells);
     }
     writeln!(out, "{t}")?;
     writeln!(out, "each factor: completed / (completed + failed), and (completed/failed/pending) orders")?;
     let mut m = Table::new();
     m.load_preset(UTF8_FULL_CONDENSED);
-    m.set_header([
-        "policy",
-        "agents",
-        "levels",
-        "CoS (pending excluded)",
-        "CoS (pending = failed)",
-        "messages/episode",
-    ]);
+    let mut head: Vec<&str> =
+        vec!["policy", "agents", "levels", "CoS (pending excluded)", "CoS (pending = failed)", "messages/episode"];
+    if llm {
+        head.extend([
+            "calls/episode",
+            "prompt tok/call",
+            "completion tok/call",
+            "mistakes/episode",
+            "model s/episode",
+            "wait s/episode",
+        ]);
+    }
+    m.set_header(head);
     for x in &means {
-        m.add_row([
+        let mut cells = vec![
             x.policy.to_string(),
             x.agents.to_string(),
             x.levels.to_string(),
             format!("{:.3}", x.cos_pending_excluded),
             format!("{:.3}", x.cos_pending_failed),
             format!("{:.1}", x.messages_per_episode),
-        ]);
+        ];
+        if llm {
+            cells.extend([
+                format!("{:.1}", x.calls_per_episode),
+                format!("{:.0}", x.prompt_tokens_per_call),
+                format!("{:.1}", x.completion_tokens_per_call),
+                format!("{:.1}", x.mistakes_per_episode),
+                format!("{:.0}", x.model_seconds_per_episode),
+                format!("{:.0}", x.wait_seconds_per_episode),
+            ]);
+        }
+        m.add_row(cells);
     }
     writeln!(out, "{m}")?;
     Ok(())

@@ -12,12 +12,17 @@
 //! 4 minutes"; the paper's level 9 demonstration shows "maximum game steps: 60"). A
 //! level's own `max_steps`, when its file sets one, wins, as in MindAgent's `World`.
 //! MindAgent ran 3 episodes per factor; one seed here is one episode per factor.
+//!
+//! A run's [`RunSpec::executor`] says whether the policies' decisions are the actions
+//! (`scripted`) or model calls that can go wrong ([`crate::executor`]); the outcome
+//! counts the calls, tokens, mistakes and model time ([`ModelUse`]).
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::error::Error;
+use crate::executor::{EpisodeExec, Executor, ModelUse};
 use crate::level::Level;
 use crate::load::Cuisine;
 use crate::policy::{Counters, Policy, PolicyKind};
@@ -42,8 +47,8 @@ pub enum TimingMode {
     Oracle,
 }
 
-/// How to run: crew size, seed, length, timing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How to run: crew size, seed, length, timing, executor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSpec {
     /// Agents in the kitchen.
     pub agents: usize,
@@ -53,12 +58,14 @@ pub struct RunSpec {
     pub horizon: u32,
     /// Interval and lifetimes.
     pub timing: TimingMode,
+    /// Scripted decisions, or model calls ([`crate::executor`]).
+    pub executor: Executor,
 }
 
 impl RunSpec {
-    /// `agents` agents, seed, MindAgent's horizon, the file's timing.
+    /// `agents` agents, seed, MindAgent's horizon, the file's timing, the scripted executor.
     pub fn new(agents: usize, seed: u64) -> Self {
-        RunSpec { agents, seed, horizon: DEFAULT_HORIZON, timing: TimingMode::File }
+        RunSpec { agents, seed, horizon: DEFAULT_HORIZON, timing: TimingMode::File, executor: Executor::Scripted }
     }
 }
 
@@ -87,6 +94,9 @@ pub struct EpisodeOutcome {
     pub refused: u32,
     /// The policy's counts.
     pub counters: Counters,
+    /// The model's calls, tokens, mistakes and time (zero under `scripted`).
+    #[serde(flatten)]
+    pub model: ModelUse,
 }
 
 impl EpisodeOutcome {
@@ -120,15 +130,42 @@ pub fn run_episode(
     let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
     let mut pol = policy.build(&world, spec.agents);
     let steps = level.max_steps.unwrap_or(spec.horizon);
-    run_with(world, pol.as_mut(), policy.as_str(), factor, steps)
+    let mut exec = match &spec.executor {
+        Executor::Scripted => None,
+        Executor::Llm(m) => Some(EpisodeExec::new(Arc::clone(m), spec.seed, spec.agents, steps)),
+    };
+    run_with_exec(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut())
 }
 
-/// Runs `steps` steps of a prepared world under any policy (a scripted one in tests).
-pub fn run_with(mut world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
+/// Runs `steps` steps of a prepared world under any policy (a scripted one in tests),
+/// with the scripted executor.
+pub fn run_with(world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
+    run_with_exec(world, policy, name, factor, steps, None)
+}
+
+/// Runs `steps` steps of a prepared world under any policy; with `exec`, every
+/// decision goes through the `llm` executor's calls (which `exec` keeps).
+pub fn run_with_exec(
+    mut world: World,
+    policy: &mut dyn Policy,
+    name: &str,
+    factor: f64,
+    steps: u32,
+    mut exec: Option<&mut EpisodeExec>,
+) -> EpisodeOutcome {
     let (mut completed, mut failed, mut refused) = (0u32, 0u32, 0u32);
+    let central = policy.central();
     for _ in 0..steps {
-        let actions = policy.decide(&world);
+        let intended = policy.decide(&world);
+        let lines = policy.lines();
+        let actions = match exec.as_deref_mut() {
+            Some(x) => x.step(&world, central, &intended, &lines),
+            None => intended,
+        };
         let report = world.step(&actions);
+        if let Some(x) = exec.as_deref_mut() {
+            x.observe(&world, central, &report);
+        }
         completed += report.completed.len() as u32;
         failed += report.failed.len() as u32;
         refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
@@ -146,6 +183,7 @@ pub fn run_with(mut world: World, policy: &mut dyn Policy, name: &str, factor: f
         skipped: world.skipped_arrivals(),
         refused,
         counters: policy.counters(),
+        model: exec.map(|x| x.usage()).unwrap_or_default(),
     }
 }
 
@@ -166,6 +204,9 @@ pub struct CosRow {
     pub cos_pending_failed: f64,
     /// Messages over the five episodes.
     pub messages: u64,
+    /// The model's calls, tokens, mistakes and time over the five episodes.
+    #[serde(flatten)]
+    pub model: ModelUse,
 }
 
 impl CosRow {
@@ -180,6 +221,10 @@ impl CosRow {
             cos_pending_excluded: mean(EpisodeOutcome::rate_pending_excluded),
             cos_pending_failed: mean(EpisodeOutcome::rate_pending_failed),
             messages: episodes.iter().map(|e| e.counters.messages).sum(),
+            model: episodes.iter().fold(ModelUse::default(), |mut a, e| {
+                a += e.model;
+                a
+            }),
             episodes,
         }
     }
@@ -188,7 +233,7 @@ impl CosRow {
 /// CoS of `level` under `policy`: one episode at each of the five factors.
 pub fn cos(book: &Arc<RecipeBook>, level: &Arc<Level>, policy: PolicyKind, spec: &RunSpec) -> CosRow {
     let episodes = FACTORS.iter().map(|&f| run_episode(book, level, policy, f, spec)).collect();
-    CosRow::from_episodes(&level.name, policy, *spec, episodes)
+    CosRow::from_episodes(&level.name, policy, spec.clone(), episodes)
 }
 
 /// Every (level, policy, crew size) combination, levels by name (`None`: all), in the
@@ -208,7 +253,7 @@ pub fn cos_table(
     for level in chosen {
         for &policy in policies {
             for &n in agents {
-                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..*spec }));
+                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..spec.clone() }));
             }
         }
     }

@@ -57,9 +57,17 @@
 //!
 //! [`cos`] runs episodes and computes CoS both ways: pending orders excluded (the
 //! paper's formula) and counted as failed (MindAgent's script).
+//!
+//! # Executors
+//!
+//! Every policy runs under the same [`executor`]: `scripted` (its decisions are the
+//! actions, free) or `llm` (each decision a language-model-driven agent, or MindAgent's
+//! GPT-4 dispatcher, would make is a call with counted tokens, a latency and a seeded
+//! chance of a wrong command, from the construction suite's GPT-4o profile unchanged).
 
 pub mod cos;
 mod error;
+pub mod executor;
 mod level;
 pub mod load;
 pub mod policy;
@@ -69,11 +77,13 @@ pub mod world;
 
 pub use cos::{
     CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_table, run_episode, run_with,
+    run_with_exec,
 };
 pub use error::{Error, ErrorKind};
+pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};
 pub use level::{Blocked, Level, MenuDish, NotCompletable, Timing};
 pub use load::{Cuisine, default_dir};
-pub use policy::{Counters, Policy, PolicyKind};
+pub use policy::{ChatLine, Counters, Line, LineText, Policy, PolicyKind};
 pub use recipe::{Recipe, RecipeBook};
 pub use tool::{ToolKind, ToolSpec};
 pub use world::{Action, Location, LocationId, Order, OrderId, Refusal, StepReport, World};

@@ -14,9 +14,10 @@ mod plan;
 use std::fmt;
 use std::str::FromStr;
 
+use gatecrew_protocol::{BoardMessage, ItemId};
 use serde::Serialize;
 
-use crate::world::{Action, StepReport, World};
+use crate::world::{Action, LocationId, StepReport, World};
 
 /// What a policy counted over an episode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -43,6 +44,73 @@ pub trait Policy {
     fn observe(&mut self, world: &World, report: &StepReport);
     /// The counts so far.
     fn counters(&self) -> Counters;
+    /// The public lines written since the last call, in the order they were written
+    /// (the `llm` executor puts them into their readers' contexts). None by default.
+    fn lines(&mut self) -> Vec<Line> {
+        Vec::new()
+    }
+    /// Whether one central call decides every agent's action (the dispatcher), rather
+    /// than one call per agent.
+    fn central(&self) -> bool {
+        false
+    }
+}
+
+/// A public line an agent wrote, and who reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// The writer.
+    pub from: usize,
+    /// The one reader, or `None`: every teammate.
+    pub to: Option<usize>,
+    /// What it says.
+    pub text: LineText,
+}
+
+/// What a line says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineText {
+    /// A protocol message on the board (gated); a request carries the requester's tool.
+    Board(BoardMessage, Option<LocationId>),
+    /// A chat line (flatcomm).
+    Chat(ChatLine),
+}
+
+/// Flatcomm's chat lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatLine {
+    /// "I'm taking an order of this dish."
+    Goal(ItemId),
+    /// "I need this item in that tool."
+    Need {
+        /// The item.
+        item: ItemId,
+        /// The tool.
+        to: LocationId,
+    },
+    /// "I'll bring it." (to the one in need)
+    Offer {
+        /// The one in need.
+        to: usize,
+        /// The item.
+        item: ItemId,
+    },
+    /// "I can't." (to the one in need)
+    Refuse {
+        /// The one in need.
+        to: usize,
+        /// The item.
+        item: ItemId,
+    },
+    /// "Got it, thanks." (to the helper)
+    Thanks {
+        /// The helper.
+        to: usize,
+        /// The item.
+        item: ItemId,
+    },
+    /// "Every tool I need for this is busy."
+    Stuck(ItemId),
 }
 
 /// The policies by name.

@@ -5,6 +5,7 @@
 mod cli;
 mod common;
 mod cos;
+mod executor;
 mod load;
 mod policies;
 mod world;

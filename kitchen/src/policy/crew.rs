@@ -13,7 +13,7 @@ use gatecrew_gating::History;
 use gatecrew_protocol::{ItemId, Tick};
 
 use super::plan::{Planner, Stuck, Task, act, dispose};
-use super::{Counters, Policy};
+use super::{Counters, Line, Policy};
 use crate::tool::ToolKind;
 use crate::world::{Action, LocationId, OrderId, StepReport, World};
 
@@ -51,9 +51,20 @@ pub(crate) trait Channel {
     /// Closes what timed out.
     fn expire(&mut self, now: u32);
     /// `me` took a new goal or hit a need nobody can supply (flatcomm says so).
-    fn announce(&mut self, _me: usize) {}
+    fn announce(&mut self, _me: usize, _what: Announce) {}
     /// Public messages so far.
     fn messages(&self) -> u64;
+    /// The lines written since the last call.
+    fn drain(&mut self) -> Vec<Line>;
+}
+
+/// What an agent announces (flatcomm only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Announce {
+    /// It took an order of this dish.
+    Goal(ItemId),
+    /// Every tool it needs for this item is busy.
+    Stuck(ItemId),
 }
 
 /// A kitchen issue, with the facts the judge needs.
@@ -184,12 +195,12 @@ impl<C: Channel, J: Judge> Crew<C, J> {
             m.goal = None;
         }
         if m.goal.is_none() {
-            m.goal = pending
+            let goal = pending
                 .iter()
-                .find(|o| o.id.0 as usize % n == i && !m.abandoned.contains(&o.id) && w.level().makeable(o.dish))
-                .map(|o| o.id);
-            if m.goal.is_some() {
-                self.channel.announce(i);
+                .find(|o| o.id.0 as usize % n == i && !m.abandoned.contains(&o.id) && w.level().makeable(o.dish));
+            m.goal = goal.map(|o| o.id);
+            if let Some(o) = goal {
+                self.channel.announce(i, Announce::Goal(o.dish));
             }
         }
         let order = m.goal.and_then(|g| pending.iter().find(|o| o.id == g).copied());
@@ -249,7 +260,7 @@ impl<C: Channel, J: Judge> Crew<C, J> {
                                     m.awaits.push(Handover { ticket, item, to });
                                 }
                             }
-                            None => self.channel.announce(i),
+                            None => self.channel.announce(i, Announce::Stuck(item)),
                         }
                     }
                 }
@@ -324,5 +335,9 @@ impl<C: Channel, J: Judge> Policy for Crew<C, J> {
 
     fn counters(&self) -> Counters {
         Counters { messages: self.channel.messages(), ..self.counters }
+    }
+
+    fn lines(&mut self) -> Vec<Line> {
+        self.channel.drain()
     }
 }

@@ -63,6 +63,10 @@ impl Policy for Dispatcher {
     fn counters(&self) -> Counters {
         self.counters
     }
+
+    fn central(&self) -> bool {
+        true
+    }
 }
 
 /// Hands tasks to agents: carries to their holders, the rest in order to free

@@ -10,14 +10,14 @@ use std::collections::BTreeSet;
 
 use gatecrew_protocol::ItemId;
 
-use super::Counters;
-use super::crew::{Ask, Case, Channel, Crew, Judge, TicketState};
+use super::crew::{Announce, Ask, Case, Channel, Crew, Judge, TicketState};
 use super::gated::{HANDOVER_STEPS, WINDOW_STEPS};
+use super::{ChatLine, Counters, Line, LineText};
 use crate::world::{LocationId, World};
 
 /// The flatcomm crew.
 pub(crate) fn crew(_: &World, agents: usize) -> Crew<Chat, Broadcast> {
-    Crew::new(agents, Chat { agents, lines: 0, needs: Vec::new() }, Broadcast, true)
+    Crew::new(agents, Chat { agents, lines: 0, needs: Vec::new(), said: Vec::new() }, Broadcast, true)
 }
 
 /// Every issue goes to the chat.
@@ -45,6 +45,15 @@ pub(crate) struct Chat {
     agents: usize,
     lines: u64,
     needs: Vec<Need>,
+    /// Lines not yet drained: (writer, line). Every teammate reads each.
+    said: Vec<(usize, ChatLine)>,
+}
+
+impl Chat {
+    fn say(&mut self, from: usize, line: ChatLine) {
+        self.lines += 1;
+        self.said.push((from, line));
+    }
 }
 
 impl Channel for Chat {
@@ -52,7 +61,7 @@ impl Channel for Chat {
         if self.agents < 2 {
             return None;
         }
-        self.lines += 1;
+        self.say(me, ChatLine::Need { item, to });
         let answered = BTreeSet::from([me]);
         let need = Need { from: me, item, to, opened: w.time(), taken_by: None, answered, state: TicketState::Open };
         self.needs.push(need);
@@ -70,16 +79,18 @@ impl Channel for Chat {
 
     fn answer(&mut self, me: usize, ask: &Ask, yes: bool, _: u32) -> bool {
         let Some(n) = self.needs.get_mut(ask.ticket as usize) else { return false };
-        self.lines += 1;
         n.answered.insert(me);
+        let (to, item) = (n.from, n.item);
         if yes && n.taken_by.is_none() {
             n.taken_by = Some(me);
             n.state = TicketState::Offered(me);
+            self.say(me, ChatLine::Offer { to, item });
             return true;
         }
         if n.taken_by.is_none() && n.answered.len() >= self.agents {
             n.state = TicketState::Refused;
         }
+        self.say(me, ChatLine::Refuse { to, item });
         false
     }
 
@@ -87,10 +98,11 @@ impl Channel for Chat {
         self.needs.get(ticket as usize).map_or(TicketState::TimedOut, |n| n.state)
     }
 
-    fn confirm(&mut self, _: usize, ticket: u32, _: u32) {
+    fn confirm(&mut self, me: usize, ticket: u32, _: u32) {
         if let Some(n) = self.needs.get_mut(ticket as usize) {
-            self.lines += 1;
             n.state = TicketState::Confirmed;
+            let (to, item) = (n.taken_by.unwrap_or(me), n.item);
+            self.say(me, ChatLine::Thanks { to, item });
         }
     }
 
@@ -104,13 +116,21 @@ impl Channel for Chat {
         }
     }
 
-    fn announce(&mut self, _: usize) {
+    fn announce(&mut self, me: usize, what: Announce) {
         if self.agents > 1 {
-            self.lines += 1;
+            let line = match what {
+                Announce::Goal(dish) => ChatLine::Goal(dish),
+                Announce::Stuck(item) => ChatLine::Stuck(item),
+            };
+            self.say(me, line);
         }
     }
 
     fn messages(&self) -> u64 {
         self.lines
+    }
+
+    fn drain(&mut self) -> Vec<Line> {
+        self.said.drain(..).map(|(from, line)| Line { from, to: None, text: LineText::Chat(line) }).collect()
     }
 }

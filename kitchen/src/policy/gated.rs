@@ -48,8 +48,8 @@ use gatecrew_protocol::{
     RequestReason, Tick, WindowId,
 };
 
-use super::Counters;
 use super::crew::{Ask, Case, Channel, Crew, Judge, TicketState};
+use super::{Counters, Line, LineText};
 use crate::world::{LocationId, World};
 
 /// A short detour in kitchen steps: one storage round trip (goto, get, goto, put).
@@ -69,7 +69,7 @@ pub(crate) fn crew(world: &World, agents: usize) -> Crew<BoardChannel, GateJudge
     let roster = (0..agents as u32).map(AgentId);
     let config = BoardConfig { window_ticks: WINDOW_STEPS, handover_ticks: HANDOVER_STEPS, ..BoardConfig::default() };
     let board = Board::new(roster, Arc::clone(world.book().items()), config);
-    let channel = BoardChannel { board, read: vec![0; agents], dest: BTreeMap::new() };
+    let channel = BoardChannel { board, read: vec![0; agents], dest: BTreeMap::new(), drained: 0 };
     let gate = Gate::new(GateParams::default(), GatePolicy::Gated);
     Crew::new(agents, channel, GateJudge { gate }, false)
 }
@@ -133,6 +133,8 @@ pub(crate) struct BoardChannel {
     /// Each window's work region: the tool the requester cooks in (visible in the
     /// kitchen anyway), where the offered item is put.
     dest: BTreeMap<WindowId, LocationId>,
+    /// Board messages already handed out as lines.
+    drained: usize,
 }
 
 impl BoardChannel {
@@ -236,5 +238,25 @@ impl Channel for BoardChannel {
 
     fn messages(&self) -> u64 {
         self.board.log().len() as u64
+    }
+
+    fn drain(&mut self) -> Vec<Line> {
+        let log = self.board.log();
+        let start = self.drained.min(log.len());
+        self.drained = log.len();
+        log[start..]
+            .iter()
+            .map(|p| {
+                let to = match p.msg.to() {
+                    Recipient::Agent(a) => Some(a.index()),
+                    _ => None,
+                };
+                let dest = match &p.msg {
+                    BoardMessage::RequestMaterial { .. } => self.dest.get(&p.window).copied(),
+                    _ => None,
+                };
+                Line { from: p.msg.from().index(), to, text: LineText::Board(p.msg.clone(), dest) }
+            })
+            .collect()
     }
 }
