@@ -132,9 +132,23 @@ pub fn run_episode(
     let steps = level.max_steps.unwrap_or(spec.horizon);
     let mut exec = match &spec.executor {
         Executor::Scripted => None,
-        Executor::Llm(m) => Some(EpisodeExec::new(Arc::clone(m), spec.seed, spec.agents, steps)),
+        Executor::Llm(m) => {
+            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
+        }
     };
     run_with_exec(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut())
+}
+
+/// The executor's seed for one episode: the run's seed, the level and the factor (so
+/// that episodes do not share their draws), never the policy (so that every policy
+/// draws the same numbers).
+pub fn executor_seed(seed: u64, level: &str, factor: f64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in level.bytes().chain(factor.to_bits().to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    seed ^ h
 }
 
 /// Runs `steps` steps of a prepared world under any policy (a scripted one in tests),

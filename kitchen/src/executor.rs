@@ -25,8 +25,9 @@
 //!
 //! **Mistakes.** A call goes wrong with the profile's `p0 + p1 * prompt_tokens / 1000`
 //! times the error scale (capped at 1). Each agent has its own seeded ChaCha8 stream
-//! and the dispatcher one more, and every call makes exactly two draws whatever
-//! happens: `u` (mistake if `u < p`) and `pick` (what goes wrong). So the n-th call of
+//! and the dispatcher one more (seeded from the run's seed, the level and the factor,
+//! never the policy: [`crate::cos::executor_seed`]), and every call makes exactly two
+//! draws whatever happens: `u` (mistake if `u < p`) and `pick` (what goes wrong). So the n-th call of
 //! agent k draws the same two numbers under gated and flatcomm, and only the
 //! probability they are compared with differs. The wrong command, by rule
 //! ([`wrong_actions`]): the agent's action space where it stands, in this order —
