@@ -8,11 +8,11 @@
 //!
 //! | call      | when                                                   | prompt adds        | completion            | a mistake                          |
 //! |-----------|--------------------------------------------------------|--------------------|-----------------------|------------------------------------|
-//! | `act`     | each action a bot starts                               | state, context     | the command           | the action does nothing (fails)    |
+//! | `act`     | each action a bot starts                               | state, context     | the command           | the action fails; a place made with another block in hand puts that block down |
 //! | `read`    | a wake-up with teammates' new lines (chat-reading styles: `flatcomm`, `no_partition`) | state, context | end of turn | one new line is ignored     |
 //! | `write`   | each line a bot writes with the model (`flatcomm`'s chat, `central_dag`'s reports) | state, context | the line | the line is unusable: lost |
 //! | `replan`  | each `central_dag` re-plan                              | the task status    | the directives        | one delivery order is lost         |
-//! | `consult` | each tier-3 gray-zone consult (gated)                  | the decision card  | the verdict           | (none modelled yet)                |
+//! | `consult` | each tier-3 gray-zone consult (gated)                  | the decision card  | the verdict           | the verdict is flipped             |
 //!
 //! Every prompt starts with the system prompt (`executor/system-prompt.txt`, counted
 //! once); token counts are the model family's real tokenizer's over the texts the

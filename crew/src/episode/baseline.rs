@@ -129,6 +129,15 @@ impl Episode {
         self.push(EventKind::Manager { from: Some(agent), to: None, tokens: ask.tokens() });
         let unplaced = self.unplaced();
         let mut replan = manager.handle(agent, &ask, self.tick, &unplaced);
+        // Under `llm` the re-plan's prompt is the status the manager re-plans from,
+        // written out and counted (`render::replan`).
+        let status = (self.exec.is_some() && replan.pause > 0).then(|| {
+            let data = self.world.data();
+            let cells = self.blueprint.cells();
+            let asked = crate::executor::render::ask(agent, &ask, data);
+            let rows = unplaced.iter().map(|u| (cells[u.cell].pos, u.item, manager.owner(u.cell)));
+            crate::executor::render::replan(&asked, rows, manager.spares(), data)
+        });
         self.manager = Some(manager);
         // Under the `llm` executor the re-plan is a call: it pauses the crew as long as
         // the call takes, and a mistaken one loses one delivery order (the manager's
@@ -137,7 +146,8 @@ impl Episode {
             let data = self.world.data().clone();
             let lines: Vec<String> =
                 replan.directives.iter().map(|(to, d)| crate::executor::render::directive(*to, d, &data)).collect();
-            if let Some(call) = self.exec_replan(replan.tokens, &lines) {
+            let prompt = status.as_deref().and_then(|t| self.exec.as_ref().map(|x| x.model().tokens(t)));
+            if let Some(call) = self.exec_replan(prompt.unwrap_or(replan.tokens), &lines) {
                 replan.pause = call.ticks;
                 let orders: Vec<usize> = (0..replan.directives.len())
                     .filter(|k| matches!(replan.directives[*k].1, Directive::Deliver { .. }))

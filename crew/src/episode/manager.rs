@@ -180,7 +180,8 @@ pub struct Replan {
     pub opened: Vec<(WindowId, IssueId)>,
     /// Windows closed by confirmation.
     pub confirmed: Vec<WindowId>,
-    /// Modelled prompt tokens of the re-plan.
+    /// Modelled prompt tokens of the re-plan (the scripted executor's figure; under
+    /// `llm` the re-plan's prompt is its rendered text, counted).
     pub tokens: u32,
 }
 
@@ -194,6 +195,20 @@ impl Manager {
     /// Items of `item` the agent's own unplaced cells still take.
     fn need(&self, agent: AgentId, item: ItemId, unplaced: &[Unplaced]) -> u32 {
         unplaced.iter().filter(|u| u.item == item && self.owners.get(u.cell) == Some(&agent)).count() as u32
+    }
+
+    /// The owner of a blueprint cell.
+    pub fn owner(&self, cell: usize) -> Option<AgentId> {
+        self.owners.get(cell).copied()
+    }
+
+    /// Everything the manager believes the bots can spare, by bot and item.
+    pub fn spares(&self) -> impl Iterator<Item = (AgentId, ItemId, u32)> + '_ {
+        self.beliefs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.as_ref().map(|b| (AgentId(i as u32), b)))
+            .flat_map(|(a, b)| b.spare.iter().map(move |(&item, &n)| (a, item, n)))
     }
 
     /// What the manager believes `agent` can spare of `item` (nothing, if it never

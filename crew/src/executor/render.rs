@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use gatecrew_protocol::{AgentId, BoardMessage};
+use gatecrew_protocol::{AgentId, BoardMessage, ItemId, Pos};
 use gatecrew_world::{Action, GameData, Observation, World};
 
 use crate::episode::manager::{Directive, ManagerAsk};
@@ -160,6 +160,26 @@ pub fn ask(from: AgentId, ask: &ManagerAsk, data: &GameData) -> String {
         }
         ManagerAsk::Received { window } => format!("{from} to manager: Delivery {} received.", window.0),
     }
+}
+
+/// What the `central_dag` manager re-plans from: the line that asked, each unplaced
+/// cell with its block and owner, and what each bot reported it can spare.
+pub fn replan(
+    asked: &str,
+    unplaced: impl Iterator<Item = (Pos, ItemId, Option<AgentId>)>,
+    spare: impl Iterator<Item = (AgentId, ItemId, u32)>,
+    data: &GameData,
+) -> String {
+    let mut s = format!("{asked}\nUnplaced blocks (x y z block owner):\n");
+    for (p, item, owner) in unplaced {
+        let owner = owner.map_or_else(|| "-".to_owned(), |a| a.to_string());
+        let _ = writeln!(s, "{} {} {} {} {owner}", p.x, p.y, p.z, data.item_name(item));
+    }
+    s.push_str("Reported spare items:\n");
+    for (a, item, n) in spare {
+        let _ = writeln!(s, "{a}: {} x{n}", data.item_name(item));
+    }
+    s
 }
 
 /// A directive as the manager writes it.
