@@ -132,7 +132,7 @@ fn executor(args: &CosArgs) -> anyhow::Result<Executor> {
         None => LlmModel::builtin(scale),
     }
     .map_err(|e| BadInput(e.to_string()))?;
-    Ok(Executor::Llm(std::sync::Arc::new(model)))
+    Ok(Executor::llm(model))
 }
 
 /// Runs `gatecrew cos`.

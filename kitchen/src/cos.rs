@@ -19,6 +19,7 @@
 
 use std::sync::Arc;
 
+use gatecrew_gating::GateParams;
 use serde::Serialize;
 
 use crate::error::Error;
@@ -48,7 +49,7 @@ pub enum TimingMode {
 }
 
 /// How to run: crew size, seed, length, timing, executor.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct RunSpec {
     /// Agents in the kitchen.
     pub agents: usize,
@@ -123,17 +124,37 @@ pub fn run_episode(
     factor: f64,
     spec: &RunSpec,
 ) -> EpisodeOutcome {
+    run_built(book, level, policy, factor, spec, &|w| policy.build(w, spec.agents))
+}
+
+/// CoS of the gated crew with its gate's parameters (weights, thresholds) set, one
+/// episode at each factor: the call behind the transfer study (the construction
+/// suite's calibrated gate applied to the kitchen).
+pub fn cos_gated(book: &Arc<RecipeBook>, level: &Arc<Level>, spec: &RunSpec, params: GateParams) -> CosRow {
+    let build = |w: &World| -> Box<dyn Policy> { Box::new(crate::policy::gated::crew_with(w, spec.agents, params)) };
+    let episodes = FACTORS.iter().map(|&f| run_built(book, level, PolicyKind::Gated, f, spec, &build)).collect();
+    CosRow::from_episodes(&level.name, PolicyKind::Gated, *spec, episodes)
+}
+
+fn run_built(
+    book: &Arc<RecipeBook>,
+    level: &Arc<Level>,
+    policy: PolicyKind,
+    factor: f64,
+    spec: &RunSpec,
+    build: &dyn Fn(&World) -> Box<dyn Policy>,
+) -> EpisodeOutcome {
     let timing = match spec.timing {
         TimingMode::File => level.file_timing(factor),
         TimingMode::Oracle => level.oracle_timing(book, factor),
     };
     let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
-    let mut pol = policy.build(&world, spec.agents);
+    let mut pol = build(&world);
     let steps = level.max_steps.unwrap_or(spec.horizon);
     let mut exec = match &spec.executor {
         Executor::Scripted => None,
         Executor::Llm(m) => {
-            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
+            Some(EpisodeExec::new(m, executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
         }
     };
     run_with_exec(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut())
@@ -247,7 +268,7 @@ impl CosRow {
 /// CoS of `level` under `policy`: one episode at each of the five factors.
 pub fn cos(book: &Arc<RecipeBook>, level: &Arc<Level>, policy: PolicyKind, spec: &RunSpec) -> CosRow {
     let episodes = FACTORS.iter().map(|&f| run_episode(book, level, policy, f, spec)).collect();
-    CosRow::from_episodes(&level.name, policy, spec.clone(), episodes)
+    CosRow::from_episodes(&level.name, policy, *spec, episodes)
 }
 
 /// Every (level, policy, crew size) combination, levels by name (`None`: all), in the
@@ -267,7 +288,7 @@ pub fn cos_table(
     for level in chosen {
         for &policy in policies {
             for &n in agents {
-                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..spec.clone() }));
+                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..*spec }));
             }
         }
     }

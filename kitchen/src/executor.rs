@@ -53,7 +53,6 @@ pub mod render;
 mod state;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use gatecrew_gating::llm::profile::MS_PER_TICK;
 use gatecrew_gating::llm::{LlmProfile, ProfileError, TokenizerName};
@@ -175,25 +174,32 @@ impl LlmModel {
     }
 }
 
-/// The executor of a run.
-#[derive(Debug, Clone, Default)]
+/// The executor of a run. `Copy`, so that a [`crate::RunSpec`] stays a plain value: the
+/// model is built once for a whole run (a process builds a handful at most) and lives
+/// to the process's end ([`Executor::llm`]).
+#[derive(Debug, Clone, Copy, Default)]
 pub enum Executor {
     /// The policies' decisions, free of cost.
     #[default]
     Scripted,
     /// The language-model executor.
-    Llm(Arc<LlmModel>),
+    Llm(&'static LlmModel),
 }
 
 impl PartialEq for Executor {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Executor::Scripted, Executor::Scripted) => true,
-            (Executor::Llm(a), Executor::Llm(b)) => a.profile == b.profile && a.error_scale == b.error_scale,
+            (Executor::Llm(a), Executor::Llm(b)) => {
+                std::ptr::eq(*a, *b) || (a.profile == b.profile && a.error_scale == b.error_scale)
+            }
             _ => false,
         }
     }
 }
+
+// Reflexive: the same model is the same pointer.
+impl Eq for Executor {}
 
 impl Executor {
     /// The kind.
@@ -204,9 +210,14 @@ impl Executor {
         }
     }
 
+    /// The `llm` executor on a model, which lives to the process's end.
+    pub fn llm(model: LlmModel) -> Self {
+        Executor::Llm(Box::leak(Box::new(model)))
+    }
+
     /// The `llm` executor on the built-in GPT-4o profile.
     pub fn llm_builtin(error_scale: f64) -> Result<Self, ProfileError> {
-        Ok(Executor::Llm(Arc::new(LlmModel::builtin(error_scale)?)))
+        Ok(Executor::llm(LlmModel::builtin(error_scale)?))
     }
 }
 

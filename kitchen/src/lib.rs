@@ -76,8 +76,8 @@ mod tool;
 pub mod world;
 
 pub use cos::{
-    CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_table, executor_seed, run_episode,
-    run_with, run_with_exec,
+    CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_gated, cos_table, executor_seed,
+    run_episode, run_with, run_with_exec,
 };
 pub use error::{Error, ErrorKind};
 pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};

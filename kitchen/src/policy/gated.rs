@@ -64,13 +64,18 @@ pub const HANDOVER_STEPS: u64 = 10;
 /// every location is one `goto` away: another location counts 8 blocks, the same 0.
 const ONE_GOTO: f64 = 8.0;
 
-/// The gated crew for `world`'s kitchen.
+/// The gated crew for `world`'s kitchen, with the gate's default parameters.
 pub(crate) fn crew(world: &World, agents: usize) -> Crew<BoardChannel, GateJudge> {
+    crew_with(world, agents, GateParams::default())
+}
+
+/// The gated crew with the gate's parameters set (a calibrated gate).
+pub(crate) fn crew_with(world: &World, agents: usize, params: GateParams) -> Crew<BoardChannel, GateJudge> {
     let roster = (0..agents as u32).map(AgentId);
     let config = BoardConfig { window_ticks: WINDOW_STEPS, handover_ticks: HANDOVER_STEPS, ..BoardConfig::default() };
     let board = Board::new(roster, Arc::clone(world.book().items()), config);
     let channel = BoardChannel { board, read: vec![0; agents], dest: BTreeMap::new(), drained: 0 };
-    let gate = Gate::new(GateParams::default(), GatePolicy::Gated);
+    let gate = Gate::new(params, GatePolicy::Gated);
     Crew::new(agents, channel, GateJudge { gate }, false)
 }
 
