@@ -21,6 +21,7 @@
 
 pub mod eval;
 pub mod grid;
+pub mod kitchen;
 pub mod objective;
 pub mod report;
 pub mod run;

@@ -34,6 +34,15 @@ pub struct CalibrateArgs {
     /// Only re-render the tables and plots of an earlier run in DIR
     #[arg(long, value_name = "DIR", conflicts_with_all = ["suite", "grid", "naive"])]
     report: Option<PathBuf>,
+    /// Transfer to the kitchen (issue 21): calibrate the gated kitchen crew on CuisineWorld's calibration levels and score the defaults, the construction gate (zero-shot) and that choice on the test levels
+    #[arg(long, conflicts_with_all = ["suite", "naive", "filter", "report"])]
+    kitchen: bool,
+    /// With --kitchen: the construction gate to apply zero-shot [default: configs/gates/construction-calibrated.toml]
+    #[arg(long, value_name = "FILE.toml", requires = "kitchen")]
+    construction_gate: Option<PathBuf>,
+    /// With --kitchen: crew sizes
+    #[arg(long, value_delimiter = ',', default_value = "2,3,4", requires = "kitchen")]
+    agents: Vec<usize>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
 }
@@ -47,12 +56,15 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "re-rendered {}", dir.display())?;
         return Ok(());
     }
-    let grid_path = match a.grid {
+    let grid_path = match a.grid.clone() {
         Some(g) => g,
         None => paths::configs_file("calibrate/grid.toml")
             .ok_or_else(|| BadInput("no configs/calibrate/grid.toml; pass --grid FILE".into()))?,
     };
     let grid = Grid::load(&grid_path).map_err(|e| BadInput(e.to_string()))?;
+    if a.kitchen {
+        return kitchen(&a, &grid, out);
+    }
     let data = paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
     let opts = Options {
         suite: a.suite.unwrap_or_else(paths::default_suite),
@@ -87,5 +99,53 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         "outputs in {}: best-gate.toml (gatecrew run --config it), points.csv, points.json, report.md, pareto.svg",
         a.out.display()
     )?;
+    Ok(())
+}
+
+/// The `[gate]` of a gate file, checked against the hierarchy.
+fn gate_file(path: &std::path::Path) -> anyhow::Result<gatecrew_gating::GateParams> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        gate: gatecrew_gating::GateSpec,
+    }
+    let text =
+        gatecrew_protocol::limits::read_text_file(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    let f: File = toml::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
+    gatecrew_gating::GateParams::new(f.gate).map_err(|e| BadInput(format!("{}: gate: {e}", path.display())).into())
+}
+
+/// `gatecrew calibrate --kitchen`: the transfer table.
+fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Result<()> {
+    use gatecrew_calibrate::kitchen::{markdown, transfer};
+    if a.agents.iter().any(|&n| n == 0 || n > 64) {
+        return Err(BadInput(format!("--agents {:?}: each crew size must be in 1..=64", a.agents)).into());
+    }
+    let gate_path = match &a.construction_gate {
+        Some(p) => p.clone(),
+        None => paths::configs_file("gates/construction-calibrated.toml").ok_or_else(|| {
+            BadInput("no configs/gates/construction-calibrated.toml; pass --construction-gate FILE".into())
+        })?,
+    };
+    let construction = gate_file(&gate_path)?;
+    let cuisine = gatecrew_kitchen::Cuisine::load_default().map_err(|e| BadInput(e.to_string()))?;
+    // The paper's timing (MindAgent's experiment script), one seed.
+    let spec = gatecrew_kitchen::RunSpec {
+        timing: gatecrew_kitchen::TimingMode::Oracle,
+        ..gatecrew_kitchen::RunSpec::new(2, 0)
+    };
+    writeln!(out, "calibrating the kitchen gate on {} grid points, then the transfer table ...", grid.points.len())?;
+    let bar = crate::progress::bar(grid.points.len() as u64, "points");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build()?;
+    let t = pool
+        .install(|| transfer(&cuisine, grid, construction, &a.agents, &spec, &|done| bar.set_position(done as u64)))
+        .map_err(|e| BadInput(e.to_string()))?;
+    bar.finish_and_clear();
+    let md = markdown(&t);
+    std::fs::create_dir_all(&a.out)?;
+    std::fs::write(a.out.join("kitchen-transfer.md"), &md)?;
+    std::fs::write(a.out.join("kitchen-transfer.json"), serde_json::to_string_pretty(&t)?)?;
+    write!(out, "{md}")?;
+    writeln!(out, "outputs in {}: kitchen-transfer.md, kitchen-transfer.json", a.out.display())?;
     Ok(())
 }

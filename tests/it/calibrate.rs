@@ -172,3 +172,58 @@ fn the_cli_writes_a_gate_file_that_run_accepts() {
     assert_eq!(code, std::process::ExitCode::from(2));
     assert!(String::from_utf8_lossy(&e).contains("no grid point satisfies"));
 }
+
+/// `gatecrew calibrate --kitchen`: the kitchen gate is searched on the calibration
+/// levels only, and the defaults, the construction gate (zero-shot) and that choice are
+/// scored on the other levels with the library's own CoS; a bad gate file is refused.
+#[test]
+fn the_kitchen_transfer_scores_three_gates_on_levels_it_never_searched() {
+    let out = tempfile::tempdir().unwrap();
+    let grid = write(out.path(), "grid.toml", GRID);
+    let res = out.path().join("res");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let args = [
+        "gatecrew",
+        "calibrate",
+        "--kitchen",
+        "--agents",
+        "2",
+        "--grid",
+        grid.to_str().unwrap(),
+        "--out",
+        res.to_str().unwrap(),
+    ];
+    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&e));
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("kitchen-transfer.json")).unwrap()).unwrap();
+    let names =
+        |k: &str| -> Vec<String> { t[k].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect() };
+    let (cal, test) = (names("calibration_levels"), names("test_levels"));
+    assert_eq!(cal.len() + test.len(), 13);
+    assert!(cal.iter().all(|l| !test.contains(l)), "{cal:?} / {test:?}");
+    let rows = t["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    // The zero-shot row is the committed construction gate.
+    let w: Vec<f64> = rows[1]["weights"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(w, [0.3, 0.2, 0.15, 0.1, 0.075]);
+    // Each row's test score is the library's CoS of the gated crew with that gate.
+    let cuisine = gatecrew_kitchen::Cuisine::load_default().unwrap();
+    let spec = gatecrew_kitchen::RunSpec {
+        timing: gatecrew_kitchen::TimingMode::Oracle,
+        ..gatecrew_kitchen::RunSpec::new(2, 0)
+    };
+    let levels: Vec<_> = test.iter().map(|n| cuisine.level(n).unwrap().clone()).collect();
+    let cos =
+        gatecrew_calibrate::kitchen::evaluate(&cuisine, &levels, &[2], &spec, gatecrew_gating::GateParams::default());
+    assert_eq!(rows[0]["test"]["cos_pending_excluded"].as_f64().unwrap(), cos.cos_pending_excluded);
+    assert!(String::from_utf8(o).unwrap().contains("zero-shot"));
+
+    let bad = write(out.path(), "gate.toml", "[gate]\nweights = { c = 0.1, a = 0.2, d = 0.2, r = 0.2, h = 0.05 }\n");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let args = ["gatecrew", "calibrate", "--kitchen", "--construction-gate", bad.to_str().unwrap()];
+    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
+    assert_eq!(code, std::process::ExitCode::from(2));
+    let err = String::from_utf8_lossy(&e);
+    assert!(err.contains("gate.toml") && err.contains("gate"), "{err}");
+}
