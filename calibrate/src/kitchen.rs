@@ -95,7 +95,7 @@ pub fn evaluate(
     let rows: Vec<CosRow> = levels
         .iter()
         .flat_map(|l| agents.iter().map(move |&n| (l, n)))
-        .map(|(l, n)| gatecrew_kitchen::cos_gated(&cuisine.book, l, &RunSpec { agents: n, ..*spec }, params))
+        .map(|(l, n)| gatecrew_kitchen::cos_gated(&cuisine.book, l, &RunSpec { agents: n, ..spec.clone() }, params))
         .collect();
     score(&rows)
 }

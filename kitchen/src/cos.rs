@@ -49,7 +49,7 @@ pub enum TimingMode {
 }
 
 /// How to run: crew size, seed, length, timing, executor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunSpec {
     /// Agents in the kitchen.
     pub agents: usize,
@@ -133,7 +133,7 @@ pub fn run_episode(
 pub fn cos_gated(book: &Arc<RecipeBook>, level: &Arc<Level>, spec: &RunSpec, params: GateParams) -> CosRow {
     let build = |w: &World| -> Box<dyn Policy> { Box::new(crate::policy::gated::crew_with(w, spec.agents, params)) };
     let episodes = FACTORS.iter().map(|&f| run_built(book, level, PolicyKind::Gated, f, spec, &build)).collect();
-    CosRow::from_episodes(&level.name, PolicyKind::Gated, *spec, episodes)
+    CosRow::from_episodes(&level.name, PolicyKind::Gated, spec.clone(), episodes)
 }
 
 fn run_built(
@@ -154,7 +154,7 @@ fn run_built(
     let mut exec = match &spec.executor {
         Executor::Scripted => None,
         Executor::Llm(m) => {
-            Some(EpisodeExec::new(m, executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
+            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
         }
     };
     run_with_exec(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut())
@@ -268,7 +268,7 @@ impl CosRow {
 /// CoS of `level` under `policy`: one episode at each of the five factors.
 pub fn cos(book: &Arc<RecipeBook>, level: &Arc<Level>, policy: PolicyKind, spec: &RunSpec) -> CosRow {
     let episodes = FACTORS.iter().map(|&f| run_episode(book, level, policy, f, spec)).collect();
-    CosRow::from_episodes(&level.name, policy, *spec, episodes)
+    CosRow::from_episodes(&level.name, policy, spec.clone(), episodes)
 }
 
 /// Every (level, policy, crew size) combination, levels by name (`None`: all), in the
@@ -288,7 +288,7 @@ pub fn cos_table(
     for level in chosen {
         for &policy in policies {
             for &n in agents {
-                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..*spec }));
+                rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..spec.clone() }));
             }
         }
     }

@@ -52,6 +52,8 @@
 pub mod render;
 mod state;
 
+use std::sync::Arc;
+
 use std::path::Path;
 
 use gatecrew_gating::llm::profile::MS_PER_TICK;
@@ -174,16 +176,15 @@ impl LlmModel {
     }
 }
 
-/// The executor of a run. `Copy`, so that a [`crate::RunSpec`] stays a plain value: the
-/// model is built once for a whole run (a process builds a handful at most) and lives
-/// to the process's end ([`Executor::llm`]).
-#[derive(Debug, Clone, Copy, Default)]
+/// The executor of a run. The model is built once for a whole run and shared by its
+/// episodes.
+#[derive(Debug, Clone, Default)]
 pub enum Executor {
     /// The policies' decisions, free of cost.
     #[default]
     Scripted,
     /// The language-model executor.
-    Llm(&'static LlmModel),
+    Llm(Arc<LlmModel>),
 }
 
 impl PartialEq for Executor {
@@ -191,7 +192,7 @@ impl PartialEq for Executor {
         match (self, other) {
             (Executor::Scripted, Executor::Scripted) => true,
             (Executor::Llm(a), Executor::Llm(b)) => {
-                std::ptr::eq(*a, *b) || (a.profile == b.profile && a.error_scale == b.error_scale)
+                Arc::ptr_eq(a, b) || (a.profile == b.profile && a.error_scale == b.error_scale)
             }
             _ => false,
         }
@@ -210,9 +211,9 @@ impl Executor {
         }
     }
 
-    /// The `llm` executor on a model, which lives to the process's end.
+    /// The `llm` executor on a model.
     pub fn llm(model: LlmModel) -> Self {
-        Executor::Llm(Box::leak(Box::new(model)))
+        Executor::Llm(Arc::new(model))
     }
 
     /// The `llm` executor on the built-in GPT-4o profile.

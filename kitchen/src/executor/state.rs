@@ -3,6 +3,8 @@
 //! each agent's last refusal. The runner calls [`EpisodeExec::step`] between a policy's
 //! decision and the world's step, and [`EpisodeExec::observe`] after it.
 
+use std::sync::Arc;
+
 use std::collections::VecDeque;
 
 use rand::{RngExt, SeedableRng};
@@ -42,7 +44,7 @@ pub struct CallRecord {
 /// The executor state of one episode under the `llm` executor.
 #[derive(Debug, Clone)]
 pub struct EpisodeExec {
-    model: &'static LlmModel,
+    model: Arc<LlmModel>,
     agents: usize,
     max_steps: u32,
     /// One per agent, then the dispatcher's.
@@ -62,7 +64,7 @@ pub struct EpisodeExec {
 impl EpisodeExec {
     /// The state of an episode with `agents` agents and `max_steps` steps, its streams
     /// seeded from `seed` (the episode's seed: the same for every policy).
-    pub fn new(model: &'static LlmModel, seed: u64, agents: usize, max_steps: u32) -> Self {
+    pub fn new(model: Arc<LlmModel>, seed: u64, agents: usize, max_steps: u32) -> Self {
         let rngs = (0..=agents as u64)
             .map(|k| ChaCha8Rng::seed_from_u64(seed ^ STREAM ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
             .collect();
@@ -126,7 +128,7 @@ impl EpisodeExec {
         let n = self.agents.min(w.agents().len());
         let mut actions: Vec<Action> =
             (0..w.agents().len()).map(|i| intended.get(i).copied().unwrap_or(Action::Noop)).collect();
-        let m = self.model;
+        let m = Arc::clone(&self.model);
         let book = *self.book_tokens.get_or_insert_with(|| m.tokens(&render::book(w)));
         let mut written = vec![0u32; n];
         for l in lines {

@@ -83,7 +83,7 @@ fn cos_under_the_llm_executor_reports_calls_tokens_and_mistakes() {
     let executor = gatecrew_kitchen::Executor::llm_builtin(1.0).unwrap();
     for r in v["rows"].as_array().unwrap() {
         let policy: PolicyKind = r["policy"].as_str().unwrap().parse().unwrap();
-        let want = cos(&c.book, level, policy, &RunSpec { executor, ..RunSpec::new(2, 0) });
+        let want = cos(&c.book, level, policy, &RunSpec { executor: executor.clone(), ..RunSpec::new(2, 0) });
         assert_eq!(r["cos_pending_excluded"].as_f64().unwrap(), want.cos_pending_excluded);
         assert_eq!(r["calls"].as_u64().unwrap(), want.model.calls);
         assert_eq!(r["mistakes"].as_u64().unwrap(), want.model.mistakes);

@@ -23,7 +23,7 @@ fn digest(c: &Cuisine, executor: &Executor) -> (String, u64) {
             for agents in [2, 3, 4] {
                 for timing in [TimingMode::File, TimingMode::Oracle] {
                     for f in FACTORS {
-                        let spec = RunSpec { timing, executor: *executor, ..RunSpec::new(agents, 3) };
+                        let spec = RunSpec { timing, executor: executor.clone(), ..RunSpec::new(agents, 3) };
                         let e = run_episode(&c.book, l, policy, f, &spec);
                         s.push_str(&format!(
                             "{},{},{},{},{},{};",
@@ -43,7 +43,7 @@ fn digest(c: &Cuisine, executor: &Executor) -> (String, u64) {
 }
 
 /// A profile whose mistake rate is `p` whatever the prompt.
-fn constant(p: f64) -> &'static LlmModel {
+fn constant(p: f64) -> Arc<LlmModel> {
     let profile = LlmProfile {
         model: "constant".into(),
         source: "test".into(),
@@ -51,7 +51,7 @@ fn constant(p: f64) -> &'static LlmModel {
         errors: Some(ErrorRates { p0: p, p1: 0.0, source: "test".into() }),
         tokenizer: Default::default(),
     };
-    Box::leak(Box::new(LlmModel::new(profile, 1.0)))
+    Arc::new(LlmModel::new(profile, 1.0))
 }
 
 fn builtin(scale: f64) -> Executor {
@@ -64,13 +64,13 @@ fn episode(
     level: &str,
     policy: PolicyKind,
     agents: usize,
-    model: &'static LlmModel,
+    model: &Arc<LlmModel>,
     seed: u64,
 ) -> (EpisodeOutcome, Vec<CallRecord>) {
     let level = c.level(level).unwrap();
     let world = World::new(Arc::clone(level), Arc::clone(&c.book), agents, level.oracle_timing(&c.book, 1.0), seed);
     let mut p = policy.build(&world, agents);
-    let mut x = EpisodeExec::new(model, seed, agents, 60);
+    let mut x = EpisodeExec::new(Arc::clone(model), seed, agents, 60);
     let e = run_with_exec(world, p.as_mut(), policy.as_str(), 1.0, 60, Some(&mut x));
     (e, x.calls().to_vec())
 }
@@ -113,8 +113,8 @@ fn the_llm_executor_is_deterministic_per_seed() {
         assert!(a.model.mistakes > 0, "{policy}: GPT-4o's fitted rate makes mistakes: {:?}", a.model);
     }
     let model = constant(0.5);
-    let (_, x) = episode(&c, "level_3", PolicyKind::Gated, 3, model, 5);
-    let (_, y) = episode(&c, "level_3", PolicyKind::Gated, 3, model, 6);
+    let (_, x) = episode(&c, "level_3", PolicyKind::Gated, 3, &model, 5);
+    let (_, y) = episode(&c, "level_3", PolicyKind::Gated, 3, &model, 6);
     assert_ne!(x.iter().map(|c| c.pick).collect::<Vec<_>>(), y.iter().map(|c| c.pick).collect::<Vec<_>>());
 }
 
@@ -123,8 +123,8 @@ fn every_policy_draws_the_same_numbers() {
     let c = cuisine();
     let model = constant(0.3);
     for agents in [2, 4] {
-        let (_, g) = episode(&c, "level_5", PolicyKind::Gated, agents, model, 11);
-        let (_, f) = episode(&c, "level_5", PolicyKind::Flatcomm, agents, model, 11);
+        let (_, g) = episode(&c, "level_5", PolicyKind::Gated, agents, &model, 11);
+        let (_, f) = episode(&c, "level_5", PolicyKind::Flatcomm, agents, &model, 11);
         for k in 0..agents {
             let mine = |calls: &[CallRecord]| {
                 calls.iter().filter(|c| c.who == k).map(|c| (c.mistake, c.pick)).collect::<Vec<_>>()
@@ -139,7 +139,7 @@ fn every_policy_draws_the_same_numbers() {
         assert_ne!(g.iter().map(|c| c.prompt).collect::<Vec<_>>(), f.iter().map(|c| c.prompt).collect::<Vec<_>>());
     }
     // The dispatcher draws from a stream of its own, one call per step.
-    let (_, d) = episode(&c, "level_5", PolicyKind::Dispatcher, 2, model, 11);
+    let (_, d) = episode(&c, "level_5", PolicyKind::Dispatcher, 2, &model, 11);
     assert_eq!(d.len(), 60);
     assert!(d.iter().all(|c| c.who == 2));
     assert!(d.iter().all(|c| c.hit.is_some() == c.mistake), "a dispatcher mistake hits one agent");
