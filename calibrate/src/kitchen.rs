@@ -36,6 +36,9 @@ pub struct KitchenScore {
     pub cos_pending_failed: f64,
     /// Messages per episode.
     pub messages: f64,
+    /// Gate decisions by tier (rules, score, gray zone), summed over the episodes: how
+    /// often the weights and thresholds were consulted at all.
+    pub tiers: [u64; 3],
 }
 
 /// The transfer study's result.
@@ -53,6 +56,8 @@ pub struct Transfer {
     pub chosen_index: usize,
     /// Its score on the calibration levels.
     pub chosen_calibration: KitchenScore,
+    /// The defaults' score on the calibration levels.
+    pub defaults_calibration: KitchenScore,
     /// The gate's defaults, the construction point (zero-shot) and the kitchen point,
     /// each with its parameters and its test-level score.
     pub rows: Vec<TransferRow>,
@@ -81,6 +86,10 @@ fn score(rows: &[CosRow]) -> KitchenScore {
         cos_pending_excluded: rows.iter().map(|r| r.cos_pending_excluded).sum::<f64>() / n,
         cos_pending_failed: rows.iter().map(|r| r.cos_pending_failed).sum::<f64>() / n,
         messages: rows.iter().map(|r| r.messages as f64).sum::<f64>() / episodes.max(1) as f64,
+        tiers: rows
+            .iter()
+            .flat_map(|r| &r.episodes)
+            .fold([0; 3], |t, e| [t[0] + e.counters.tier1, t[1] + e.counters.tier2, t[2] + e.counters.tier3]),
     }
 }
 
@@ -142,6 +151,7 @@ pub fn transfer(
         })
         .expect("a grid has points");
     let chosen = grid.points.iter().find(|p| p.index == best.0).expect("scored points come from the grid").params;
+    let defaults_calibration = evaluate(cuisine, &calibration, agents, spec, GateParams::default());
     let on_test = |p| evaluate(cuisine, &test, agents, spec, p);
     let defaults = on_test(GateParams::default());
     let zero_shot = on_test(construction);
@@ -155,6 +165,7 @@ pub fn transfer(
         points: grid.points.len(),
         chosen_index: best.0,
         chosen_calibration: best.1,
+        defaults_calibration,
         rows: vec![
             row("defaults", GateParams::default(), defaults),
             row("construction's calibrated point, zero-shot", construction, zero_shot),
@@ -170,24 +181,25 @@ pub fn markdown(t: &Transfer) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Calibration levels {}; test levels {}; crews of {:?}; {} grid points; chosen point {} (calibration CoS {:.3}).\n",
+        "Calibration levels {}; test levels {}; crews of {:?}; {} grid points; chosen point {} (calibration CoS {:.4}, the defaults {:.4}).\n",
         t.calibration_levels.join(", "),
         t.test_levels.join(", "),
         t.agents,
         t.points,
         t.chosen_index,
-        t.chosen_calibration.cos_pending_excluded
+        t.chosen_calibration.cos_pending_excluded,
+        t.defaults_calibration.cos_pending_excluded
     );
     let _ = writeln!(
         s,
-        "| gate | weights C A D R H | thresholds | test CoS (pending excluded) | test CoS (pending = failed) | messages / episode |"
+        "| gate | weights C A D R H | thresholds | test CoS (pending excluded) | test CoS (pending = failed) | messages / episode | decisions by tier 1 / 2 / 3 |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     for r in &t.rows {
         let w = r.weights;
         let _ = writeln!(
             s,
-            "| {} | {} {} {} {} {} | {}..{} | {:.3} | {:.3} | {:.1} |",
+            "| {} | {} {} {} {} {} | {}..{} | {:.3} | {:.3} | {:.1} | {} / {} / {} |",
             r.name,
             w[0],
             w[1],
@@ -198,7 +210,10 @@ pub fn markdown(t: &Transfer) -> String {
             r.thresholds[1],
             r.test.cos_pending_excluded,
             r.test.cos_pending_failed,
-            r.test.messages
+            r.test.messages,
+            r.test.tiers[0],
+            r.test.tiers[1],
+            r.test.tiers[2]
         );
     }
     let _ = match t.gain_recovered {

@@ -28,6 +28,12 @@ pub struct Counters {
     pub issues: u64,
     /// Gate decisions (the gated crew only).
     pub gate_decisions: u64,
+    /// Of those, decided by a tier-1 rule, by the tier-2 score, in the gray zone.
+    pub tier1: u64,
+    /// See `tier1`.
+    pub tier2: u64,
+    /// See `tier1`.
+    pub tier3: u64,
     /// Issues sent to teammates (escalated, or broadcast by flatcomm).
     pub escalations: u64,
     /// Coordination windows (or chat needs) that ended with a confirmed hand-over.

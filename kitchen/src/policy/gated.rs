@@ -42,7 +42,7 @@ use gatecrew_gating::features::{
 use gatecrew_gating::{
     Adjudicator, DecisionCard, Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage,
 };
-use gatecrew_protocol::trace::{Decision, IssueName};
+use gatecrew_protocol::trace::{Decision, IssueName, Tier};
 use gatecrew_protocol::{
     AgentId, Board, BoardConfig, BoardMessage, CloseOutcome, Count, Handover, Pos, Recipient, RefusalReason,
     RequestReason, Tick, WindowId,
@@ -119,8 +119,15 @@ impl Judge for GateJudge {
         let q = GateQuery { features, ctx };
         counters.gate_decisions += 1;
         let decision = match self.gate.assess(q) {
-            Stage::Decided(d) => d.decision,
+            Stage::Decided(d) => {
+                match d.tier {
+                    Tier::Rules => counters.tier1 += 1,
+                    _ => counters.tier2 += 1,
+                }
+                d.decision
+            }
             Stage::Gray { score } => {
+                counters.tier3 += 1;
                 let card = DecisionCard::new(IssueName::MissingMaterial, None, Some(1), features, score);
                 let verdict = self.gate.deterministic().adjudicate(&card, score).verdict.decision;
                 self.gate.settle(q, score, verdict).decision
