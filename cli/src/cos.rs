@@ -43,7 +43,7 @@ pub struct CosArgs {
     /// Order interval and lifetimes: `file` (the level file's, the interval times the factor) or `oracle` (MindAgent's script: from the recipe graph)
     #[arg(long, default_value = "file", value_parser = parse_timing)]
     timing: TimingMode,
-    /// The folder with recipe.json and tasks_level_final.json (default: $GATECREW_CUISINEWORLD or ../shared/external-tasks/cuisineworld)
+    /// The folder with recipe.json and tasks_level_final.json (default: $GATECREW_CUISINEWORLD, else configs/cuisineworld, MindAgent's files as shipped)
     #[arg(long, value_name = "DIR")]
     tasks: Option<PathBuf>,
     /// Print JSON (every row with its episodes, and the means) instead of tables

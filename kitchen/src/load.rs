@@ -27,13 +27,18 @@ pub const RECIPE_FILE: &str = "recipe.json";
 /// The level file's name in the directory.
 pub const LEVEL_FILE: &str = "tasks_level_final.json";
 
-/// Where the shared CuisineWorld files are: `$GATECREW_CUISINEWORLD` when set, else
-/// `../shared/external-tasks/cuisineworld` beside the workspace.
+/// Where the CuisineWorld files are: `$GATECREW_CUISINEWORLD` when set, else the copy
+/// gatecrew ships, `configs/cuisineworld` (MindAgent's files unchanged, so that a clean
+/// clone runs): in the working directory, else in the source tree.
 pub fn default_dir() -> PathBuf {
-    match std::env::var_os(DIR_VAR) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/external-tasks/cuisineworld"),
+    if let Some(dir) = std::env::var_os(DIR_VAR).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
     }
+    let here = Path::new("configs/cuisineworld");
+    if here.join(RECIPE_FILE).exists() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/cuisineworld")
 }
 
 /// The recipe book and every level of a CuisineWorld directory.

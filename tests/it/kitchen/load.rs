@@ -7,6 +7,21 @@ use gatecrew_kitchen::{ErrorKind, ToolKind};
 
 use super::common::cuisine;
 
+/// The shipped copy (`configs/cuisineworld`) is MindAgent's files unchanged: byte for
+/// byte the shared folder's, where a machine has it (a clean clone may not).
+#[test]
+fn the_shipped_files_are_the_shared_ones() {
+    let shipped = crate::common::root().join("configs/cuisineworld");
+    let shared = crate::common::root().join("../shared/external-tasks/cuisineworld");
+    for f in ["recipe.json", "tasks_level_final.json"] {
+        let ours = std::fs::read(shipped.join(f)).unwrap();
+        assert!(!ours.is_empty());
+        if let Ok(theirs) = std::fs::read(shared.join(f)) {
+            assert!(ours == theirs, "configs/cuisineworld/{f} differs from the shared copy");
+        }
+    }
+}
+
 #[test]
 fn every_shared_level_and_recipe_loads() {
     let c = cuisine();
