@@ -39,6 +39,7 @@ pub(crate) mod state;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use gatecrew_gating::llm::ExecutorKind;
 use gatecrew_gating::llm::{LlmProfile, ProfileError};
 use gatecrew_protocol::trace::ExecutorLabel;
 use serde::{Deserialize, Serialize};
@@ -52,28 +53,6 @@ pub const DEFAULT_CONTEXT_LINES: u32 = 15;
 /// latency figures with the error rates fitted on suite v2's standard split (the file
 /// says how). Built in, so that a run needs no file.
 pub const DEFAULT_PROFILE: &str = include_str!("../../configs/llm-profiles/gpt-4o-published.toml");
-
-/// Which executor drives the bots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExecutorKind {
-    /// The agent cores' own decisions, free of cost (the default).
-    #[default]
-    Scripted,
-    /// A model of a language-model-driven bot.
-    Llm,
-}
-
-impl std::str::FromStr for ExecutorKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "scripted" => Ok(ExecutorKind::Scripted),
-            "llm" => Ok(ExecutorKind::Llm),
-            other => Err(format!("unknown executor {other:?}: scripted or llm")),
-        }
-    }
-}
 
 /// The `[executor]` table of a crew config.
 ///

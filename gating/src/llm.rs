@@ -33,7 +33,7 @@ pub use breaker::{Admission, Breaker, BreakerState, Transition};
 pub use client::{ApiKey, LlmClient, LlmClientError};
 pub use config::{BreakerSpec, EpisodeTerms, LlmConfigError, LlmSpec, OutputMode};
 pub use endpoint::{check_url, redact_url, same_origin};
-pub use profile::{ErrorRates, Latency, LlmProfile, ProfileError, TokenizerName};
+pub use profile::{ErrorRates, ExecutorKind, Latency, LlmProfile, ProfileError, TokenizerName};
 pub use prompt::{GRAMMAR, SYSTEM_PROMPT, response_schema};
 pub use reply::{BodyFailure, FallbackReason, UnknownFallback, keep_reply, parse_verdict, read_reply_body};
 pub use wire::{ChatMessage, ChatRequest, ChatResponse, Usage};

@@ -52,10 +52,10 @@
 pub mod render;
 mod state;
 
+use std::path::Path;
 use std::sync::Arc;
 
-use std::path::Path;
-
+pub use gatecrew_gating::llm::ExecutorKind;
 use gatecrew_gating::llm::profile::MS_PER_TICK;
 use gatecrew_gating::llm::{LlmProfile, ProfileError, TokenizerName};
 use serde::Serialize;
@@ -76,28 +76,6 @@ pub const DEFAULT_PROFILE: &str = include_str!("../../configs/llm-profiles/gpt-4
 const DISPATCHER_PROMPT: &str = include_str!("executor/dispatcher-prompt.txt");
 /// A crew agent's system prompt: the same rules, for one cook of a crew.
 const AGENT_PROMPT: &str = include_str!("executor/agent-prompt.txt");
-
-/// Which executor, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExecutorKind {
-    /// The policies' own decisions, free of cost (the default).
-    #[default]
-    Scripted,
-    /// A model of language-model-driven agents.
-    Llm,
-}
-
-impl std::str::FromStr for ExecutorKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "scripted" => Ok(ExecutorKind::Scripted),
-            "llm" => Ok(ExecutorKind::Llm),
-            other => Err(format!("unknown executor {other:?}: scripted or llm")),
-        }
-    }
-}
 
 /// The language model as the kitchen's executor sees it: a profile, an error scale, a
 /// tokenizer and the system prompts' sizes.

@@ -279,3 +279,27 @@ mod tests {
         assert_eq!(fit(&v[..2]), Err(FitError::Singular));
     }
 }
+
+/// Which executor drives the agents, in the construction crew and in the kitchen alike:
+/// their own decisions, or a model of language-model-driven agents whose every
+/// decision is a call with this module's latency and error profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutorKind {
+    /// The agents' own decisions, free of cost (the default).
+    #[default]
+    Scripted,
+    /// A model of language-model-driven agents.
+    Llm,
+}
+
+impl std::str::FromStr for ExecutorKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "scripted" => Ok(ExecutorKind::Scripted),
+            "llm" => Ok(ExecutorKind::Llm),
+            other => Err(format!("unknown executor {other:?}: scripted or llm")),
+        }
+    }
+}
