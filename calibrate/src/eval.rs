@@ -4,7 +4,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use gatecrew_crew::{Policy, Setup};
-use gatecrew_gating::{Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage};
+use gatecrew_gating::{
+    DecisionCard, Deterministic, Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage,
+};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{CallKind, Decision, Event, EventKind, GateAction, Tier};
 use serde::{Deserialize, Serialize};
@@ -53,23 +55,20 @@ struct Trajectory {
 /// and a gray-zone case must show the same card score and get the same deterministic
 /// verdict: then the same draw flips it or not alike and the decision is the recorded one.
 fn same_step(gate: &Gate, q: &Query, midpoint: f64, llm: bool) -> Option<bool> {
-    let (d, a, tier3) = decide(gate, GateQuery { features: q.features, ctx: q.ctx });
-    if !llm || !tier3 {
-        let same = (d, a) == (q.decision, q.action) && (!llm || !q.tier3);
-        return same.then_some(tier3);
+    let query = GateQuery { features: q.features, ctx: q.ctx };
+    let stage = gate.assess(query);
+    let (d, a, tier3) = settle(gate, query, stage);
+    match (llm, stage) {
+        (true, Stage::Gray { score }) => {
+            let r = q.features.r.get();
+            let same = q.tier3
+                && DecisionCard::card_score(score) == DecisionCard::card_score(q.score)
+                && gate.deterministic().verdict(r, score).decision
+                    == Deterministic { midpoint }.verdict(r, q.score).decision;
+            same.then_some(true)
+        }
+        _ => ((d, a) == (q.decision, q.action) && (!llm || !q.tier3)).then_some(tier3),
     }
-    if !q.tier3 {
-        return None;
-    }
-    let Stage::Gray { score } = gate.assess(GateQuery { features: q.features, ctx: q.ctx }) else {
-        return None;
-    };
-    let card = |s: f64| (s * 100.0).round();
-    let r = q.features.r.get();
-    let verdict = |m: f64, s: f64| r == 0 || s >= m;
-    let same =
-        card(score) == card(q.score) && verdict(gate.deterministic().midpoint, score) == verdict(midpoint, q.score);
-    same.then_some(true)
 }
 
 /// A point's figures on a set of episodes.
@@ -106,7 +105,12 @@ impl PointMetrics {
 /// model (the gray zone settled by the deterministic adjudicator), and whether tier 3
 /// settled it.
 pub fn decide(gate: &Gate, q: GateQuery) -> (Decision, GateAction, bool) {
-    match gate.assess(q) {
+    settle(gate, q, gate.assess(q))
+}
+
+/// [`decide`] from a stage already assessed.
+fn settle(gate: &Gate, q: GateQuery, stage: Stage) -> (Decision, GateAction, bool) {
+    match stage {
         Stage::Decided(d) => (d.decision, d.action, false),
         Stage::Gray { score } => {
             let v = gate.deterministic().verdict(q.features.r.get(), score);

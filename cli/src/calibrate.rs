@@ -102,19 +102,6 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `[gate]` of a gate file, checked against the hierarchy.
-fn gate_file(path: &std::path::Path) -> anyhow::Result<gatecrew_gating::GateParams> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct File {
-        gate: gatecrew_gating::GateSpec,
-    }
-    let text =
-        gatecrew_protocol::limits::read_text_file(path).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
-    let f: File = toml::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", path.display())))?;
-    gatecrew_gating::GateParams::new(f.gate).map_err(|e| BadInput(format!("{}: gate: {e}", path.display())).into())
-}
-
 /// `gatecrew calibrate --kitchen`: the transfer table.
 fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Result<()> {
     use gatecrew_calibrate::kitchen::{markdown, transfer};
@@ -127,7 +114,10 @@ fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Resul
             BadInput("no configs/gates/construction-calibrated.toml; pass --construction-gate FILE".into())
         })?,
     };
-    let construction = gate_file(&gate_path)?;
+    let spec = crate::run::gate_only(&gate_path)?
+        .ok_or_else(|| BadInput(format!("{}: not a file of a `[gate]` table only", gate_path.display())))?;
+    // Checked by `gate_only`.
+    let construction = gatecrew_gating::GateParams::new(spec).map_err(|e| BadInput(e.to_string()))?;
     let cuisine = gatecrew_kitchen::Cuisine::load_default().map_err(|e| BadInput(e.to_string()))?;
     // The paper's timing (MindAgent's experiment script), one seed.
     let spec = gatecrew_kitchen::RunSpec {

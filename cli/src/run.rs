@@ -527,7 +527,7 @@ fn parse_faults(s: &str) -> Result<gatecrew_crew::FaultSpec, String> {
 }
 
 /// The gate spec of a file that holds only a `[gate]` table, `None` for a crew config.
-fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecrew_gating::GateSpec>> {
+pub(crate) fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecrew_gating::GateSpec>> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct GateFile {

@@ -42,9 +42,14 @@ impl DecisionCard {
             item,
             n,
             f: features.to_vec(),
-            s: (score * 100.0).round() / 100.0,
+            s: Self::card_score(score),
             opts: vec![local_action(features), GateAction::RequestMaterial],
         }
+    }
+
+    /// The score as a card shows it: two decimals.
+    pub fn card_score(score: f64) -> f64 {
+        (score * 100.0).round() / 100.0
     }
 
     /// The card as the model reads it: the same facts in fewer tokens. The features as

@@ -216,21 +216,18 @@ fn a_mistaken_consult_flips_the_verdict() {
 
 /// The manager re-plans from the status it is shown, written out and counted: every
 /// unplaced cell is a line of its prompt, so re-plans late in the build, with fewer
-/// cells left, are shorter than the first.
+/// cells left, are shorter than the first. A modelled size (a fixed part and 4 tokens a
+/// cell, as before) would make every two prompts differ by a multiple of 4; counted
+/// lines (coordinates, block names, owners) do not.
 #[test]
 fn a_replan_prompt_is_the_status_counted() {
     let evs = run_events(&setup(Policy::CentralDag, llm(0.0, 0.0, 15)));
     let replans: Vec<u32> = calls(&evs)[&None].iter().filter(|c| c.0 == CallKind::Replan).map(|c| c.2).collect();
     assert!(replans.len() >= 2, "{replans:?}");
-    let blocks = match &evs[0].kind {
-        EventKind::EpisodeStart { blueprint_blocks, .. } => *blueprint_blocks,
-        other => panic!("{other:?}"),
-    };
-    // At least a token per unplaced cell's line at the first re-plan.
     assert!(replans[0] > replans[replans.len() - 1], "{replans:?}");
     assert!(
-        replans.iter().max().unwrap() - replans.iter().min().unwrap() >= blocks / 4,
-        "{replans:?} for {blocks} blocks"
+        replans.iter().any(|p| p.abs_diff(replans[0]) % 4 != 0),
+        "a modelled size, not a counted text: {replans:?}"
     );
 }
 
