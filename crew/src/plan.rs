@@ -165,6 +165,46 @@ pub struct TaskGraph {
     cell_nodes: Vec<Option<NodeId>>,
     reach: Vec<Reach>,
     obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
+    /// Counts kept as node states change, so the gate reads them instead of walking
+    /// every node per decision (issue 20).
+    tally: Tally,
+}
+
+/// What the gate asks of the whole plan, kept by [`TaskGraph::set_state`]: only place
+/// nodes count, and place nodes are made once, by [`build()`] (expansions add fetch,
+/// craft, collect, smelt and station tasks, never places).
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    /// Place nodes pending or set aside, by item id: what the blueprint still needs of it.
+    open: Vec<u32>,
+    /// Place nodes not done.
+    not_done: u32,
+}
+
+impl Tally {
+    fn of(g: &AndOr<Node>) -> Self {
+        let mut t = Tally::default();
+        for n in g.ids() {
+            t.add(g.node(n), 1);
+        }
+        t
+    }
+
+    /// Counts `node` in (`sign` 1) or out (-1).
+    fn add(&mut self, node: &Node, sign: i32) {
+        let NodeKind::Task(Task::Place { item, .. }) = node.kind else { return };
+        let shift = |c: &mut u32| *c = c.checked_add_signed(sign).expect("a tally never goes below zero");
+        if matches!(node.state, NodeState::Pending | NodeState::SetAside) {
+            let i = usize::from(item.0);
+            if i >= self.open.len() {
+                self.open.resize(i + 1, 0);
+            }
+            shift(&mut self.open[i]);
+        }
+        if node.state != NodeState::Done {
+            shift(&mut self.not_done);
+        }
+    }
 }
 
 impl TaskGraph {
@@ -176,7 +216,8 @@ impl TaskGraph {
         obtain: std::collections::BTreeMap<(AgentId, ItemId), NodeId>,
     ) -> Self {
         let g = AndOr::from_graph(g);
-        let mut t = TaskGraph { g, root, agent_roots, cell_nodes, reach: Vec::new(), obtain };
+        let tally = Tally::of(&g);
+        let mut t = TaskGraph { g, root, agent_roots, cell_nodes, reach: Vec::new(), obtain, tally };
         t.reach = t.compute_reach();
         t
     }
@@ -208,7 +249,27 @@ impl TaskGraph {
 
     /// Sets a node's state.
     pub fn set_state(&mut self, n: NodeId, s: NodeState) {
-        self.g.node_mut(n).state = s;
+        let node = self.g.node_mut(n);
+        self.tally.add(node, -1);
+        node.state = s;
+        self.tally.add(node, 1);
+    }
+
+    /// Place nodes of `item` still pending or set aside (no walk: kept as states change).
+    pub fn open_places(&self, item: ItemId) -> u32 {
+        self.tally.open.get(usize::from(item.0)).copied().unwrap_or(0)
+    }
+
+    /// Every item some place node still needs, with [`TaskGraph::open_places`], in item
+    /// order.
+    pub fn open_places_by_item(&self) -> impl Iterator<Item = (ItemId, u32)> + '_ {
+        let id = |i: usize| ItemId(u16::try_from(i).expect("the tally is indexed by item id"));
+        self.tally.open.iter().enumerate().filter(|(_, c)| **c > 0).map(move |(i, c)| (id(i), *c))
+    }
+
+    /// Place nodes not done, the crew's and this agent's alike.
+    pub fn places_not_done(&self) -> u32 {
+        self.tally.not_done
     }
 
     /// The place node of a blueprint cell.
@@ -297,6 +358,16 @@ impl TaskGraph {
         }
     }
 
+    /// [`TaskGraph::reach_given`] from what a caller found walking the descendants
+    /// itself: how many, and whether one is not `n`'s owner's.
+    pub fn reach_with(&self, n: NodeId, dependents: usize, other_owner: bool) -> Reach {
+        if matches!(self.g.node(n).kind, NodeKind::Task(Task::Place { .. })) {
+            return self.reach_of(n);
+        }
+        let depth = self.g.dependents_iter(n).map(|d| 1 + self.reach_of(d).depth).max().unwrap_or(0);
+        Reach { dependents: dependents as u32, depth, teammate_dependents: other_owner }
+    }
+
     /// Direct prerequisites, in no particular order (no allocation).
     pub fn requires_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         self.g.requires_iter(n)
@@ -343,11 +414,11 @@ impl TaskGraph {
         let mut stack = self.children(n);
         while let Some(c) = stack.pop() {
             stack.extend(self.children(c));
+            self.tally.add(self.g.node(c), -1);
             self.g.remove(c);
         }
-        let node = self.g.node_mut(n);
-        node.expanded = false;
-        node.state = NodeState::Pending;
+        self.g.node_mut(n).expanded = false;
+        self.set_state(n, NodeState::Pending);
     }
 
     /// Adds a prerequisite edge.

@@ -86,3 +86,53 @@ fn a_failed_place_node_lets_the_agent_go_on_with_other_work() {
     }
     assert_eq!(g.backtrack(first), Backtrack::Continue { and: g.root(), set_aside: root });
 }
+
+/// The counts the gate reads instead of walking the plan (issue 20) must equal a walk
+/// after any sequence of state changes and expansions cleared again.
+#[test]
+fn the_plan_keeps_its_place_counts_as_states_change() {
+    let text = "name = \"mix\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [3, 2, 0]\nblock = \"cobblestone\"\n\
+                [[fill]]\nfrom = [0, 0, 1]\nto = [3, 0, 1]\nblock = \"oak_planks\"\n";
+    let bp = Blueprint::parse(text, Path::new("mix.toml"), &data()).unwrap();
+    let owners = split_work(&bp, 3);
+    let mut g = build(&bp, &owners, 3, &data());
+    let walk = |g: &gatecrew_crew::plan::TaskGraph| {
+        let mut open = std::collections::BTreeMap::new();
+        let mut not_done = 0;
+        for (_, node) in g.nodes() {
+            let NodeKind::Task(Task::Place { item, .. }) = node.kind else { continue };
+            if matches!(node.state, NodeState::Pending | NodeState::SetAside) {
+                *open.entry(item).or_insert(0u32) += 1;
+            }
+            not_done += u32::from(node.state != NodeState::Done);
+        }
+        (open, not_done)
+    };
+    let check = |g: &gatecrew_crew::plan::TaskGraph| {
+        let (open, not_done) = walk(g);
+        assert_eq!(g.open_places_by_item().collect::<std::collections::BTreeMap<_, _>>(), open);
+        assert_eq!(g.places_not_done(), not_done);
+        for (i, n) in &open {
+            assert_eq!(g.open_places(*i), *n);
+        }
+    };
+    check(&g);
+    assert_eq!(g.places_not_done(), 16);
+    let places: Vec<_> = (0..bp.len()).filter_map(|c| g.cell_node(c)).collect();
+    let states = [NodeState::Done, NodeState::SetAside, NodeState::Failed, NodeState::Pending, NodeState::Done];
+    // A fixed walk through every transition, including a state set twice in a row.
+    for (k, n) in places.iter().enumerate() {
+        for s in states.iter().cycle().skip(k % states.len()).take(1 + k % 3) {
+            g.set_state(*n, *s);
+            check(&g);
+        }
+    }
+    // Expansions are not places; clearing them leaves the counts alone.
+    let top = g.obtain_node_or_add(AgentId(1), item("oak_planks"));
+    let fetch = g.add_child(top, NodeKind::Task(Task::Fetch { item: item("oak_planks") }));
+    g.set_state(fetch, NodeState::Failed);
+    g.set_state(top, NodeState::Failed);
+    g.clear_below(top);
+    check(&g);
+    assert!(g.places_not_done() < 16, "some places were marked done");
+}

@@ -6,7 +6,7 @@ use gatecrew_gating::features::{
 };
 use gatecrew_gating::{Features, GateDecision, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
-use gatecrew_protocol::{IssueId, ItemId};
+use gatecrew_protocol::{AgentId, IssueId, ItemId};
 use std::cell::RefCell;
 
 use gatecrew_world::cost::{self, Knowledge, Planner};
@@ -29,9 +29,6 @@ struct Buffers {
     /// The blocked node's descendants, in the order found, and the walk's bitset.
     desc: Vec<NodeId>,
     seen: Vec<u64>,
-    /// Reserved counts by item id (all zero between decisions) and the ids set.
-    reserved: Vec<u32>,
-    touched: Vec<ItemId>,
     planner: cost::Scratch,
 }
 
@@ -63,11 +60,14 @@ impl std::fmt::Debug for Scratch {
     }
 }
 
-/// [`Known`] with the reserved counts indexed by item id (the gate's reused buffer)
-/// instead of its map: the same answers, no map built per decision.
+/// [`Known`] with the reserved counts read from the plan's tally
+/// ([`TaskGraph::open_places`](crate::plan::TaskGraph::open_places)) instead of its
+/// map: the same answers, no map built and no walk per decision.
 struct Counted<'a> {
     k: Known<'a>,
-    reserved: &'a [u32],
+    plan: &'a crate::plan::TaskGraph,
+    /// The item being obtained: never reserved.
+    target: ItemId,
 }
 
 impl Knowledge for Counted<'_> {
@@ -78,7 +78,7 @@ impl Knowledge for Counted<'_> {
         self.k.here()
     }
     fn held(&self, item: ItemId) -> u32 {
-        let reserved = self.reserved.get(usize::from(item.0)).copied().unwrap_or(0);
+        let reserved = if item == self.target { 0 } else { self.plan.open_places(item) };
         self.k.inv.count(item).saturating_sub(reserved)
     }
     fn stored(&self, item: ItemId) -> Vec<(gatecrew_protocol::Pos, u32)> {
@@ -115,48 +115,37 @@ impl AgentCore {
         self.known_for(None)
     }
 
-    /// One pass over the plan for two things. With `reserve` (the item being obtained):
-    /// [`AgentCore::known_for`]'s reserved counts into `counts` (indexed by item id, all
-    /// zero on entry, the ids set listed in `touched`; undone by
-    /// [`AgentCore::clear_reserved`]). And the teammates' place nodes left, and how many
-    /// of them are among `desc` (for the impact feature).
-    fn scan(
-        &self,
-        reserve: Option<ItemId>,
-        desc: Desc<'_>,
-        counts: &mut Vec<u32>,
-        touched: &mut Vec<ItemId>,
-    ) -> (usize, usize) {
-        touched.clear();
-        let (mut mates_left, mut mates_waiting) = (0usize, 0usize);
-        for (m, node) in self.plan.nodes() {
-            let Some((_, _, i)) = place_of(&node.kind) else { continue };
-            if let Some(target) = reserve {
-                if matches!(node.state, NodeState::Pending | NodeState::SetAside) && i != target {
-                    let at = usize::from(i.0);
-                    if at >= counts.len() {
-                        counts.resize(at + 1, 0);
-                    }
-                    if counts[at] == 0 {
-                        touched.push(i);
-                    }
-                    counts[at] += 1;
-                }
-            }
-            if node.owner != self.id && node.state != NodeState::Done {
-                mates_left += 1;
-                if desc.contains(m) {
-                    mates_waiting += 1;
-                }
+    /// What the features ask of the blocked node's descendants, in one walk of them
+    /// (not of the plan): how many are teammates' place nodes left (those waiting on
+    /// it), and whether one is not `owner`'s.
+    fn desc_facts(&self, desc: Desc<'_>, owner: Option<AgentId>) -> (usize, bool) {
+        let (mut mates_waiting, mut other_owner) = (0usize, false);
+        for &m in desc.list {
+            let node = self.plan.node(m);
+            other_owner |= Some(node.owner) != owner;
+            if node.owner != self.id && node.state != NodeState::Done && place_of(&node.kind).is_some() {
+                mates_waiting += 1;
             }
         }
-        (mates_left, mates_waiting)
+        (mates_waiting, other_owner)
     }
 
-    fn clear_reserved(counts: &mut [u32], touched: &[ItemId]) {
-        for i in touched {
-            counts[usize::from(i.0)] = 0;
+    /// One walk of the agent's own share: its place nodes not done (the teammates' are
+    /// the plan's count less these), and whether every own node left besides `n` rests
+    /// on `n`.
+    fn own_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> (usize, bool) {
+        let (mut left, mut all_behind) = (0usize, true);
+        for m in self.own_unordered() {
+            let node = self.plan.node(m);
+            let state = node.state;
+            if state != NodeState::Done && place_of(&node.kind).is_some() {
+                left += 1;
+            }
+            if Some(m) != n && state != NodeState::Failed && state != NodeState::Done && !desc.contains(m) {
+                all_behind = false;
+            }
         }
+        (left, all_behind)
     }
 
     /// The planner's view when obtaining `target`: what the crew's blueprint still
@@ -177,15 +166,7 @@ impl AgentCore {
 
     /// What [`AgentCore::known_for`] reserves, by item.
     pub(super) fn reserved_map(&self, target: Option<ItemId>) -> std::collections::BTreeMap<ItemId, u32> {
-        let mut reserved = std::collections::BTreeMap::new();
-        for (_, node) in self.plan.nodes() {
-            if let (Some((_, _, i)), NodeState::Pending | NodeState::SetAside) = (place_of(&node.kind), node.state) {
-                if Some(i) != target {
-                    *reserved.entry(i).or_insert(0) += 1;
-                }
-            }
-        }
-        reserved
+        self.plan.open_places_by_item().filter(|(i, _)| Some(*i) != target).collect()
     }
 
     /// Whether the agent could start another node right now: its own, pending, not
@@ -218,24 +199,29 @@ impl AgentCore {
         self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
     }
 
-    fn criticality_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> CriticalityFacts {
+    /// `other_owner`: whether a descendant of `n` is not `n`'s owner's; `all_behind`:
+    /// whether every own node left rests on `n` (from [`AgentCore::own_facts`]).
+    fn criticality_facts(
+        &self,
+        n: Option<NodeId>,
+        desc: Desc<'_>,
+        other_owner: bool,
+        all_behind: bool,
+    ) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach_given(n, desc.list);
-        let left = |m: &NodeId| {
-            *m != n && self.plan.node(*m).state != NodeState::Done && self.plan.node(*m).state != NodeState::Failed
-        };
+        let reach = self.plan.reach_with(n, desc.list.len(), other_owner);
         CriticalityFacts {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: self.own_unordered().filter(left).all(|m| desc.contains(m)),
+            blocks_all_own_work: all_behind,
         }
     }
 
     /// `mates`: the teammates' place nodes left, and those waiting on the node (from
-    /// [`AgentCore::scan`]).
+    /// [`AgentCore::desc_facts`] and [`AgentCore::own_facts`]).
     fn impact_facts(&self, mates: (usize, usize), other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
         let (mates_left, mates_waiting) = mates;
         ImpactFacts {
@@ -254,7 +240,10 @@ impl AgentCore {
             None => (false, None),
             Some(item) => {
                 let refused = self.refused.get(&item);
-                let all = refused.is_some_and(|r| self.teammates().all(|a| r.contains(&a)));
+                // The length first: a crew of thousands is not walked while teammates
+                // are still to answer.
+                let all =
+                    refused.is_some_and(|r| r.len() + 1 >= self.crew.len() && self.teammates().all(|a| r.contains(&a)));
                 let offerers = self.offered.get(&item);
                 let near = visible
                     .iter()
@@ -267,13 +256,7 @@ impl AgentCore {
         AdvantageFacts { nearest_teammate, all_refused, nearest_offerer }
     }
 
-    fn recoverability_with(
-        &self,
-        item: ItemId,
-        want: u32,
-        reserved: &[u32],
-        planner: &mut cost::Scratch,
-    ) -> RecoverabilityFacts {
+    fn recoverability_with(&self, item: ItemId, want: u32, planner: &mut cost::Scratch) -> RecoverabilityFacts {
         // An empty map allocates nothing: the counts stand in for it.
         let known = Known {
             data: &self.data,
@@ -283,7 +266,7 @@ impl AgentCore {
             physics: &self.physics,
             reserved: std::collections::BTreeMap::new(),
         };
-        let k = Counted { k: known, reserved };
+        let k = Counted { k: known, plan: &self.plan, target: item };
         let deficit = want.saturating_sub(self.inv.count(item));
         // The stores are listed in the planner's spare buffer, lent and given back.
         let mut stores = Vec::new();
@@ -373,7 +356,7 @@ impl AgentCore {
     /// The features and rule context of an issue, and the oracle's question.
     fn query(&self, issue: Issue, node: Option<NodeId>) -> (Features, GateQuery, OracleQuery) {
         let mut guard = self.gate_scratch.0.borrow_mut();
-        let Buffers { desc: list, seen, reserved, touched, planner } = &mut *guard;
+        let Buffers { desc: list, seen, planner } = &mut *guard;
         let requested = issue.requestable();
         let item = requested.map(|(i, _)| i);
         // A missing item blocks every node that needs it: the node the graph says is
@@ -394,11 +377,14 @@ impl AgentCore {
             self.plan.descendants_with(n, list, seen);
         }
         let desc = Desc { list, bits: seen };
-        let mates = self.scan(item, desc, reserved, touched);
+        let owner = node.map(|n| self.plan.node(n).owner);
+        let (mates_waiting, other_owner) = self.desc_facts(desc, owner);
+        let (own_left, all_behind) = self.own_facts(node, desc);
+        let mates_left = (self.plan.places_not_done() as usize).saturating_sub(own_left);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
             (_, Some((item, n))) => {
                 let want = self.inv.count(item) + n;
-                let facts = self.recoverability_with(item, want, reserved, planner);
+                let facts = self.recoverability_with(item, want, planner);
                 (facts, facts.chain_ticks, OracleQuery::Items(item, want))
             }
             // Out of reach: the local recovery is a pillar, priced by what it takes to
@@ -414,13 +400,12 @@ impl AgentCore {
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
-        Self::clear_reserved(reserved, touched);
         let other_work = self.other_work(node, desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
-            c: criticality(self.criticality_facts(node, desc)),
+            c: criticality(self.criticality_facts(node, desc, other_owner, all_behind)),
             a: advantage(self.advantage_facts(item)),
-            d: impact(self.impact_facts(mates, other_work, recovery_ticks), detour),
+            d: impact(self.impact_facts((mates_left, mates_waiting), other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
             h: self.history.level(issue.key(), self.now),
         };
