@@ -17,14 +17,20 @@
 //! metrics, seeded: the same traces give the same intervals on every platform), every
 //! group on its own core.
 //! [`plot`] draws them with a bundled font, so no system font is needed.
+//!
+//! Kitchen traces (`gatecrew cos --trace`) in the same files and folders are read by
+//! [`kitchen`] and reported as MindAgent's Collaboration Score ([`KitchenReport`]);
+//! construction traces are read and reported exactly as without them.
 
 #[cfg(feature = "export")]
 pub mod export;
+pub mod kitchen;
 pub mod plot;
 mod read;
 mod report;
 mod stats;
 
+pub use kitchen::{KitchenMean, KitchenReport, KitchenRow};
 pub use read::{AnalyzeError, ReadSummary, read_traces};
 pub use report::{By, Cell, Group, Metric, Report};
 pub use stats::{Ci, Column, Interval, RESAMPLES, bootstrap, resampled};

@@ -58,6 +58,14 @@ pub struct ReadSummary {
     pub warnings: Vec<String>,
     /// Episodes and files left out of the figures (each has a warning).
     pub left_out: usize,
+    /// Kitchen episodes (`gatecrew cos --trace`), in file order; not counted above.
+    pub kitchen: Vec<gatecrew_kitchen::trace::KitchenEpisode>,
+    /// Kitchen trace files read (not counted in `files`).
+    pub kitchen_files: usize,
+    /// Their bytes (not counted in `bytes`).
+    pub kitchen_bytes: u64,
+    /// Their lines (not counted in `lines`).
+    pub kitchen_lines: u64,
 }
 
 /// A file to read, and whether it was named (not found in a folder).
@@ -115,8 +123,14 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
         sum.episodes.extend(one.episodes);
         sum.warnings.extend(one.warnings);
         sum.left_out = sum.left_out.saturating_add(one.left_out);
+        sum.kitchen.extend(one.kitchen);
+        sum.kitchen_files = sum.kitchen_files.saturating_add(one.kitchen_files);
+        sum.kitchen_bytes = sum.kitchen_bytes.saturating_add(one.kitchen_bytes);
+        sum.kitchen_lines = sum.kitchen_lines.saturating_add(one.kitchen_lines);
     }
-    if sum.episodes.is_empty() {
+    // A kitchen file was counted once as a file like any other; its own counts say so.
+    sum.files = sum.files.saturating_sub(sum.kitchen_files);
+    if sum.episodes.is_empty() && sum.kitchen.is_empty() {
         return Err(AnalyzeError::NoComplete { files: sum.files, warnings: sum.warnings });
     }
     Ok(sum)
@@ -145,6 +159,13 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
                     }
                 }
                 current.get_or_insert_with(EpisodeMetrics::default).observe_brief(&ev);
+            }
+            // A kitchen trace (`gatecrew cos --trace`): its first line is refused here,
+            // and the kitchen reader takes the whole file.
+            Err(_) if events == 0 && crate::kitchen::is_kitchen_trace(path) => {
+                let mut sum = ReadSummary::default();
+                crate::kitchen::read_file(path, &mut sum)?;
+                return Ok(sum);
             }
             Err(e @ TraceError::Truncated { .. }) => {
                 sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));

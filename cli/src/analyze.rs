@@ -1,10 +1,11 @@
-//! `gatecrew analyze`: metrics from traces, per policy and class, side by side.
+//! `gatecrew analyze`: metrics from traces, per policy and class, side by side; for
+//! kitchen traces (`gatecrew cos --trace`), CoS per level, policy and crew size.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use gatecrew_analyze::{By, Ci, Report, read_traces};
+use gatecrew_analyze::{By, Ci, KitchenReport, Report, read_traces};
 
 use crate::BadInput;
 
@@ -61,22 +62,42 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
         ByArg::Policy => By::Policy,
         ByArg::Agents => By::Agents,
     };
-    let report = Report::build_with(&read.episodes, by, a.ci);
+    // Construction traces are reported as always; kitchen traces (`gatecrew cos
+    // --trace`) add a section of their own, only when there are some.
+    let construction = !read.episodes.is_empty();
+    let kitchen = (!read.kitchen.is_empty()).then(|| KitchenReport::build(&read.kitchen));
+    if a.plot.is_some() && !construction {
+        return Err(
+            BadInput("--plot draws construction metrics; these traces hold kitchen episodes only".into()).into()
+        );
+    }
+    let report = construction.then(|| Report::build_with(&read.episodes, by, a.ci));
     let secs = started.elapsed().as_secs_f64();
-    if let Some(p) = &a.plot {
-        gatecrew_analyze::plot::plot(&report, p).map_err(|e| BadInput(e.to_string()))?;
+    if let (Some(p), Some(report)) = (&a.plot, &report) {
+        gatecrew_analyze::plot::plot(report, p).map_err(|e| BadInput(e.to_string()))?;
     }
     if a.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "files": read.files,
             "episodes": read.episodes.len(),
             "bytes": read.bytes,
             "warnings": read.warnings,
-            "report": report,
         });
+        if let Some(report) = &report {
+            v["report"] = serde_json::to_value(report)?;
+        }
+        if let Some(k) = &kitchen {
+            v["kitchen"] = serde_json::json!({
+                "files": read.kitchen_files,
+                "bytes": read.kitchen_bytes,
+                "report": k,
+            });
+        }
         serde_json::to_writer(&mut *out, &v)?;
         writeln!(out)?;
-    } else {
+        return Ok(());
+    }
+    if let Some(report) = &report {
         writeln!(
             out,
             "{} episodes from {} traces ({:.1} MB, {} lines) in {:.2} s; 95% bootstrap intervals in brackets",
@@ -90,6 +111,21 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
         if let Some(p) = &a.plot {
             writeln!(out, "plot: {}", p.display())?;
         }
+    }
+    if let Some(k) = &kitchen {
+        if report.is_some() {
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "{} kitchen episodes from {} traces ({:.1} MB, {} lines) in {:.2} s",
+            k.episodes,
+            read.kitchen_files,
+            read.kitchen_bytes as f64 / 1e6,
+            read.kitchen_lines,
+            secs
+        )?;
+        write!(out, "{}", k.tables())?;
     }
     Ok(())
 }

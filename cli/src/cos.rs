@@ -9,14 +9,19 @@
 //! seeded chance of a wrong command, from the built-in GPT-4o profile (or
 //! `--llm-profile FILE`), its error rates times `--error-scale`; the tables add the
 //! calls, tokens, mistakes and model time.
+//!
+//! `--trace DIR` writes each episode's trace (`gatecrew_kitchen::trace`) into DIR;
+//! the tables and `--json` are the same with and without it.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use gatecrew_kitchen::trace::TraceDir;
 use gatecrew_kitchen::{
-    CosRow, Cuisine, DEFAULT_HORIZON, Executor, ExecutorKind, FACTORS, LlmModel, PolicyKind, RunSpec, TimingMode,
+    CosRow, CosTraceError, Cuisine, DEFAULT_HORIZON, Executor, ExecutorKind, FACTORS, LlmModel, PolicyKind, RunSpec,
+    TimingMode,
 };
 use serde::Serialize;
 
@@ -58,6 +63,9 @@ pub struct CosArgs {
     /// Multiplies the profile's error rates (llm executor; default 1)
     #[arg(long, value_name = "X")]
     error_scale: Option<f64>,
+    /// Write one JSON Lines trace per episode into DIR (`gatecrew analyze DIR` reads them)
+    #[arg(long, value_name = "DIR")]
+    trace: Option<PathBuf>,
 }
 
 fn parse_timing(s: &str) -> Result<TimingMode, String> {
@@ -154,8 +162,21 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         names => Some(names),
     };
     let spec = RunSpec { agents: 0, seed: args.seed, horizon: args.horizon, timing: args.timing, executor };
-    let rows = gatecrew_kitchen::cos_table(&cuisine, levels, &args.policy, &args.agents, &spec)
-        .map_err(|e| BadInput(e.to_string()))?;
+    let rows = match &args.trace {
+        None => gatecrew_kitchen::cos_table(&cuisine, levels, &args.policy, &args.agents, &spec)
+            .map_err(|e| BadInput(e.to_string()))?,
+        Some(dir) => {
+            // A folder that cannot be made is the user's to fix (exit 2); a write that
+            // fails midway is a failure of the run (exit 1).
+            let traces = TraceDir::create(dir).map_err(|e| BadInput(e.to_string()))?;
+            gatecrew_kitchen::cos_table_traced(&cuisine, levels, &args.policy, &args.agents, &spec, &traces).map_err(
+                |e| match e {
+                    CosTraceError::Level(e) => anyhow::Error::from(BadInput(e.to_string())),
+                    e => anyhow::Error::from(e),
+                },
+            )?
+        }
+    };
     let means = means(&rows, &args.policy, &args.agents);
     if args.json {
         #[derive(Serialize)]

@@ -20,14 +20,19 @@
 use std::sync::Arc;
 
 use gatecrew_gating::GateParams;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+mod run;
+
+pub use run::{executor_seed, run_with, run_with_exec};
 
 use crate::error::Error;
-use crate::executor::{EpisodeExec, Executor, ModelUse};
+use crate::executor::{Executor, ModelUse};
 use crate::level::Level;
 use crate::load::Cuisine;
 use crate::policy::{Counters, Policy, PolicyKind};
 use crate::recipe::RecipeBook;
+use crate::trace::{TraceDir, TraceWriteError};
 use crate::world::World;
 
 /// The five interval factors (the paper's appendix E.4: "We pick the value tau ranging
@@ -38,7 +43,7 @@ pub const FACTORS: [f64; 5] = [1.0, 1.5, 2.0, 2.5, 3.0];
 pub const DEFAULT_HORIZON: u32 = 60;
 
 /// Where an episode's order interval and lifetimes come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingMode {
     /// The level file: interval `ceil(factor x task_interval)`, lifetimes as written.
@@ -124,7 +129,7 @@ pub fn run_episode(
     factor: f64,
     spec: &RunSpec,
 ) -> EpisodeOutcome {
-    run_built(book, level, policy, factor, spec, &|w| policy.build(w, spec.agents))
+    run::run_built(book, level, policy, factor, spec, &|w| policy.build(w, spec.agents), None)
 }
 
 /// CoS of the gated crew with its gate's parameters (weights, thresholds) set, one
@@ -132,94 +137,9 @@ pub fn run_episode(
 /// suite's calibrated gate applied to the kitchen).
 pub fn cos_gated(book: &Arc<RecipeBook>, level: &Arc<Level>, spec: &RunSpec, params: GateParams) -> CosRow {
     let build = |w: &World| -> Box<dyn Policy> { Box::new(crate::policy::gated::crew_with(w, spec.agents, params)) };
-    let episodes = FACTORS.iter().map(|&f| run_built(book, level, PolicyKind::Gated, f, spec, &build)).collect();
+    let episodes =
+        FACTORS.iter().map(|&f| run::run_built(book, level, PolicyKind::Gated, f, spec, &build, None)).collect();
     CosRow::from_episodes(&level.name, PolicyKind::Gated, spec.clone(), episodes)
-}
-
-fn run_built(
-    book: &Arc<RecipeBook>,
-    level: &Arc<Level>,
-    policy: PolicyKind,
-    factor: f64,
-    spec: &RunSpec,
-    build: &dyn Fn(&World) -> Box<dyn Policy>,
-) -> EpisodeOutcome {
-    let timing = match spec.timing {
-        TimingMode::File => level.file_timing(factor),
-        TimingMode::Oracle => level.oracle_timing(book, factor),
-    };
-    let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
-    let mut pol = build(&world);
-    let steps = level.max_steps.unwrap_or(spec.horizon);
-    let mut exec = match &spec.executor {
-        Executor::Scripted => None,
-        Executor::Llm(m) => {
-            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
-        }
-    };
-    run_with_exec(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut())
-}
-
-/// The executor's seed for one episode: the run's seed, the level and the factor (so
-/// that episodes do not share their draws), never the policy (so that every policy
-/// draws the same numbers).
-pub fn executor_seed(seed: u64, level: &str, factor: f64) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in level.bytes().chain(factor.to_bits().to_le_bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    seed ^ h
-}
-
-/// Runs `steps` steps of a prepared world under any policy (a scripted one in tests),
-/// with the scripted executor.
-pub fn run_with(world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
-    run_with_exec(world, policy, name, factor, steps, None)
-}
-
-/// Runs `steps` steps of a prepared world under any policy; with `exec`, every
-/// decision goes through the `llm` executor's calls (which `exec` keeps).
-pub fn run_with_exec(
-    mut world: World,
-    policy: &mut dyn Policy,
-    name: &str,
-    factor: f64,
-    steps: u32,
-    mut exec: Option<&mut EpisodeExec>,
-) -> EpisodeOutcome {
-    let (mut completed, mut failed, mut refused) = (0u32, 0u32, 0u32);
-    let central = policy.central();
-    for _ in 0..steps {
-        let intended = policy.decide(&world);
-        let lines = policy.lines();
-        let actions = match exec.as_deref_mut() {
-            Some(x) => x.step(&world, central, &intended, &lines),
-            None => intended,
-        };
-        let report = world.step(&actions);
-        if let Some(x) = exec.as_deref_mut() {
-            x.observe(&world, central, &report);
-        }
-        completed += report.completed.len() as u32;
-        failed += report.failed.len() as u32;
-        refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
-        policy.observe(&world, &report);
-    }
-    EpisodeOutcome {
-        level: world.level().name.clone(),
-        policy: name.to_owned(),
-        factor,
-        interval: world.timing().interval,
-        steps,
-        completed,
-        failed,
-        pending: world.pending().len() as u32,
-        skipped: world.skipped_arrivals(),
-        refused,
-        counters: policy.counters(),
-        model: exec.map(|x| x.usage()).unwrap_or_default(),
-    }
 }
 
 /// One level under one policy at the five factors.
@@ -271,6 +191,14 @@ pub fn cos(book: &Arc<RecipeBook>, level: &Arc<Level>, policy: PolicyKind, spec:
     CosRow::from_episodes(&level.name, policy, spec.clone(), episodes)
 }
 
+/// The levels by name (`None`: all), in the order given.
+fn chosen<'a>(cuisine: &'a Cuisine, levels: Option<&[String]>) -> Result<Vec<&'a Arc<Level>>, Error> {
+    match levels {
+        None => Ok(cuisine.levels.iter().collect()),
+        Some(names) => names.iter().map(|n| cuisine.level(n)).collect(),
+    }
+}
+
 /// Every (level, policy, crew size) combination, levels by name (`None`: all), in the
 /// order given. The call behind `gatecrew cos`.
 pub fn cos_table(
@@ -280,15 +208,49 @@ pub fn cos_table(
     agents: &[usize],
     spec: &RunSpec,
 ) -> Result<Vec<CosRow>, Error> {
-    let chosen: Vec<&Arc<Level>> = match levels {
-        None => cuisine.levels.iter().collect(),
-        Some(names) => names.iter().map(|n| cuisine.level(n)).collect::<Result<_, _>>()?,
-    };
     let mut rows = Vec::new();
-    for level in chosen {
+    for level in chosen(cuisine, levels)? {
         for &policy in policies {
             for &n in agents {
                 rows.push(cos(&cuisine.book, level, policy, &RunSpec { agents: n, ..spec.clone() }));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Why a traced CoS table could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CosTraceError {
+    /// A level or recipe file problem (an unknown level name).
+    #[error(transparent)]
+    Level(#[from] Error),
+    /// A trace could not be written.
+    #[error("writing a kitchen trace: {0}")]
+    Write(#[from] TraceWriteError),
+}
+
+/// [`cos_table`], writing each episode's trace into `traces` (`gatecrew cos --trace`).
+/// The rows are the same as without traces: recording only reads the episode.
+pub fn cos_table_traced(
+    cuisine: &Cuisine,
+    levels: Option<&[String]>,
+    policies: &[PolicyKind],
+    agents: &[usize],
+    spec: &RunSpec,
+    traces: &TraceDir,
+) -> Result<Vec<CosRow>, CosTraceError> {
+    let mut rows = Vec::new();
+    for level in chosen(cuisine, levels)? {
+        for &policy in policies {
+            for &n in agents {
+                let spec = RunSpec { agents: n, ..spec.clone() };
+                let build = |w: &World| policy.build(w, n);
+                let episodes = FACTORS
+                    .iter()
+                    .map(|&f| run::run_traced(&cuisine.book, level, policy, f, &spec, &build, traces))
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.push(CosRow::from_episodes(&level.name, policy, spec, episodes));
             }
         }
     }

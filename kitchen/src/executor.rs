@@ -58,7 +58,7 @@ use std::sync::Arc;
 pub use gatecrew_gating::llm::ExecutorKind;
 use gatecrew_gating::llm::profile::MS_PER_TICK;
 use gatecrew_gating::llm::{LlmProfile, ProfileError, TokenizerName};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 
 pub use state::{CallRecord, EpisodeExec, wrong_actions};
@@ -241,7 +241,7 @@ impl Serialize for Executor {
 }
 
 /// What the model did over an episode (or a sum of episodes); zero under `scripted`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelUse {
     /// Model calls.
     pub calls: u64,

@@ -64,6 +64,11 @@
 //! actions, free) or `llm` (each decision a language-model-driven agent, or MindAgent's
 //! GPT-4 dispatcher, would make is a call with counted tokens, a latency and a seeded
 //! chance of a wrong command, from the construction suite's GPT-4o profile unchanged).
+//!
+//! # Traces
+//!
+//! [`cos_table_traced`] writes one JSON Lines [`trace`] per episode (`gatecrew cos
+//! --trace DIR`); `gatecrew analyze` reads them back and reports CoS from them.
 
 pub mod cos;
 mod error;
@@ -73,11 +78,12 @@ pub mod load;
 pub mod policy;
 mod recipe;
 mod tool;
+pub mod trace;
 pub mod world;
 
 pub use cos::{
-    CosRow, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_gated, cos_table, executor_seed,
-    run_episode, run_with, run_with_exec,
+    CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeOutcome, FACTORS, RunSpec, TimingMode, cos, cos_gated, cos_table,
+    cos_table_traced, executor_seed, run_episode, run_with, run_with_exec,
 };
 pub use error::{Error, ErrorKind};
 pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};

@@ -15,12 +15,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use gatecrew_protocol::{BoardMessage, ItemId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::world::{Action, LocationId, StepReport, World};
 
 /// What a policy counted over an episode.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     /// Public messages: dispatcher commands, board messages, or chat lines.
     pub messages: u64,
@@ -120,7 +120,7 @@ pub enum ChatLine {
 }
 
 /// The policies by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicyKind {
     /// MindAgent's central dispatcher (a deterministic planner).

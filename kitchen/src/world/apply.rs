@@ -5,7 +5,7 @@
 //! action's length (see [`crate::ToolSpec`]).
 
 use gatecrew_protocol::ItemId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{LocationId, World};
 use crate::tool::ToolKind;
@@ -33,7 +33,7 @@ pub enum Action {
 
 /// Why the world refused an action (MindAgent's feedback messages, typed). The agent's
 /// state and the world are unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Refusal {

@@ -8,7 +8,7 @@
 use gatecrew_protocol::ItemId;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::level::{Level, Timing};
 
@@ -16,7 +16,7 @@ use crate::level::{Level, Timing};
 pub const MAX_PENDING: usize = 6;
 
 /// An order, numbered from 0 in arrival order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct OrderId(pub u32);
 

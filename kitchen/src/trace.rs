@@ -1,0 +1,83 @@
+//! Kitchen traces: one JSON Lines file per episode, written by `gatecrew cos --trace
+//! DIR` and read back by `gatecrew analyze`.
+//!
+//! The construction trace's shape, with the kitchen's own events: every line carries
+//! the schema major version `v` ([`KITCHEN_TRACE_VERSION`]), the episode id `ep`, the
+//! world's `step` and a `kind`. The kinds, in the order an episode writes them:
+//!
+//! | kind | step | fields |
+//! |---|---|---|
+//! | `kitchen_start` | 0 | `level`, `policy`, `agents`, `factor`, `timing`, `interval`, `menu` (dish, lifetime), `kitchen` (location names), `steps`, `seed`, `executor` |
+//! | `order_arrived` | the time it arrived | `order`, `dish`, `lifetime` |
+//! | `message` | the step decided | `from` (`"dispatcher"` or `{"agent":k}`), `to` (absent: every teammate), `channel` (`board`: `msg` one of the four protocol messages, `item`, `count`, `window`, `into`; `chat`: `line`, `item`, `into`; `dispatch`: `command`), `text` |
+//! | `llm_call` | the step decided | `caller`, `prompt_tokens`, `completion_tokens`, `latency_s`, `mistake`, `hit` |
+//! | `action` | the step | `agent`, `action`, `command` (MindAgent's DSL), `applied`, `refusal`, `intended` (when a model mistake replaced it) |
+//! | `order_completed`, `order_failed` | the step | `order`, `dish` |
+//! | `kitchen_end` | the steps run | `completed`, `failed`, `pending`, `skipped`, `refused`, `counters`, `model` |
+//!
+//! Why the kitchen has its own start kind (`kitchen_start`, not the construction
+//! trace's `episode_start`): a reader tells the two formats apart by the first line,
+//! and the construction reader refuses this one as it stands, so no construction trace
+//! and no construction reader changes.
+//!
+//! The trace is written from the episode loop's own values, in a fixed order, with no
+//! clock and no map iteration: the same run gives the same bytes. [`read`] checks a
+//! trace line by line (errors name the line) and [`fold`] checks that the end's counts
+//! are the events' (an edited or spliced trace is refused, naming the line).
+
+pub mod event;
+pub mod fold;
+pub mod read;
+mod record;
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+pub use event::{EpisodeId, Event, Record};
+pub use fold::{EpisodeFold, FileFold, Folded, Invalid, KitchenEpisode};
+pub use read::{KitchenReader, LineErrorKind, TraceLineError, opens_kitchen_trace, parse_line};
+pub use record::{Recorder, StartInfo, episode_id};
+
+/// The schema major version this build writes and reads.
+pub const KITCHEN_TRACE_VERSION: u32 = 1;
+
+/// The `kind` of a kitchen trace's first line: how a reader recognises the format.
+pub const START_KIND: &str = "kitchen_start";
+
+/// A trace could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct TraceWriteError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: std::io::Error,
+}
+
+/// A folder that receives one `<episode>.jsonl` per episode.
+#[derive(Debug, Clone)]
+pub struct TraceDir {
+    dir: PathBuf,
+}
+
+impl TraceDir {
+    /// The folder, created if missing.
+    pub fn create(dir: &Path) -> Result<Self, TraceWriteError> {
+        std::fs::create_dir_all(dir).map_err(|source| TraceWriteError { path: dir.to_path_buf(), source })?;
+        Ok(TraceDir { dir: dir.to_path_buf() })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A recorder writing episode `ep` to `<dir>/<ep>.jsonl` (replacing the file), and
+    /// the file's path.
+    pub fn recorder(&self, ep: EpisodeId) -> Result<(Recorder, PathBuf), TraceWriteError> {
+        let path = self.dir.join(format!("{ep}.jsonl"));
+        let file = File::create(&path).map_err(|source| TraceWriteError { path: path.clone(), source })?;
+        Ok((Recorder::new(Box::new(BufWriter::new(file)), ep), path))
+    }
+}
