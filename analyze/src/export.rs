@@ -151,12 +151,22 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
         sum.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut current: Option<Current> = None;
         let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
+        let mut read_any = false;
         for item in reader.by_ref() {
             let ev = match item {
                 Ok(ev) => ev,
                 Err(e @ TraceError::Truncated { .. }) => {
                     sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), e));
                     continue;
+                }
+                // The tables' columns are construction events'; a kitchen trace in the
+                // same folder is named and left out rather than failing the export.
+                Err(_) if !read_any && crate::kitchen::is_kitchen_trace(&path) => {
+                    sum.warnings.push(format!(
+                        "{}: a kitchen trace, not exported (gatecrew analyze reports it)",
+                        path.display()
+                    ));
+                    break;
                 }
                 Err(e) => {
                     let message = e.to_string();
@@ -180,6 +190,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
             c.metrics.observe(&ev);
             events.push(&c.labels, &ev)?;
             sum.events += 1;
+            read_any = true;
         }
         if let Some(c) = current.take() {
             finish(c, &mut episodes, &mut sum)?;

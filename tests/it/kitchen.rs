@@ -2,10 +2,12 @@
 //! files are named with their JSON path, the world's orders, tools and timing behave as
 //! MindAgent's, CoS is what it says, the policies serve orders, and `gatecrew cos` runs.
 
+mod bad_trace;
 mod cli;
 mod common;
 mod cos;
 mod executor;
 mod load;
 mod policies;
+mod trace;
 mod world;

@@ -207,10 +207,10 @@ impl KitchenReport {
             "timing",
             "executor",
             "episodes",
-            "CoS, pending excluded (paper)",
-            "CoS, pending = failed (script)",
-            "messages/episode",
-            "llm calls/episode",
+            "CoS (pending excluded)",
+            "CoS (pending = failed)",
+            "messages/ep",
+            "llm calls/ep",
             "tokens/call (prompt + completion)",
         ]);
         for r in &self.rows {
@@ -236,10 +236,10 @@ impl KitchenReport {
             "timing",
             "executor",
             "levels",
-            "CoS, pending excluded (paper)",
-            "CoS, pending = failed (script)",
-            "messages/episode",
-            "llm calls/episode",
+            "CoS (pending excluded)",
+            "CoS (pending = failed)",
+            "messages/ep",
+            "llm calls/ep",
             "tokens/call (prompt + completion)",
         ]);
         for x in &self.means {
@@ -257,7 +257,10 @@ impl KitchenReport {
             ]);
         }
         format!(
-            "kitchen: CoS per level, the mean over interval factors of each factor's completion rate\n{t}\nmeans over levels\n{m}\n"
+            "kitchen: CoS per level, the mean over interval factors of each factor's completion rate\n{t}\n\
+             means over levels\n{m}\n\
+             pending excluded: completed / (completed + failed), the paper's formula; pending = failed: \
+             completed / (completed + failed + pending), MindAgent's script\n"
         )
     }
 }
