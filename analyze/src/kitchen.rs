@@ -11,6 +11,7 @@
 //! arithmetic as `gatecrew cos` ([`report`]), so the two print the same figures.
 
 mod report;
+mod tables;
 
 use std::fs::File;
 use std::io::BufReader;

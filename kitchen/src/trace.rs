@@ -25,6 +25,7 @@
 //! trace line by line (errors name the line) and [`fold`] checks that the end's counts
 //! are the events' (an edited or spliced trace is refused, naming the line).
 
+mod episode;
 pub mod event;
 pub mod fold;
 pub mod read;
@@ -34,8 +35,9 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+pub use episode::KitchenEpisode;
 pub use event::{EpisodeId, Event, Record};
-pub use fold::{EpisodeFold, FileFold, Folded, Invalid, KitchenEpisode};
+pub use fold::{EpisodeFold, FileFold, Folded, Invalid};
 pub use read::{KitchenReader, LineErrorKind, TraceLineError, opens_kitchen_trace, parse_line};
 pub use record::{Recorder, StartInfo, episode_id};
 
