@@ -343,6 +343,8 @@ pub struct AgentSetup {
     pub blueprint: Arc<Blueprint>,
     /// Its copy of the task graph.
     pub plan: TaskGraph,
+    /// Where the ground is never dug ([`kept_ground`]), shared by every agent.
+    pub kept_ground: Arc<std::collections::BTreeSet<(i32, i32)>>,
     /// Its gate.
     pub gate: Gate,
     /// The crew's coordination policy.
@@ -421,17 +423,20 @@ pub struct AgentCore {
     gate_scratch: gate::Scratch,
 }
 
+/// The columns under the blueprint and one block around it: their ground stays.
+pub fn kept_ground(bp: &Blueprint) -> Arc<std::collections::BTreeSet<(i32, i32)>> {
+    let near = |c: &gatecrew_world::Cell| {
+        let (x, z) = (c.pos.x, c.pos.z);
+        (-1..=1).flat_map(move |dx| (-1..=1).map(move |dz| (x + dx, z + dz)))
+    };
+    Arc::new(bp.cells().iter().flat_map(near).collect())
+}
+
 impl AgentCore {
     /// A fresh agent.
     pub fn new(s: AgentSetup) -> Self {
         let mut mem = Memory::default();
-        // Under the blueprint and one block around it, the ground stays.
-        mem.keep_ground(
-            s.blueprint
-                .cells()
-                .iter()
-                .flat_map(|c| (-1..=1).flat_map(move |dx| (-1..=1).map(move |dz| (c.pos.x + dx, c.pos.z + dz)))),
-        );
+        mem.keep_ground(s.kept_ground);
         AgentCore {
             id: s.id,
             crew: s.crew,

@@ -529,6 +529,7 @@ impl Setup {
         let starts: Vec<Pos> =
             roster.iter().map(|&id| self.world.body(id).expect("roster comes from the world").pos).collect();
         let regions = crate::agent::work_regions(&self.plan, &starts);
+        let kept_ground = crate::agent::kept_ground(&self.blueprint);
         // The world's extent is public like its rules: an exploring bot stays inside it.
         let physics =
             Physics { bounds: Some(self.world.grid().bounds()), ..Physics::new(self.world.rules(), &self.data) };
@@ -543,6 +544,7 @@ impl Setup {
                     data: self.data.clone(),
                     blueprint: self.blueprint.clone(),
                     plan: self.plan.clone(),
+                    kept_ground: kept_ground.clone(),
                     gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
                     policy: self.policy,
                     tuning: self.tuning,

@@ -136,3 +136,51 @@ fn the_plan_keeps_its_place_counts_as_states_change() {
     check(&g);
     assert!(g.places_not_done() < 16, "some places were marked done");
 }
+
+/// A bot's own nodes sit on the shared blueprint graph (issue 20): alternatives under a
+/// blueprint `obtain` node, cleared and made again, take the ids one graph would have
+/// given them (petgraph reuses a removed node's index), backtracking crosses from the
+/// bot's layer into the blueprint's, and a prerequisite across the layers is walked.
+#[test]
+fn a_bots_own_nodes_continue_the_shared_graph() {
+    use petgraph::stable_graph::StableDiGraph;
+    let mut g = small_graph();
+    let a = AgentId(0);
+    let stone = item("cobblestone");
+    let top = g.obtain_node(a, stone).expect("the blueprint made an obtain node for cobblestone");
+    // The reference: one plain graph given the same additions and removals.
+    let mut one: StableDiGraph<(), ()> = StableDiGraph::default();
+    for _ in 0..g.len() {
+        one.add_node(());
+    }
+    let log = data().block("cobblestone").unwrap();
+    let mut made = Vec::new();
+    for round in 0..3 {
+        let fetch = g.add_child(top, NodeKind::Task(Task::Fetch { item: stone }));
+        let collect = g.add_child(top, NodeKind::Task(Task::Collect { item: stone, block: log }));
+        for n in [fetch, collect] {
+            assert_eq!(n, one.add_node(()), "round {round}: the id one graph would give");
+        }
+        assert_eq!(g.children(top), vec![fetch, collect]);
+        assert_eq!(g.parent(fetch), Some(top));
+        g.set_state(fetch, NodeState::Failed);
+        assert_eq!(g.backtrack(fetch), Backtrack::Alternative { or: top, next: collect });
+        made = vec![fetch, collect];
+        g.clear_below(top);
+        // clear_below pops the last child first.
+        one.remove_node(collect);
+        one.remove_node(fetch);
+        assert!(g.children(top).is_empty());
+    }
+    assert_eq!(made.len(), 2);
+    // A prerequisite from an own obtain node to a blueprint place node is walked.
+    let glass = g.obtain_node_or_add(a, item("glass"));
+    let place = g.children(g.agent_root(a).unwrap())[0];
+    g.add_requires(glass, place);
+    assert!(g.requires(place).contains(&glass));
+    let desc = g.descendants(glass);
+    assert!(desc.contains(&place) && desc.len() as u32 == 1 + g.reach_of(place).dependents);
+    // Another bot's copy of the same blueprint graph sees none of it.
+    let other = small_graph();
+    assert_eq!(other.obtain_node(a, item("glass")), None);
+}

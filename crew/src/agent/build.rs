@@ -129,7 +129,7 @@ impl AgentCore {
             }
         }
         for n in self.own_places() {
-            let node = self.plan.node(n).clone();
+            let node = self.plan.node(n);
             let Some((pos, block, item)) = place_of(&node.kind) else {
                 continue;
             };

@@ -67,7 +67,8 @@ pub struct Memory {
     teammates: BTreeMap<AgentId, (Pos, Tick)>,
     visible: Vec<(AgentId, Pos)>,
     /// Columns where the ground must stay (under the blueprint), and where it is gone.
-    keep_ground: std::collections::BTreeSet<(i32, i32)>,
+    /// Shared by every bot of a crew: it follows from the blueprint alone.
+    keep_ground: std::sync::Arc<std::collections::BTreeSet<(i32, i32)>>,
     dug: std::collections::BTreeSet<(i32, i32)>,
 }
 
@@ -144,8 +145,8 @@ impl Memory {
     }
 
     /// Columns whose ground is never dug (the blueprint's footprint and its border).
-    pub fn keep_ground(&mut self, columns: impl IntoIterator<Item = (i32, i32)>) {
-        self.keep_ground.extend(columns);
+    pub fn keep_ground(&mut self, columns: std::sync::Arc<std::collections::BTreeSet<(i32, i32)>>) {
+        self.keep_ground = columns;
     }
 
     /// Whether a top ground cell is known to be dug out.
