@@ -121,9 +121,9 @@ impl AgentCore {
     fn desc_facts(&self, desc: Desc<'_>, owner: Option<AgentId>) -> (usize, bool) {
         let (mut mates_waiting, mut other_owner) = (0usize, false);
         for &m in desc.list {
-            let node = self.plan.node(m);
-            other_owner |= Some(node.owner) != owner;
-            if node.owner != self.id && node.state != NodeState::Done && place_of(&node.kind).is_some() {
+            let (kind, by) = self.plan.kind(m);
+            other_owner |= Some(by) != owner;
+            if by != self.id && place_of(kind).is_some() && self.plan.state(m) != NodeState::Done {
                 mates_waiting += 1;
             }
         }
@@ -136,9 +136,8 @@ impl AgentCore {
     fn own_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> (usize, bool) {
         let (mut left, mut all_behind) = (0usize, true);
         for m in self.own_unordered() {
-            let node = self.plan.node(m);
-            let state = node.state;
-            if state != NodeState::Done && place_of(&node.kind).is_some() {
+            let state = self.plan.state(m);
+            if state != NodeState::Done && place_of(self.plan.kind(m).0).is_some() {
                 left += 1;
             }
             if Some(m) != n && state != NodeState::Failed && state != NodeState::Done && !desc.contains(m) {
@@ -174,12 +173,11 @@ impl AgentCore {
     /// depending on `n` (`desc`: `n`'s descendants).
     fn other_work(&self, n: Option<NodeId>, desc: Desc<'_>, item: Option<ItemId>) -> bool {
         self.own_unordered().any(|m| {
-            let node = self.plan.node(m);
-            let Some((_, _, i)) = place_of(&node.kind) else {
+            let Some((_, _, i)) = place_of(self.plan.kind(m).0) else {
                 return false;
             };
             Some(m) != n
-                && node.state == NodeState::Pending
+                && self.plan.state(m) == NodeState::Pending
                 && !desc.contains(m)
                 && Some(i) != item
                 && self.inv.count(i) > 0
@@ -189,7 +187,7 @@ impl AgentCore {
                 && self
                     .plan
                     .requires_iter(m)
-                    .all(|s| place_of(&self.plan.node(s).kind).is_none() || self.plan.node(s).state == NodeState::Done)
+                    .all(|s| place_of(self.plan.kind(s).0).is_none() || self.plan.state(s) == NodeState::Done)
         })
     }
 

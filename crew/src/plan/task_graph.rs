@@ -126,6 +126,7 @@ impl TaskGraph {
         TaskGraph { base: Arc::new(base), marks, own: Own::default(), tally }
     }
 
+    #[inline]
     fn at(&self, n: NodeId) -> At {
         match n.index().checked_sub(self.marks.len()) {
             None => At::Base(n),
@@ -133,6 +134,17 @@ impl TaskGraph {
         }
     }
 
+    /// The layer's graph holding `n`, `n`'s index there, and what to add to an index
+    /// there for the id: one iterator type for both layers.
+    #[inline]
+    fn layer(&self, n: NodeId) -> (&AndOr<Node>, NodeId, usize) {
+        match self.at(n) {
+            At::Base(b) => (&self.base.g, b, 0),
+            At::Own(o) => (&self.own.g, o, self.marks.len()),
+        }
+    }
+
+    #[inline]
     fn global(&self, own: NodeId) -> NodeId {
         NodeId::new(self.marks.len() + own.index())
     }
@@ -158,6 +170,7 @@ impl TaskGraph {
     }
 
     /// A node, as this bot knows it.
+    #[inline]
     pub fn node(&self, n: NodeId) -> Node {
         match self.at(n) {
             At::Base(b) => {
@@ -166,6 +179,26 @@ impl TaskGraph {
             }
             At::Own(o) => *self.own.g.node(o),
         }
+    }
+
+    /// A node's state, as this bot knows it ([`TaskGraph::node`]'s, without the copy).
+    #[inline]
+    pub fn state(&self, n: NodeId) -> NodeState {
+        match self.at(n) {
+            At::Base(b) => self.marks[b.index()].state,
+            At::Own(o) => self.own.g.node(o).state,
+        }
+    }
+
+    /// What a node is and whose, which no bot changes ([`TaskGraph::node`]'s, by
+    /// reference).
+    #[inline]
+    pub fn kind(&self, n: NodeId) -> (&NodeKind, AgentId) {
+        let node = match self.at(n) {
+            At::Base(b) => self.base.g.node(b),
+            At::Own(o) => self.own.g.node(o),
+        };
+        (&node.kind, node.owner)
     }
 
     /// Sets a node's state.
@@ -202,6 +235,7 @@ impl TaskGraph {
     }
 
     /// Static facts of a place node.
+    #[inline]
     pub fn reach_of(&self, n: NodeId) -> Reach {
         self.base.reach.get(n.index()).copied().unwrap_or_default()
     }
@@ -235,13 +269,11 @@ impl TaskGraph {
 
     /// Children in no particular order (no allocation), for questions whose answer
     /// does not depend on it.
+    #[inline]
     pub fn children_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        let (base, own) = match self.at(n) {
-            At::Base(b) => (Some(self.base.g.children_iter(b)), None),
-            At::Own(o) => (None, Some(self.own.g.children_iter(o).map(|c| self.global(c)))),
-        };
+        let (g, local, offset) = self.layer(n);
         let under = self.own.under_base.iter().filter(move |(p, ..)| *p == n).map(|&(_, c, _)| c);
-        base.into_iter().flatten().chain(own.into_iter().flatten()).chain(under)
+        g.children_iter(local).map(move |c| NodeId::new(c.index() + offset)).chain(under)
     }
 
     /// The parent (a node has at most one).
@@ -331,23 +363,19 @@ impl TaskGraph {
     }
 
     /// Direct prerequisites, in no particular order (no allocation).
+    #[inline]
     pub fn requires_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        let (base, own) = match self.at(n) {
-            At::Base(b) => (Some(self.base.g.requires_iter(b)), None),
-            At::Own(o) => (None, Some(self.own.g.requires_iter(o).map(|c| self.global(c)))),
-        };
+        let (g, local, offset) = self.layer(n);
         let across = self.own.requires.iter().filter(move |(_, a)| *a == n).map(|&(b, _)| b);
-        base.into_iter().flatten().chain(own.into_iter().flatten()).chain(across)
+        g.requires_iter(local).map(move |c| NodeId::new(c.index() + offset)).chain(across)
     }
 
     /// Direct dependents, in no particular order (no allocation).
+    #[inline]
     pub fn dependents_iter(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        let (base, own) = match self.at(n) {
-            At::Base(b) => (Some(self.base.g.dependents_iter(b)), None),
-            At::Own(o) => (None, Some(self.own.g.dependents_iter(o).map(|c| self.global(c)))),
-        };
+        let (g, local, offset) = self.layer(n);
         let across = self.own.requires.iter().filter(move |(b, _)| *b == n).map(|&(_, a)| a);
-        base.into_iter().flatten().chain(own.into_iter().flatten()).chain(across)
+        g.dependents_iter(local).map(move |c| NodeId::new(c.index() + offset)).chain(across)
     }
 
     /// Every node with its id, in index order (no allocation).
