@@ -3,8 +3,8 @@
 //! neighbour order is fixed.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
+use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap as HashMap;
 
