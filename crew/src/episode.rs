@@ -39,7 +39,7 @@ use crate::setup::Setup;
 
 pub use gatecrew_protocol::trace::EndReason;
 pub use probe::WorldProbe;
-pub use round::{Answer, Finished, Need, Stepped};
+pub use round::{Answer, Finished, Need, STEP_BATCH, Stepped};
 
 /// Blocks in place so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -410,11 +410,16 @@ impl Episode {
         }
     }
 
-    /// The inputs of every agent to wake now, in id order.
-    pub(super) fn wakes(&mut self) -> Vec<(AgentId, StepInput)> {
+    /// The inputs of the agents to wake now, in id order, from agent index `from` on and
+    /// at most [`STEP_BATCH`](round::STEP_BATCH) of them; and where the next batch starts,
+    /// if any agent is left to look at.
+    pub(super) fn wakes(&mut self, from: usize) -> (Vec<(AgentId, StepInput)>, Option<usize>) {
         let now = self.tick;
         let mut out = Vec::new();
-        for i in 0..self.slots.len() {
+        for i in from..self.slots.len() {
+            if out.len() == round::STEP_BATCH {
+                return (out, Some(i));
+            }
             if !self.slots[i].wake || self.failed(i) {
                 continue;
             }
@@ -449,13 +454,15 @@ impl Episode {
                 },
             ));
         }
-        out
+        (out, None)
     }
 
-    /// The last inputs, asking every agent for its unfinished work.
-    pub(super) fn final_inputs(&mut self) -> Vec<(AgentId, StepInput)> {
+    /// The last inputs, asking every agent for its unfinished work, from agent index
+    /// `from` on, a batch at a time like [`Episode::wakes`].
+    pub(super) fn final_inputs(&mut self, from: usize) -> (Vec<(AgentId, StepInput)>, Option<usize>) {
         let now = self.tick;
-        (0..self.slots.len())
+        let to = self.slots.len().min(from + round::STEP_BATCH);
+        let inputs = (from..to)
             .map(|i| {
                 let agent = AgentId(i as u32);
                 let view = self.world.observe(agent);
@@ -475,7 +482,8 @@ impl Episode {
                 };
                 (agent, input)
             })
-            .collect()
+            .collect();
+        (inputs, (to < self.slots.len()).then_some(to))
     }
 
     /// The supervisor restarted an agent from its snapshot.

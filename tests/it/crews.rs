@@ -179,3 +179,50 @@ fn a_thousand_bots_build_the_village() {
     assert!(f.progress.correct * 1000 >= f.progress.total * 998, "{f:?}");
     assert_ne!(f.reason, EndReason::TickLimit, "{f:?}");
 }
+
+/// A round with more awake agents than [`STEP_BATCH`] is handed to the driver in
+/// batches (a round's observations were most of a 10,000-bot run's memory, issue 20):
+/// no `Step` need is larger, some round is split, every input's view is what the world
+/// shows at that moment (nothing moves between the batches of a round), and the actors,
+/// which step each batch concurrently, write the stepper's trace.
+#[test]
+fn a_large_round_is_stepped_in_batches() {
+    use gatecrew_crew::episode::stepper::step_all;
+    use gatecrew_crew::{Answer, Episode, Need, STEP_BATCH};
+    use gatecrew_protocol::Board;
+    let agents = 2 * STEP_BATCH + 44;
+    let setup = Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
+    let mut ep = Episode::new(&setup);
+    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let mut cores = setup.agents();
+    let (mut largest, mut split_rounds, mut batches_this_round) = (0, 0, 0);
+    loop {
+        let answer = match ep.poll() {
+            Need::Deadline => Answer::Deadline(board.next_deadline()),
+            Need::Adjudicate(_) => unreachable!("the default config has no tier 3"),
+            Need::Expire(now) => Answer::Expired(board.expire(now)),
+            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+            Need::Outside(_) | Need::Over(_) => Answer::Ready,
+            Need::Step(inputs) => {
+                largest = largest.max(inputs.len());
+                batches_this_round += 1;
+                for (id, input) in &inputs {
+                    assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
+                }
+                Answer::Stepped(step_all(&mut cores, inputs))
+            }
+            Need::Flush => {
+                split_rounds += usize::from(batches_this_round > 1);
+                batches_this_round = 0;
+                let _ = ep.drain();
+                Answer::Ready
+            }
+            Need::Done(_) => break,
+        };
+        ep.answer(answer);
+    }
+    assert!(largest <= STEP_BATCH, "a step need of {largest} inputs");
+    assert!(split_rounds > 0, "no round of {agents} bots was split");
+    use crate::episode::{actor_trace, stepper_trace};
+    assert!(String::from_utf8(actor_trace(&setup)).unwrap() == String::from_utf8(stepper_trace(&setup)).unwrap());
+}

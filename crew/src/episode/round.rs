@@ -42,6 +42,24 @@ use super::consult::ConsultRequest;
 use super::{EndReason, Episode, Progress};
 use crate::agent::{StepInput, StepOutput};
 
+/// At most this many agents are handed to the driver in one [`Need::Step`]; a round
+/// with more awake agents asks in batches, in agent-id order, and applies every output
+/// after the last, so the trace is the one a single batch gives. Each input carries the
+/// agent's observation, and on a crowded site an observation lists every teammate in
+/// sight: handed out for a whole round of 10,000 bots they were 938 of the run's
+/// 1,048 MB (issue 20, heaptrack). The size is not a tuned figure: far above the
+/// worker threads any machine runs a batch on (2 here), small beside the crews
+/// where memory counts (1,000 and up); a crew of up to this many is stepped in one batch,
+/// as before.
+pub const STEP_BATCH: usize = 256;
+
+/// Agents stepped so far in a round, and where the next batch starts.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Batches {
+    done: Vec<Stepped>,
+    next: Option<usize>,
+}
+
 /// What a finished episode reports besides its trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Finished {
@@ -104,7 +122,7 @@ pub enum Answer {
 }
 
 /// One agent's step, as the driver ran it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Stepped {
     /// Whose step: outputs are applied in agent-id order, whatever order they came in.
     pub agent: AgentId,
@@ -137,15 +155,15 @@ pub(super) enum Phase {
     AwaitPosted(Posting, (AgentId, BoardMessage, Option<IssueId>)),
     Outside,
     AwaitOutside,
-    Step(Vec<(AgentId, StepInput)>),
-    AwaitStepped,
+    Step(Vec<(AgentId, StepInput)>, Batches),
+    AwaitStepped(Batches),
     Applying(VecDeque<(AgentId, StepOutput)>),
     Flush,
     AwaitFlush,
     Over(EndReason),
     AwaitOver,
-    LastStep(Vec<(AgentId, StepInput)>),
-    AwaitLastStep,
+    LastStep(Vec<(AgentId, StepInput)>, Batches),
+    AwaitLastStep(Batches),
     LastFlush(Finished),
     AwaitLastFlush(Finished),
     Done(Finished),
@@ -201,19 +219,34 @@ impl Episode {
                 self.posted(from, msg, issue, result);
                 Phase::Posting(rest)
             }
-            (Phase::AwaitOutside, Answer::Ready) => match self.wakes() {
-                inputs if inputs.is_empty() => Phase::Flush,
-                inputs => Phase::Step(inputs),
+            (Phase::AwaitOutside, Answer::Ready) => match self.wakes(0) {
+                (inputs, _) if inputs.is_empty() => Phase::Flush,
+                (inputs, next) => Phase::Step(inputs, Batches { done: Vec::new(), next }),
             },
-            (Phase::AwaitStepped, Answer::Stepped(steps)) => {
-                let mut outputs = self.restarts(steps);
-                self.read_reports(&mut outputs);
-                Phase::Applying(outputs)
+            (Phase::AwaitStepped(mut b), Answer::Stepped(steps)) => {
+                b.done.extend(steps);
+                match b.next.map(|from| self.wakes(from)) {
+                    Some((inputs, next)) if !inputs.is_empty() => Phase::Step(inputs, Batches { done: b.done, next }),
+                    _ => {
+                        let mut outputs = self.restarts(b.done);
+                        self.read_reports(&mut outputs);
+                        Phase::Applying(outputs)
+                    }
+                }
             }
             (Phase::AwaitFlush, Answer::Ready) => Phase::Deadline,
-            (Phase::AwaitOver, Answer::Ready) => Phase::LastStep(self.final_inputs()),
-            (Phase::AwaitLastStep, Answer::Stepped(steps)) => {
-                for (agent, output) in self.restarts(steps) {
+            (Phase::AwaitOver, Answer::Ready) => {
+                let (inputs, next) = self.final_inputs(0);
+                Phase::LastStep(inputs, Batches { done: Vec::new(), next })
+            }
+            (Phase::AwaitLastStep(mut b), Answer::Stepped(steps)) if b.next.is_some() => {
+                b.done.extend(steps);
+                let (inputs, next) = self.final_inputs(b.next.unwrap_or_default());
+                Phase::LastStep(inputs, Batches { done: b.done, next })
+            }
+            (Phase::AwaitLastStep(mut b), Answer::Stepped(steps)) => {
+                b.done.extend(steps);
+                for (agent, output) in self.restarts(b.done) {
                     // The crew is done: what the agents would still post goes nowhere.
                     let _ = self.apply(agent, output);
                 }
@@ -270,7 +303,7 @@ impl Episode {
                 },
             },
             Phase::Outside => (Phase::AwaitOutside, Some(Need::Outside(self.tick))),
-            Phase::Step(inputs) => (Phase::AwaitStepped, Some(Need::Step(inputs))),
+            Phase::Step(inputs, b) => (Phase::AwaitStepped(b), Some(Need::Step(inputs))),
             Phase::Applying(mut outputs) => match outputs.pop_front() {
                 Some((agent, output)) => {
                     let queue = self.apply(agent, output).into_iter().map(|(m, i)| (agent, m, i)).collect();
@@ -280,7 +313,7 @@ impl Episode {
             },
             Phase::Flush => (Phase::AwaitFlush, Some(Need::Flush)),
             Phase::Over(reason) => (Phase::AwaitOver, Some(Need::Over(reason))),
-            Phase::LastStep(inputs) => (Phase::AwaitLastStep, Some(Need::Step(inputs))),
+            Phase::LastStep(inputs, b) => (Phase::AwaitLastStep(b), Some(Need::Step(inputs))),
             Phase::LastFlush(f) => (Phase::AwaitLastFlush(f), Some(Need::Flush)),
             Phase::Done(f) => (Phase::Done(f), Some(Need::Done(f))),
             waiting => panic!("the episode was polled at {waiting:?} before its driver answered"),
