@@ -109,7 +109,7 @@ struct Handover {
 
 /// An agent's private state.
 #[derive(Debug, Clone, Default)]
-struct Member {
+pub(crate) struct Member {
     goal: Option<OrderId>,
     abandoned: BTreeSet<OrderId>,
     bind: Vec<Option<ItemId>>,
@@ -125,27 +125,71 @@ struct Member {
 /// the kitchen's counterpart of DESIGN 5.7's `cooldown_ticks`.
 pub(crate) const COOLDOWN_STEPS: u64 = 10;
 
-/// The crew.
+/// The crew: the agents' private states and the desk they share.
 pub(crate) struct Crew<C: Channel, J: Judge> {
     members: Vec<Member>,
-    channel: C,
-    judge: J,
-    /// Answering a request costs the step (flatcomm: "every teammate interrupts its work").
-    interrupts: bool,
-    counters: Counters,
+    desk: Desk<C, J>,
 }
 
 impl<C: Channel, J: Judge> Crew<C, J> {
     pub fn new(agents: usize, channel: C, judge: J, interrupts: bool) -> Self {
-        Crew { members: vec![Member::default(); agents], channel, judge, interrupts, counters: Counters::default() }
+        let desk = Desk { channel, judge, interrupts, agents, counters: Counters::default() };
+        Crew { members: vec![Member::default(); agents], desk }
     }
 
-    fn step_member(&mut self, w: &World, i: usize) -> Action {
+    /// The agents' states and the desk, apart (the actor runtime gives each its owner).
+    pub fn into_parts(self) -> (Vec<Member>, Desk<C, J>) {
+        (self.members, self.desk)
+    }
+}
+
+/// What the crew's agents share: the board or the chat, the judge, the counts. An
+/// agent's turn reads and writes it, and the next agent's turn in the same step sees
+/// what it wrote (a request posted by agent 0 is answered by agent 1 in that step), so
+/// turns within a step are taken in agent-id order on both runtimes.
+pub(crate) struct Desk<C: Channel, J: Judge> {
+    channel: C,
+    judge: J,
+    /// Answering a request costs the step (flatcomm: "every teammate interrupts its work").
+    interrupts: bool,
+    agents: usize,
+    counters: Counters,
+}
+
+impl Member {
+    /// What the step did to this agent (`i`): a hand-over it put where it promised is done.
+    pub fn observe(&mut self, i: usize, report: &StepReport) {
+        if let Some((Action::Put(l), Ok(()))) = report.outcomes.get(i) {
+            if let Some(p) = self.helps.iter().position(|h| h.to == *l && Some(h.item) == self.held) {
+                self.helps.remove(p);
+            }
+        }
+    }
+}
+
+impl<C: Channel, J: Judge> Desk<C, J> {
+    /// Opens a step: closes what timed out.
+    pub fn open(&mut self, now: u32) {
+        self.channel.expire(now);
+    }
+
+    /// The lines written since the last call.
+    pub fn lines(&mut self) -> Vec<Line> {
+        self.channel.drain()
+    }
+
+    /// The counts so far.
+    pub fn counters(&self) -> Counters {
+        Counters { messages: self.channel.messages(), ..self.counters }
+    }
+
+    /// Agent `i`'s turn: its action this step, from its own state `m`, the visible
+    /// kitchen and the desk.
+    pub fn turn(&mut self, m: &mut Member, w: &World, i: usize) -> Action {
         let now = w.time();
-        let n = self.members.len();
+        let n = self.agents;
         let me = w.agents()[i];
         // What became of my requests.
-        let mut m = std::mem::take(&mut self.members[i]);
         m.held = me.holding;
         m.awaits.retain(|a| {
             let key = gatecrew_gating::IssueKey::Material(a.item);
@@ -186,7 +230,6 @@ impl<C: Channel, J: Judge> Crew<C, J> {
         }
         if answered && self.interrupts {
             self.counters.interrupted_steps += 1;
-            self.members[i] = m;
             return Action::Noop;
         }
         // My order.
@@ -251,7 +294,7 @@ impl<C: Channel, J: Judge> Crew<C, J> {
             if let Some((item, to, requestable)) = case {
                 if m.seen.insert((o.id, item, requestable)) {
                     self.counters.issues += 1;
-                    let case = self.case(w, i, &m, item, requestable, solo <= o.remaining);
+                    let case = Self::case(w, i, m, item, requestable, solo <= o.remaining);
                     if self.judge.escalate(&case, &mut self.counters) {
                         self.counters.escalations += 1;
                         match to {
@@ -273,7 +316,6 @@ impl<C: Channel, J: Judge> Crew<C, J> {
         });
         let busy_hands =
             me.holding.is_some() && !tasks.iter().any(|t| matches!(t, Task::Carry { agent, .. } if *agent == i));
-        self.members[i] = m;
         match first {
             Some(t) => act(w, i, t),
             None if busy_hands && !tasks.is_empty() => dispose(w, i),
@@ -282,7 +324,7 @@ impl<C: Channel, J: Judge> Crew<C, J> {
     }
 
     /// The facts of an issue about `item`, from this agent's state and the visible kitchen.
-    fn case(&self, w: &World, i: usize, m: &Member, item: ItemId, requestable: bool, in_time: bool) -> Case {
+    fn case(w: &World, i: usize, m: &Member, item: ItemId, requestable: bool, in_time: bool) -> Case {
         let me = w.agents()[i];
         let mates: Vec<usize> = (0..w.agents().len()).filter(|&j| j != i).collect();
         let holder = mates.iter().find(|&&j| w.agents()[j].holding == Some(item)).map(|&j| w.agents()[j].at == me.at);
@@ -319,25 +361,21 @@ fn depth(w: &World, top: ItemId, item: ItemId) -> Option<usize> {
 
 impl<C: Channel, J: Judge> Policy for Crew<C, J> {
     fn decide(&mut self, w: &World) -> Vec<Action> {
-        self.channel.expire(w.time());
-        (0..self.members.len()).map(|i| self.step_member(w, i)).collect()
+        self.desk.open(w.time());
+        self.members.iter_mut().enumerate().map(|(i, m)| self.desk.turn(m, w, i)).collect()
     }
 
     fn observe(&mut self, _: &World, report: &StepReport) {
         for (i, m) in self.members.iter_mut().enumerate() {
-            if let Some((Action::Put(l), Ok(()))) = report.outcomes.get(i) {
-                if let Some(p) = m.helps.iter().position(|h| h.to == *l && Some(h.item) == m.held) {
-                    m.helps.remove(p);
-                }
-            }
+            m.observe(i, report);
         }
     }
 
     fn counters(&self) -> Counters {
-        Counters { messages: self.channel.messages(), ..self.counters }
+        self.desk.counters()
     }
 
     fn lines(&mut self) -> Vec<Line> {
-        self.channel.drain()
+        self.desk.lines()
     }
 }
