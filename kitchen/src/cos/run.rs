@@ -166,10 +166,10 @@ pub(super) fn step_once(
         r.calls(agents, x.calls());
     }
     let report = world.step(&actions);
-    if let Some(r) = rec.as_deref_mut() {
+    if let Some(r) = rec {
         r.stepped(world, &intended, &report);
     }
-    if let Some(x) = exec.as_deref_mut() {
+    if let Some(x) = exec {
         x.observe(world, central, &report);
     }
     tally.completed += report.completed.len() as u32;
