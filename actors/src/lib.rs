@@ -14,6 +14,8 @@
 //! Tier-3 consults to a live LLM endpoint run as tokio tasks beside the lockstep (see
 //! [`Consultant`]); their verdicts enter the episode at ticks the episode core fixed.
 //!
+//! The kitchen world (`gatecrew-kitchen`) has its own actors in [`kitchen`].
+//!
 //! The actors hold no logic of their own: the same episode through [`run_episode`] and
 //! through the synchronous stepper gives byte-identical traces.
 
@@ -21,6 +23,7 @@ mod agent;
 mod board;
 mod consult;
 mod crew;
+pub mod kitchen;
 mod messages;
 mod recorder;
 mod run;

@@ -27,6 +27,10 @@ use serde::Serialize;
 
 use crate::BadInput;
 
+mod runtime;
+
+pub use runtime::Runtime;
+
 /// Arguments of `gatecrew cos`.
 #[derive(Debug, clap::Args)]
 pub struct CosArgs {
@@ -66,6 +70,9 @@ pub struct CosArgs {
     /// Write one JSON Lines trace per episode into DIR (`gatecrew analyze DIR` reads them)
     #[arg(long, value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// Where the episodes run: `stepper` (one synchronous loop) or `actors` (ractor: a world actor, a cook per agent, the dispatcher); same rows, same traces
+    #[arg(long, value_enum, default_value = "stepper")]
+    runtime: Runtime,
 }
 
 fn parse_timing(s: &str) -> Result<TimingMode, String> {
@@ -162,21 +169,17 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         names => Some(names),
     };
     let spec = RunSpec { agents: 0, seed: args.seed, horizon: args.horizon, timing: args.timing, executor };
-    let rows = match &args.trace {
-        None => gatecrew_kitchen::cos_table(&cuisine, levels, &args.policy, &args.agents, &spec)
-            .map_err(|e| BadInput(e.to_string()))?,
-        Some(dir) => {
-            // A folder that cannot be made is the user's to fix (exit 2); a write that
-            // fails midway is a failure of the run (exit 1).
-            let traces = TraceDir::create(dir).map_err(|e| BadInput(e.to_string()))?;
-            gatecrew_kitchen::cos_table_traced(&cuisine, levels, &args.policy, &args.agents, &spec, &traces).map_err(
-                |e| match e {
-                    CosTraceError::Level(e) => anyhow::Error::from(BadInput(e.to_string())),
-                    e => anyhow::Error::from(e),
-                },
-            )?
-        }
+    // A folder that cannot be made is the user's to fix (exit 2); a write that fails
+    // midway is a failure of the run (exit 1).
+    let traces = match &args.trace {
+        None => None,
+        Some(dir) => Some(TraceDir::create(dir).map_err(|e| BadInput(e.to_string()))?),
     };
+    let rows = runtime::table(args.runtime, &cuisine, levels, &args.policy, &args.agents, &spec, traces.as_ref())?
+        .map_err(|e| match e {
+            CosTraceError::Level(e) => anyhow::Error::from(BadInput(e.to_string())),
+            e => anyhow::Error::from(e),
+        })?;
     let means = means(&rows, &args.policy, &args.agents);
     if args.json {
         #[derive(Serialize)]

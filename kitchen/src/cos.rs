@@ -22,8 +22,10 @@ use std::sync::Arc;
 use gatecrew_gating::GateParams;
 use serde::{Deserialize, Serialize};
 
+mod episode;
 mod run;
 
+pub use episode::EpisodeCore;
 pub use run::{executor_seed, run_with, run_with_exec};
 
 use crate::error::Error;
@@ -228,6 +230,52 @@ pub enum CosTraceError {
     /// A trace could not be written.
     #[error("writing a kitchen trace: {0}")]
     Write(#[from] TraceWriteError),
+    /// The runtime an episode ran on failed (an actor that could not start or stopped).
+    #[error("running a kitchen episode: {0}")]
+    Runtime(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Runs one [`EpisodeCore`] to its end on some runtime: its outcome and its recorder.
+pub type EpisodeRunner<'a> = dyn FnMut(
+        EpisodeCore,
+    ) -> Result<(EpisodeOutcome, Option<crate::trace::Recorder>), Box<dyn std::error::Error + Send + Sync>>
+    + 'a;
+
+/// [`cos_table`] (or with `traces`, [`cos_table_traced`]) with every episode run by
+/// `run` (the actor runtime's `gatecrew cos --runtime actors`): same rows, same files.
+pub fn cos_table_on(
+    cuisine: &Cuisine,
+    levels: Option<&[String]>,
+    policies: &[PolicyKind],
+    agents: &[usize],
+    spec: &RunSpec,
+    traces: Option<&TraceDir>,
+    run: &mut EpisodeRunner<'_>,
+) -> Result<Vec<CosRow>, CosTraceError> {
+    let mut rows = Vec::new();
+    for level in chosen(cuisine, levels)? {
+        for &policy in policies {
+            for &n in agents {
+                let spec = RunSpec { agents: n, ..spec.clone() };
+                let mut episodes = Vec::new();
+                for &f in &FACTORS {
+                    let rec = match traces {
+                        Some(t) => Some(t.recorder(EpisodeCore::id(level, policy, f, &spec))?),
+                        None => None,
+                    };
+                    let (rec, path) = rec.map_or((None, None), |(r, p)| (Some(r), Some(p)));
+                    let core = EpisodeCore::new(&cuisine.book, level, policy, f, &spec, rec);
+                    let (out, rec) = run(core).map_err(CosTraceError::Runtime)?;
+                    if let (Some(rec), Some(path)) = (rec, path) {
+                        rec.finish().map_err(|source| TraceWriteError { path, source })?;
+                    }
+                    episodes.push(out);
+                }
+                rows.push(CosRow::from_episodes(&level.name, policy, spec, episodes));
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// [`cos_table`], writing each episode's trace into `traces` (`gatecrew cos --trace`).

@@ -10,12 +10,15 @@ mod dispatcher;
 pub mod flatcomm;
 pub mod gated;
 mod plan;
+mod split;
 
 use std::fmt;
 use std::str::FromStr;
 
 use gatecrew_protocol::{BoardMessage, ItemId};
 use serde::{Deserialize, Serialize};
+
+pub use split::{Desk, MemberState, Split};
 
 use crate::world::{Action, LocationId, StepReport, World};
 

@@ -1,7 +1,9 @@
 //! The CuisineWorld kitchen (issue 21): every shared level and recipe loads, hostile
 //! files are named with their JSON path, the world's orders, tools and timing behave as
-//! MindAgent's, CoS is what it says, the policies serve orders, and `gatecrew cos` runs.
+//! MindAgent's, CoS is what it says, the policies serve orders, and `gatecrew cos` runs,
+//! on the stepper and on actors with the same bytes.
 
+mod actors;
 mod bad_trace;
 mod cli;
 mod common;

@@ -6,15 +6,15 @@ use std::sync::Arc;
 use super::{EpisodeOutcome, RunSpec, TimingMode};
 use crate::executor::{EpisodeExec, Executor};
 use crate::level::Level;
-use crate::policy::{Policy, PolicyKind};
+use crate::policy::{Counters, Line, Policy, PolicyKind};
 use crate::recipe::RecipeBook;
 use crate::trace::{Recorder, StartInfo, TraceDir, TraceWriteError, episode_id};
-use crate::world::World;
+use crate::world::{Action, StepReport, World};
 
 /// The policy builder of a run (the gated crew's may carry its gate's parameters).
 pub(super) type Build<'a> = &'a dyn Fn(&World) -> Box<dyn Policy>;
 
-fn start_info<'a>(policy: PolicyKind, factor: f64, spec: &'a RunSpec, level: &Level) -> StartInfo<'a> {
+pub(super) fn start_info<'a>(policy: PolicyKind, factor: f64, spec: &'a RunSpec, level: &Level) -> StartInfo<'a> {
     StartInfo {
         policy,
         factor,
@@ -23,6 +23,28 @@ fn start_info<'a>(policy: PolicyKind, factor: f64, spec: &'a RunSpec, level: &Le
         seed: spec.seed,
         executor: &spec.executor,
     }
+}
+
+/// The world, the steps and the executor of one episode.
+pub(super) fn prepare(
+    book: &Arc<RecipeBook>,
+    level: &Arc<Level>,
+    factor: f64,
+    spec: &RunSpec,
+) -> (World, u32, Option<EpisodeExec>) {
+    let timing = match spec.timing {
+        TimingMode::File => level.file_timing(factor),
+        TimingMode::Oracle => level.oracle_timing(book, factor),
+    };
+    let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
+    let steps = level.max_steps.unwrap_or(spec.horizon);
+    let exec = match &spec.executor {
+        Executor::Scripted => None,
+        Executor::Llm(m) => {
+            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
+        }
+    };
+    (world, steps, exec)
 }
 
 /// One episode; with `rec`, its trace is written as it runs.
@@ -35,22 +57,10 @@ pub(super) fn run_built(
     build: Build<'_>,
     mut rec: Option<&mut Recorder>,
 ) -> EpisodeOutcome {
-    let timing = match spec.timing {
-        TimingMode::File => level.file_timing(factor),
-        TimingMode::Oracle => level.oracle_timing(book, factor),
-    };
-    let world = World::new(Arc::clone(level), Arc::clone(book), spec.agents, timing, spec.seed);
+    let (world, steps, mut exec) = prepare(book, level, factor, spec);
     let mut pol = build(&world);
-    let info = start_info(policy, factor, spec, level);
-    let steps = info.steps;
-    let mut exec = match &spec.executor {
-        Executor::Scripted => None,
-        Executor::Llm(m) => {
-            Some(EpisodeExec::new(Arc::clone(m), executor_seed(spec.seed, &level.name, factor), spec.agents, steps))
-        }
-    };
     if let Some(r) = rec.as_deref_mut() {
-        r.start(&world, &info);
+        r.start(&world, &start_info(policy, factor, spec, level));
     }
     run_loop(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut(), rec)
 }
@@ -112,46 +122,86 @@ fn run_loop(
     mut exec: Option<&mut EpisodeExec>,
     mut rec: Option<&mut Recorder>,
 ) -> EpisodeOutcome {
-    let (mut completed, mut failed, mut refused) = (0u32, 0u32, 0u32);
+    let mut tally = Tally::default();
     let central = policy.central();
-    let agents = world.agents().len();
     for _ in 0..steps {
         let intended = policy.decide(&world);
         let lines = policy.lines();
-        if let Some(r) = rec.as_deref_mut() {
-            r.decided(&world, central, &intended, &lines);
-        }
-        let actions = match exec.as_deref_mut() {
-            Some(x) => x.step(&world, central, &intended, &lines),
-            None => intended.clone(),
-        };
-        if let (Some(r), Some(x)) = (rec.as_deref_mut(), exec.as_deref()) {
-            r.calls(agents, x.calls());
-        }
-        let report = world.step(&actions);
-        if let Some(r) = rec.as_deref_mut() {
-            r.stepped(&world, &intended, &report);
-        }
-        if let Some(x) = exec.as_deref_mut() {
-            x.observe(&world, central, &report);
-        }
-        completed += report.completed.len() as u32;
-        failed += report.failed.len() as u32;
-        refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
+        let report =
+            step_once(&mut world, central, intended, &lines, exec.as_deref_mut(), rec.as_deref_mut(), &mut tally);
         policy.observe(&world, &report);
     }
+    finish(&world, name, factor, steps, tally, policy.counters(), exec.as_deref(), rec)
+}
+
+/// What the loop counts from the step reports.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Tally {
+    completed: u32,
+    failed: u32,
+    refused: u32,
+}
+
+/// One step of the world from the policy's intended actions and the lines it wrote
+/// while deciding: recorded, passed through the executor, applied. The stepper and the
+/// actor runtime's world both call this, so their traces are the same bytes.
+pub(super) fn step_once(
+    world: &mut World,
+    central: bool,
+    intended: Vec<Action>,
+    lines: &[Line],
+    mut exec: Option<&mut EpisodeExec>,
+    mut rec: Option<&mut Recorder>,
+    tally: &mut Tally,
+) -> StepReport {
+    let agents = world.agents().len();
+    if let Some(r) = rec.as_deref_mut() {
+        r.decided(world, central, &intended, lines);
+    }
+    let actions = match exec.as_deref_mut() {
+        Some(x) => x.step(world, central, &intended, lines),
+        None => intended.clone(),
+    };
+    if let (Some(r), Some(x)) = (rec.as_deref_mut(), exec.as_deref()) {
+        r.calls(agents, x.calls());
+    }
+    let report = world.step(&actions);
+    if let Some(r) = rec {
+        r.stepped(world, &intended, &report);
+    }
+    if let Some(x) = exec {
+        x.observe(world, central, &report);
+    }
+    tally.completed += report.completed.len() as u32;
+    tally.failed += report.failed.len() as u32;
+    tally.refused += report.outcomes.iter().filter(|(_, r)| r.is_err()).count() as u32;
+    report
+}
+
+/// The episode's outcome after its last step; the trace's last line is written here.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish(
+    world: &World,
+    name: &str,
+    factor: f64,
+    steps: u32,
+    tally: Tally,
+    counters: Counters,
+    exec: Option<&EpisodeExec>,
+    rec: Option<&mut Recorder>,
+) -> EpisodeOutcome {
     let outcome = EpisodeOutcome {
         level: world.level().name.clone(),
         policy: name.to_owned(),
         factor,
         interval: world.timing().interval,
         steps,
-        completed,
-        failed,
+        completed: tally.completed,
+        failed: tally.failed,
         pending: world.pending().len() as u32,
         skipped: world.skipped_arrivals(),
-        refused,
-        counters: policy.counters(),
+        refused: tally.refused,
+        counters,
         model: exec.map(|x| x.usage()).unwrap_or_default(),
     };
     if let Some(r) = rec {

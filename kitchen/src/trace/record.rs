@@ -52,7 +52,7 @@ pub fn episode_id(level: &str, agents: usize, info: &StartInfo<'_>) -> EpisodeId
 
 /// Writes one episode's trace lines to `out`.
 pub struct Recorder {
-    out: Box<dyn Write>,
+    out: Box<dyn Write + Send>,
     ep: EpisodeId,
     buf: Vec<u8>,
     error: Option<io::Error>,
@@ -80,7 +80,7 @@ fn agent(i: usize) -> u32 {
 
 impl Recorder {
     /// A recorder of episode `ep` writing to `out` (buffer it yourself if it is a file).
-    pub fn new(out: Box<dyn Write>, ep: EpisodeId) -> Self {
+    pub fn new(out: Box<dyn Write + Send>, ep: EpisodeId) -> Self {
         Recorder { out, ep, buf: Vec::with_capacity(256), error: None, calls: 0 }
     }
 

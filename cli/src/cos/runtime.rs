@@ -1,0 +1,45 @@
+//! `gatecrew cos --runtime`: the kitchen's episodes on the synchronous stepper (the
+//! default) or on the actor runtime (`gatecrew_actors::kitchen`). Both give the same
+//! rows and the same trace bytes.
+
+use anyhow::Context;
+use gatecrew_kitchen::trace::TraceDir;
+use gatecrew_kitchen::{CosRow, CosTraceError, Cuisine, EpisodeCore, PolicyKind, RunSpec};
+
+/// Where the episodes run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Runtime {
+    /// The synchronous stepper: one loop calling the policy.
+    Stepper,
+    /// ractor actors: a world actor, a cook per agent and their desk, or the dispatcher.
+    Actors,
+}
+
+/// The CoS table on `runtime`, with traces into `traces` when given.
+pub fn table(
+    runtime: Runtime,
+    cuisine: &Cuisine,
+    levels: Option<&[String]>,
+    policies: &[PolicyKind],
+    agents: &[usize],
+    spec: &RunSpec,
+    traces: Option<&TraceDir>,
+) -> anyhow::Result<Result<Vec<CosRow>, CosTraceError>> {
+    Ok(match (runtime, traces) {
+        (Runtime::Stepper, None) => {
+            gatecrew_kitchen::cos_table(cuisine, levels, policies, agents, spec).map_err(CosTraceError::Level)
+        }
+        (Runtime::Stepper, Some(t)) => gatecrew_kitchen::cos_table_traced(cuisine, levels, policies, agents, spec, t),
+        (Runtime::Actors, traces) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .context("starting the tokio runtime")?;
+            let mut run = |core: EpisodeCore| {
+                rt.block_on(gatecrew_actors::kitchen::run_kitchen_episode(core))
+                    .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+            };
+            gatecrew_kitchen::cos_table_on(cuisine, levels, policies, agents, spec, traces, &mut run)
+        }
+    })
+}
