@@ -119,7 +119,8 @@ impl EpisodeOutcome {
     }
 }
 
-fn ratio(a: u32, b: u32) -> f64 {
+/// `a / b`, 0 when `b` is 0: CoS with nothing resolved (shared by the trace's fold).
+pub(crate) fn ratio(a: u32, b: u32) -> f64 {
     if b == 0 { 0.0 } else { f64::from(a) / f64::from(b) }
 }
 

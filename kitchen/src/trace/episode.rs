@@ -49,15 +49,11 @@ impl KitchenEpisode {
     /// `completed / (completed + failed)`, 0 when nothing was resolved (the paper's
     /// formula; the same arithmetic as [`crate::EpisodeOutcome::rate_pending_excluded`]).
     pub fn rate_pending_excluded(&self) -> f64 {
-        ratio(self.completed, self.completed + self.failed)
+        crate::cos::ratio(self.completed, self.completed + self.failed)
     }
 
     /// `completed / (completed + failed + pending)` (MindAgent's script).
     pub fn rate_pending_failed(&self) -> f64 {
-        ratio(self.completed, self.completed + self.failed + self.pending)
+        crate::cos::ratio(self.completed, self.completed + self.failed + self.pending)
     }
-}
-
-fn ratio(a: u32, b: u32) -> f64 {
-    if b == 0 { 0.0 } else { f64::from(a) / f64::from(b) }
 }

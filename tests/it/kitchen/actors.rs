@@ -3,33 +3,9 @@
 //! traces are byte-identical to the stepper's and the CoS figures equal; the same
 //! actor run twice writes the same bytes.
 
+use super::common::files;
+use crate::cli::gatecrew;
 use std::collections::BTreeMap;
-use std::path::Path;
-
-fn gatecrew(args: &[&str]) -> (u8, String, String) {
-    let argv = std::iter::once("gatecrew").chain(args.iter().copied());
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    let code = gatecrew_cli::main_with(argv, &mut o, &mut e);
-    let code = if code == std::process::ExitCode::SUCCESS {
-        0
-    } else if code == std::process::ExitCode::from(2) {
-        2
-    } else {
-        1
-    };
-    (code, String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
-}
-
-/// Every file of a folder, by name, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
 
 /// `gatecrew cos --json --trace` on `runtime` with `extra` flags: the JSON and the traces.
 fn cos(runtime: &str, extra: &[&str]) -> (String, BTreeMap<String, Vec<u8>>) {

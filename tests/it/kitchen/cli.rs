@@ -4,21 +4,8 @@
 use gatecrew_kitchen::{FACTORS, PolicyKind, RunSpec, cos};
 
 use super::common::cuisine;
+use crate::cli::gatecrew;
 use crate::common::write;
-
-fn gatecrew(args: &[&str]) -> (u8, String, String) {
-    let argv = std::iter::once("gatecrew").chain(args.iter().copied());
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    let code = gatecrew_cli::main_with(argv, &mut o, &mut e);
-    let code = if code == std::process::ExitCode::SUCCESS {
-        0
-    } else if code == std::process::ExitCode::from(2) {
-        2
-    } else {
-        1
-    };
-    (code, String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
-}
 
 #[test]
 fn cos_json_is_the_librarys_cos() {

@@ -55,3 +55,14 @@ impl Policy for Scripted {
         Counters::default()
     }
 }
+
+/// Every file of a folder, by name, with its bytes (traces are compared byte for byte).
+pub fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
+        .collect()
+}

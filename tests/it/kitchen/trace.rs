@@ -4,37 +4,13 @@
 //! damaged kitchen trace is refused naming its file, line and fault.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use gatecrew_kitchen::trace::{KitchenReader, TraceDir};
 use gatecrew_kitchen::{PolicyKind, RunSpec, TimingMode, cos_table, cos_table_traced};
 
 use super::common::cuisine;
-
-fn gatecrew(args: &[&str]) -> (u8, String, String) {
-    let argv = std::iter::once("gatecrew").chain(args.iter().copied());
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    let code = gatecrew_cli::main_with(argv, &mut o, &mut e);
-    let code = if code == std::process::ExitCode::SUCCESS {
-        0
-    } else if code == std::process::ExitCode::from(2) {
-        2
-    } else {
-        1
-    };
-    (code, String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
-}
-
-/// Every file of a folder, by name, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
-        })
-        .collect()
-}
+use super::common::files;
+use crate::cli::gatecrew;
 
 #[test]
 fn the_same_run_writes_the_same_bytes_and_tracing_changes_no_figure() {
