@@ -24,6 +24,8 @@ pub struct Physics {
     pub ground: BlockId,
     /// How far a bot sees teammates, containers and resources (`Rules::sight`).
     pub sight: i32,
+    /// How far around it a bot sees blocks (`Rules::near`; the view is a cube).
+    pub near: i32,
     /// The world's bounds, where the setup tells them (an exploration stays inside).
     pub bounds: Option<Bounds>,
 }
@@ -43,6 +45,7 @@ impl Physics {
             scaffold: rules.scaffold_blocks.iter().filter_map(|b| data.block_info(data.block(b)?).item).collect(),
             ground: data.block(&rules.ground_block).unwrap_or(BlockId::AIR),
             sight: rules.sight,
+            near: rules.near,
             bounds: None,
         }
     }

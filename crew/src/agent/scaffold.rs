@@ -81,6 +81,19 @@ impl AgentCore {
         })
     }
 
+    /// How close the agent walks to look at a cell's surroundings: within it, the
+    /// cells a standing spot for the cell could be (reach - 0.5 around it) are mostly
+    /// in the view of blocks (`Rules::near`, 6 by default: the view is a cube).
+    fn look_range(&self) -> f64 {
+        f64::from(self.physics.near.max(1)) - 1.0
+    }
+
+    /// Whether the agent stands within [`Self::look_range`] of `pos`: what it knows of
+    /// the cells around is what it sees.
+    fn looked_from_near(&self, pos: Pos) -> bool {
+        reach_distance(self.pos, pos) <= self.look_range()
+    }
+
     fn unbuilt(&self, p: Pos) -> bool {
         self.blueprint.index_of(p).is_some() && !self.known_solid(p)
     }
@@ -176,6 +189,12 @@ impl AgentCore {
         } else {
             self.plan_pillar(pos, true)
         };
+        if plan.is_none() && anchored && !self.lift.contains(&n) && !self.looked_from_near(pos) {
+            // No spot or pillar the agent knows of, but it has not seen the site from
+            // close by: what it believes unbuilt may be a floor to stand on by now (the
+            // middle of a 9 x 9 floor is reached only from the floor). Go and look.
+            return Next::Act(n, Action::MoveTo { target: pos, range: self.look_range() });
+        }
         if self.first_issue(Blocker::Node(n)).is_none() {
             // Out of reach of any known standing spot, or nothing to lean on: an issue
             // whose local recovery is a scaffold.
