@@ -3,12 +3,17 @@
 //! overhead at each size. Bots beyond the three listed start around the site and the
 //! listed materials are dealt out by share (`--agents`); memory per bot is measured
 //! outside criterion (docs/benchmarks.md, "Large crews").
+//!
+//! The actor runtime always writes its trace (its recorder actor serialises every
+//! event); `stepper_trace` does the same work on the stepper, through the same
+//! `TraceWriter` into a sink, so `actors / stepper_trace` compares like with like.
+//! `stepper` only counts the events: the core's cost alone.
 
 use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gatecrew_crew::{Overrides, Setup};
-use gatecrew_protocol::trace::Event;
+use gatecrew_protocol::trace::{Event, TraceWriter};
 
 fn crews(c: &mut Criterion) {
     let cfg = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/crew.toml"));
@@ -23,6 +28,13 @@ fn crews(c: &mut Criterion) {
                 let mut n = 0u64;
                 let f = gatecrew_crew::run(setup, &mut |_: &Event| n += 1);
                 std::hint::black_box((f, n))
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("stepper_trace", agents), &setup, |b, setup| {
+            b.iter(|| {
+                let mut w = TraceWriter::new(std::io::sink());
+                let f = gatecrew_crew::run(setup, &mut |e: &Event| w.write(e).expect("a sink takes every write"));
+                std::hint::black_box(f)
             })
         });
         g.bench_with_input(BenchmarkId::new("actors", agents), &setup, |b, setup| {
