@@ -25,7 +25,7 @@ pub use report::{KitchenMean, KitchenReport, KitchenRow};
 use crate::read::{AnalyzeError, ReadSummary};
 
 /// Whether the first non-blank line of `path` opens a kitchen trace.
-pub(crate) fn is_kitchen_trace(path: &Path) -> bool {
+pub fn is_kitchen_trace(path: &Path) -> bool {
     let Ok(file) = File::open(path) else { return false };
     let mut r = BufReader::new(file);
     loop {

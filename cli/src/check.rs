@@ -6,7 +6,8 @@
 //! per line) through the protocol's `WireMessage` parser; adjudicator replies (one
 //! reply per file, as the model wrote it) through `parse_verdict`. Good files print
 //! `FILE: ok` on stdout, defects `FILE:LINE: error: ...` on stderr; any defect makes
-//! the exit code 2. Unlike `analyze`, which skips a trace's truncated last line with a
+//! the exit code 2. Kitchen traces (`gatecrew cos --trace`, recognised by their first
+//! line) go through the kitchen's reader and fold ([`kitchen`]). Unlike `analyze`, which skips a trace's truncated last line with a
 //! warning, `check` counts it as a defect: the question here is whether the file is
 //! whole. An empty trace and an episode without its `episode_end` are defects too
 //! (`analyze` leaves both out of its figures).
@@ -26,6 +27,8 @@ use gatecrew_world::{Blueprint, GameData, LoadError};
 
 use crate::BadInput;
 use crate::paths;
+
+mod kitchen;
 
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -246,6 +249,9 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
 }
 
 fn trace(file: &Path) -> Vec<Defect> {
+    if gatecrew_analyze::kitchen::is_kitchen_trace(file) {
+        return kitchen::trace(file);
+    }
     let f = match File::open(file) {
         Ok(f) => f,
         Err(e) => return vec![Defect::unreadable(file, &e)],

@@ -55,12 +55,54 @@ fn a_damaged_kitchen_trace_is_refused_with_its_file_line_and_fault() {
     let (code, _, err) = analyze(&p);
     assert_eq!(code, 0, "the intact trace reads: {err}");
 
-    let action = line_of(&good, r#""kind":"action""#);
-    let arrived = line_of(&good, r#""kind":"order_arrived""#);
-    let completed = line_of(&good, r#""kind":"order_completed""#);
+    let end = good.len();
+    for (p, at, want) in damaged(dir.path(), &good) {
+        let (code, out, err) = analyze(&p);
+        let name = p.display();
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        let located = format!("{}:{at}: ", p.display());
+        assert!(err.contains(&located), "{name}: the error names {located}: {err}");
+        assert!(err.contains(want), "{name}: the error says {want:?}: {err}");
+    }
+
+    // A line cut mid-way by a crash: skipped with a warning, and the episode it ends
+    // has no kitchen_end, so it is left out; nothing else to report (exit 2).
+    let mut cut = good.clone();
+    let last = cut.pop().unwrap();
+    cut.push(last[..last.len() / 2].to_owned());
+    let p = write(dir.path(), "truncated.jsonl", &cut, false);
+    let (code, _, err) = analyze(&p);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{}:{end}: truncated last line", p.display())), "{err}");
+    assert!(err.contains("has no kitchen_end (cut short)"), "{err}");
+
+    // A byte that is not UTF-8.
+    let mut bytes = std::fs::read(dir.path().join("intact.jsonl")).unwrap();
+    let second = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes[second + 10] = 0xff;
+    let p = dir.path().join("invalid_utf8.jsonl");
+    std::fs::write(&p, bytes).unwrap();
+    let (code, _, err) = analyze(&p);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("{}:2: not UTF-8 at byte 11", p.display())), "{err}");
+}
+
+/// The `kitchen_end` line with one more order completed than its events show.
+fn inflate_completed(end: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(end).unwrap();
+    let n = v["completed"].as_u64().unwrap();
+    end.replacen(&format!(r#""completed":{n},"#), &format!(r#""completed":{},"#, n + 1), 1)
+}
+
+/// Writes one damaged copy of `good` per case into `dir`: (file, the line at fault,
+/// what the error must say).
+fn damaged(dir: &Path, good: &[String]) -> Vec<(PathBuf, usize, &'static str)> {
+    let action = line_of(good, r#""kind":"action""#);
+    let arrived = line_of(good, r#""kind":"order_arrived""#);
+    let completed = line_of(good, r#""kind":"order_completed""#);
     let end = good.len();
     // (file, the line to change, its replacement, the error's text)
-    let cases: Vec<(&str, usize, String, &str)> = vec![
+    let cases: Vec<(&str, usize, String, &'static str)> = vec![
         (
             "agent_is_text.jsonl",
             action,
@@ -95,46 +137,53 @@ fn a_damaged_kitchen_trace_is_refused_with_its_file_line_and_fault() {
         ("order_twice.jsonl", arrived + 1, good[arrived - 1].clone(), "order 0 arrived twice"),
         ("end_inflated.jsonl", end, inflate_completed(&good[end - 1]), "kitchen_end says completed"),
     ];
-    for (name, at, replacement, want) in cases {
-        let mut lines = good.clone();
-        if name == "order_twice.jsonl" {
-            lines.insert(at - 1, replacement);
-        } else {
-            lines[at - 1] = replacement;
-        }
-        let p = write(dir.path(), name, &lines, true);
-        let (code, out, err) = analyze(&p);
+    cases
+        .into_iter()
+        .map(|(name, at, replacement, want)| {
+            let mut lines = good.to_vec();
+            if name == "order_twice.jsonl" {
+                lines.insert(at - 1, replacement);
+            } else {
+                lines[at - 1] = replacement;
+            }
+            (write(dir, name, &lines, true), at, want)
+        })
+        .collect()
+}
+
+/// `gatecrew check` reads kitchen traces with the kitchen's reader and fold: the intact
+/// trace is `ok`, every damaged one is named with the same line and fault as `analyze`
+/// names, and what `analyze` only warns about (a truncated last line, an episode cut
+/// short) is a defect here, since `check` asks whether the file is whole.
+#[test]
+fn check_names_the_line_and_fault_of_a_damaged_kitchen_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = good_lines(dir.path());
+    let p = write(dir.path(), "intact.jsonl", &good, true);
+    let (code, out, err) = crate::cli::gatecrew(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.trim(), format!("{}: ok", p.display()));
+    for (p, at, want) in damaged(dir.path(), &good) {
+        let (code, out, err) = crate::cli::gatecrew(&["check", p.to_str().unwrap()]);
+        let name = p.display();
         assert_eq!(code, 2, "{name}: {out}{err}");
-        let located = format!("{}:{at}: ", p.display());
+        let located = format!("{}:{at}: error: ", p.display());
         assert!(err.contains(&located), "{name}: the error names {located}: {err}");
         assert!(err.contains(want), "{name}: the error says {want:?}: {err}");
     }
-
-    // A line cut mid-way by a crash: skipped with a warning, and the episode it ends
-    // has no kitchen_end, so it is left out; nothing else to report (exit 2).
     let mut cut = good.clone();
     let last = cut.pop().unwrap();
     cut.push(last[..last.len() / 2].to_owned());
     let p = write(dir.path(), "truncated.jsonl", &cut, false);
-    let (code, _, err) = analyze(&p);
+    let (code, _, err) = crate::cli::gatecrew(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains(&format!("{}:{end}: truncated last line", p.display())), "{err}");
+    assert!(err.contains(&format!("{}:{}: error: truncated last line", p.display(), good.len())), "{err}");
     assert!(err.contains("has no kitchen_end (cut short)"), "{err}");
-
-    // A byte that is not UTF-8.
-    let mut bytes = std::fs::read(dir.path().join("intact.jsonl")).unwrap();
-    let second = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
-    bytes[second + 10] = 0xff;
-    let p = dir.path().join("invalid_utf8.jsonl");
-    std::fs::write(&p, bytes).unwrap();
-    let (code, _, err) = analyze(&p);
-    assert_eq!(code, 2);
-    assert!(err.contains(&format!("{}:2: not UTF-8 at byte 11", p.display())), "{err}");
-}
-
-/// The `kitchen_end` line with one more order completed than its events show.
-fn inflate_completed(end: &str) -> String {
-    let v: serde_json::Value = serde_json::from_str(end).unwrap();
-    let n = v["completed"].as_u64().unwrap();
-    end.replacen(&format!(r#""completed":{n},"#), &format!(r#""completed":{},"#, n + 1), 1)
+    // Two episodes in one file, the first without its end: cut short, named.
+    let mut two = good[..good.len() - 1].to_vec();
+    two.extend(good.iter().cloned());
+    let p = write(dir.path(), "two.jsonl", &two, true);
+    let (code, _, err) = crate::cli::gatecrew(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no kitchen_end (cut short)"), "{err}");
 }
