@@ -1,30 +1,42 @@
 //! The agent actor: routes step requests to its [`AgentCore`].
 
-use gatecrew_crew::agent::AgentCore;
-use ractor::{Actor, ActorProcessingErr, ActorRef};
+use gatecrew_crew::agent::{AgentCore, StepInput};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use crate::messages::{AgentMsg, CrewMsg};
+use crate::journal::JournalSlot;
+use crate::messages::AgentMsg;
 
 /// The agent actor.
 pub struct AgentActor;
 
-/// The agent actor's state: the private core and the supervisor to snapshot to.
+/// The agent actor's state: the private core and the journal its supervisor restarts
+/// it from.
 pub struct AgentState {
     core: AgentCore,
-    crew: ActorRef<CrewMsg>,
+    journal: JournalSlot,
+}
+
+impl AgentState {
+    fn step(&mut self, input: StepInput, reply: RpcReplyPort<gatecrew_crew::agent::StepOutput>) {
+        self.journal.begin(&input);
+        let out = self.core.step(input);
+        // Journalled before the answer: the next step cannot start before that.
+        self.journal.commit(&self.core);
+        let _ = reply.send(out);
+    }
 }
 
 impl Actor for AgentActor {
     type Msg = AgentMsg;
     type State = AgentState;
-    type Arguments = (AgentCore, ActorRef<CrewMsg>);
+    type Arguments = (AgentCore, JournalSlot);
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
-        (core, crew): Self::Arguments,
+        (core, journal): Self::Arguments,
     ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(AgentState { core, crew })
+        Ok(AgentState { core, journal })
     }
 
     async fn handle(
@@ -34,14 +46,10 @@ impl Actor for AgentActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            AgentMsg::Step(input, reply) => {
-                let out = state.core.step(*input);
-                // The supervisor holds the state after the last verified step, so a
-                // crash in a later step restarts from here. Wait for it to be stored
-                // before answering: the next step cannot start before that.
-                let snapshot = Box::new(state.core.clone());
-                ractor::call!(state.crew, CrewMsg::Snapshot, snapshot)?;
-                let _ = reply.send(out);
+            AgentMsg::Step(input, reply) => state.step(*input, reply),
+            AgentMsg::Resume(reply) => {
+                let input = state.journal.take_pending().ok_or("resume: no step was cut short")?;
+                state.step(input, reply);
             }
         }
         Ok(())

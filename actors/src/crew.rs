@@ -1,5 +1,6 @@
-//! The crew supervisor: spawns the agent actors, keeps each one's last verified
-//! snapshot, and restarts a failed agent from it.
+//! The crew supervisor: spawns the agent actors, holds each one's journal (a
+//! checkpoint and the inputs since, [`crate::journal`]), and restarts a failed agent
+//! from its state after its last verified step, rebuilt from the journal.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +9,7 @@ use gatecrew_protocol::AgentId;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 
 use crate::agent::AgentActor;
+use crate::journal::JournalSlot;
 use crate::messages::AgentMsg;
 use crate::messages::{AgentHandle, CrewMsg};
 
@@ -18,13 +20,17 @@ pub struct CrewActor;
 pub struct CrewState {
     agents: Vec<AgentHandle>,
     by_actor: BTreeMap<ActorId, AgentId>,
-    snapshots: Vec<AgentCore>,
+    journals: Vec<JournalSlot>,
     waiting: Vec<(AgentId, u64, RpcReplyPort<AgentHandle>)>,
 }
 
 impl CrewActor {
-    async fn start(myself: &ActorRef<CrewMsg>, core: AgentCore) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
-        let (actor, _) = Actor::spawn_linked(None, AgentActor, (core, myself.clone()), myself.get_cell()).await?;
+    async fn start(
+        myself: &ActorRef<CrewMsg>,
+        core: AgentCore,
+        journal: JournalSlot,
+    ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
+        let (actor, _) = Actor::spawn_linked(None, AgentActor, (core, journal), myself.get_cell()).await?;
         Ok(actor)
     }
 }
@@ -40,10 +46,12 @@ impl Actor for CrewActor {
         cores: Vec<AgentCore>,
     ) -> Result<Self::State, ActorProcessingErr> {
         let mut state =
-            CrewState { agents: Vec::new(), by_actor: BTreeMap::new(), snapshots: cores.clone(), waiting: Vec::new() };
+            CrewState { agents: Vec::new(), by_actor: BTreeMap::new(), journals: Vec::new(), waiting: Vec::new() };
         for core in cores {
             let id = core.id();
-            let actor = Self::start(&myself, core).await?;
+            let journal = JournalSlot::new(core.clone());
+            state.journals.push(journal.clone());
+            let actor = Self::start(&myself, core, journal).await?;
             state.by_actor.insert(actor.get_id(), id);
             state.agents.push(AgentHandle { agent: id, actor, generation: 0, cause: None });
         }
@@ -57,13 +65,6 @@ impl Actor for CrewActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            CrewMsg::Snapshot(core, reply) => {
-                let id = core.id();
-                if let Some(slot) = state.snapshots.get_mut(id.index()) {
-                    *slot = *core;
-                }
-                let _ = reply.send(());
-            }
             CrewMsg::Agent { id, newer_than, reply } => {
                 let Some(h) = state.agents.get(id.index()) else {
                     return Ok(());
@@ -99,8 +100,9 @@ impl Actor for CrewActor {
             tracing::warn!(agent = %id, %cause, "agent failed; restarting from its last verified state");
         }
         metrics::counter!("gatecrew_agent_restarts_total").increment(1);
-        let snapshot = state.snapshots[id.index()].clone();
-        let actor = Self::start(&myself, snapshot).await?;
+        let journal = state.journals[id.index()].clone();
+        let core = journal.recover();
+        let actor = Self::start(&myself, core, journal).await?;
         state.by_actor.insert(actor.get_id(), id);
         let h = &mut state.agents[id.index()];
         h.actor = actor;

@@ -7,8 +7,8 @@
 //! * [`WorldActor`] owns the [`Episode`](gatecrew_crew::Episode) core and drives the
 //!   lockstep: each step it asks every awake agent for its intent concurrently, then
 //!   applies the answers in agent-id order, so the trace does not depend on scheduling;
-//! * [`CrewActor`] supervises the agents and restarts a failed one from the snapshot of
-//!   its state after its last verified step;
+//! * [`CrewActor`] supervises the agents and restarts a failed one from its state after
+//!   its last verified step, rebuilt from a checkpoint and the inputs since (`journal`);
 //! * [`RecorderActor`] writes the trace.
 //!
 //! Tier-3 consults to a live LLM endpoint run as tokio tasks beside the lockstep (see
@@ -23,6 +23,7 @@ mod agent;
 mod board;
 mod consult;
 mod crew;
+pub mod journal;
 pub mod kitchen;
 mod messages;
 mod recorder;

@@ -1,9 +1,9 @@
 //! The messages between the world, the crew supervisor and the agent actors, in one
-//! place: the agent actor reports its snapshots to the supervisor and the supervisor
-//! hands out agent handles, so keeping the types beside either actor would make the
-//! two files import each other.
+//! place: the world steps agents and, after a restart, asks the supervisor for the new
+//! actor, so keeping the types beside either actor would make the files import each
+//! other.
 
-use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
+use gatecrew_crew::agent::{StepInput, StepOutput};
 use gatecrew_protocol::AgentId;
 use ractor::{ActorRef, RpcReplyPort};
 use ractor_cluster_derive::RactorMessage;
@@ -13,6 +13,9 @@ use ractor_cluster_derive::RactorMessage;
 pub enum AgentMsg {
     /// One wake-up: step the core and reply with its output.
     Step(Box<StepInput>, RpcReplyPort<StepOutput>),
+    /// After a restart: step again the input the failed actor was stepping (kept,
+    /// without its fault, in the journal).
+    Resume(RpcReplyPort<StepOutput>),
 }
 
 /// A live agent as the supervisor knows it.
@@ -31,8 +34,6 @@ pub struct AgentHandle {
 /// Messages to the supervisor.
 #[derive(RactorMessage)]
 pub enum CrewMsg {
-    /// An agent's state after a verified step; acknowledged once stored.
-    Snapshot(Box<AgentCore>, RpcReplyPort<()>),
     /// The agent's actor, once its generation is above `newer_than` (used after a
     /// failure, to wait for the restart).
     Agent {

@@ -73,15 +73,14 @@ impl WorldState {
         Ok(v)
     }
 
-    /// Steps one agent; if its actor fails, waits for the supervisor's restart and
-    /// replays the input without the fault. Returns the output and the cause of the
-    /// restart, if there was one.
+    /// Steps one agent; if its actor fails, waits for the supervisor's restart and has
+    /// the new actor step the same input again (its journal kept it, without the
+    /// fault). Returns the output and the new handle, if there was a restart.
     async fn step(
         crew: ActorRef<CrewMsg>,
         handle: AgentHandle,
         input: StepInput,
     ) -> Result<(StepOutput, Option<AgentHandle>), Err> {
-        let replay = StepInput { crash: false, ..input.clone() };
         let first = handle.actor.call(|reply| AgentMsg::Step(Box::new(input), reply), None).await;
         if let Ok(ractor::rpc::CallResult::Success(out)) = first {
             return Ok((out, None));
@@ -91,7 +90,7 @@ impl WorldState {
             newer_than: Some(handle.generation),
             reply
         })?;
-        let out = ractor::call!(fresh.actor, AgentMsg::Step, Box::new(replay))?;
+        let out = ractor::call!(fresh.actor, AgentMsg::Resume)?;
         Ok((out, Some(fresh)))
     }
 

@@ -364,7 +364,8 @@ pub struct AgentSetup {
     pub consult: bool,
 }
 
-/// One bot's mind. Cloning it is how the supervisor snapshots it.
+/// One bot's mind. Cloning it is how the supervisors checkpoint it (the stepper before
+/// a step with an injected crash, the actors' journal every few steps).
 #[derive(Debug, Clone)]
 pub struct AgentCore {
     id: AgentId,

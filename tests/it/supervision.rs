@@ -52,3 +52,87 @@ fn a_panicking_agent_is_restarted_and_the_episode_finishes() {
     // The stepper models the same supervision.
     assert_eq!(stepper_trace(&setup), actors);
 }
+
+/// The supervisor rebuilds a failed agent from a checkpoint and the inputs it stepped
+/// since (actors/src/journal.rs): whatever the journal's length at the crash, the
+/// restarted agent is the one that failed, so the trace is the stepper's (which models
+/// the same supervision with a copy of the state). Crashes at 24 ticks spread over more
+/// than one checkpoint interval of wake-ups catch a journal replayed short or twice.
+#[test]
+fn a_restart_from_any_point_of_the_journal_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = with_crash(dir.path());
+    let base = std::fs::read_to_string(dir.path().join("configs/crew.toml")).unwrap();
+    let mut restarts = 0;
+    for t in (12..=150).step_by(6) {
+        let text =
+            base.replace("crash = [{ agent = 1, tick = 40 }]", &format!("crash = [{{ agent = 1, tick = {t} }}]"));
+        let cfg = write(dir.path(), "configs/crew.toml", &text);
+        let s = Setup::load(&cfg, &Overrides::default()).unwrap();
+        let actors = actor_trace(&s);
+        restarts += events(&actors).iter().filter(|e| matches!(e.kind, EventKind::Restart { .. })).count();
+        assert_eq!(actors, stepper_trace(&s), "crash at tick {t}");
+    }
+    assert!(restarts >= 20, "the crashes happened ({restarts} restarts)");
+    drop(setup);
+}
+
+/// The journal alone, against the state it stands for: the default episode driven
+/// by hand, every agent stepped through its journal, and at uneven intervals (1 to 17
+/// steps, so journals of every length and past a checkpoint) the state the journal
+/// rebuilds is the live one, compared by their full `Debug` forms; the episode goes on
+/// from the rebuilt state, as a restarted actor does.
+#[test]
+fn the_journal_rebuilds_the_state_after_every_step() {
+    use gatecrew_actors::journal::{CHECKPOINT_EVERY, JournalSlot};
+    use gatecrew_crew::{Answer, Episode, Need, Stepped};
+    use gatecrew_protocol::Board;
+    const GAPS: [usize; 7] = [CHECKPOINT_EVERY + 1, 1, 2, 5, 3, CHECKPOINT_EVERY, 4];
+    let setup = crate::common::default_setup();
+    let mut ep = Episode::new(&setup);
+    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let mut cores = setup.agents();
+    let journals: Vec<JournalSlot> = cores.iter().map(|c| JournalSlot::new(c.clone())).collect();
+    // Per agent: steps so far, the step of the next rebuild, which gap comes next.
+    let mut at: Vec<(usize, usize, usize)> = (0..cores.len()).map(|k| (0, GAPS[k % 7], k + 1)).collect();
+    let (mut rebuilt, mut longest) = (0, 0);
+    loop {
+        let answer = match ep.poll() {
+            Need::Deadline => Answer::Deadline(board.next_deadline()),
+            Need::Adjudicate(_) => unreachable!("the default config has no tier 3"),
+            Need::Expire(now) => Answer::Expired(board.expire(now)),
+            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+            Need::Outside(_) | Need::Over(_) | Need::Flush => Answer::Ready,
+            Need::Step(inputs) => Answer::Stepped(
+                inputs
+                    .into_iter()
+                    .map(|(id, input)| {
+                        let k = id.index();
+                        let (core, journal) = (&mut cores[k], &journals[k]);
+                        journal.begin(&input);
+                        let output = core.step(input);
+                        journal.commit(core);
+                        let (steps, next, gap) = &mut at[k];
+                        *steps += 1;
+                        if *steps == *next {
+                            let back = journal.recover();
+                            assert_eq!(format!("{back:?}"), format!("{core:?}"), "{id} after step {steps}");
+                            *core = back;
+                            rebuilt += 1;
+                            longest = longest.max(GAPS[(*gap + 6) % 7]);
+                            *next += GAPS[*gap % 7];
+                            *gap += 1;
+                        }
+                        Stepped { agent: id, output, restarted: None }
+                    })
+                    .collect(),
+            ),
+            Need::Done(f) => {
+                assert!(f.progress.correct == f.progress.total, "{f:?}");
+                break;
+            }
+        };
+        ep.answer(answer);
+    }
+    assert!(rebuilt >= 10 && longest > CHECKPOINT_EVERY, "{rebuilt} rebuilds, the longest {longest} steps apart");
+}
