@@ -71,6 +71,7 @@
 //! --trace DIR`); `gatecrew analyze` reads them back and reports CoS from them.
 
 pub mod cos;
+pub mod dispatch;
 mod error;
 pub mod executor;
 mod level;
@@ -82,8 +83,8 @@ pub mod trace;
 pub mod world;
 
 pub use cos::{
-    CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, RunSpec, TimingMode,
-    cos, cos_gated, cos_table, cos_table_on, cos_table_traced, executor_seed, run_episode, run_with, run_with_exec,
+    Built, CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, RunSpec, TimingMode,
+    cos, cos_gated, cos_table, cos_row_with, cos_table_on, cos_table_traced, executor_seed, run_episode, run_with, run_with_exec,
 };
 pub use error::{Error, ErrorKind};
 pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};
