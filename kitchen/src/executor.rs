@@ -45,6 +45,10 @@
 //! 20 ticks a second) and reported: the total model seconds of an episode (every call
 //! summed) and the wait (per step the slowest call, as a crew's agents call at once).
 //!
+//! **A real model.** This executor models calls; it never makes one. The dispatcher
+//! over a real model ([`crate::dispatch`], `gatecrew cos --llm-url`) sends these same
+//! texts to a server and lets its reply decide, under the scripted executor.
+//!
 //! **The profile.** By default the built-in GPT-4o profile, whose error rates were fitted
 //! on the construction suite's standard split: they are used unchanged, never refitted
 //! on the kitchen, so a kitchen CoS under `llm` is a zero-shot prediction.
