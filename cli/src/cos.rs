@@ -32,8 +32,10 @@ use serde::Serialize;
 use crate::BadInput;
 
 mod live;
+mod means;
 mod runtime;
 
+use means::{Mean, means};
 pub use runtime::Runtime;
 
 /// Arguments of `gatecrew cos`.
@@ -88,60 +90,6 @@ fn parse_timing(s: &str) -> Result<TimingMode, String> {
         "oracle" => Ok(TimingMode::Oracle),
         other => Err(format!("unknown timing {other:?}: file or oracle")),
     }
-}
-
-/// One policy and crew size over the chosen levels.
-#[derive(Debug, Serialize)]
-struct Mean {
-    policy: PolicyKind,
-    agents: usize,
-    levels: usize,
-    cos_pending_excluded: f64,
-    cos_pending_failed: f64,
-    messages_per_episode: f64,
-    calls_per_episode: f64,
-    prompt_tokens_per_call: f64,
-    completion_tokens_per_call: f64,
-    mistakes_per_episode: f64,
-    model_seconds_per_episode: f64,
-    wait_seconds_per_episode: f64,
-    /// A real model's invalid commands and fallbacks (`--llm-url` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    invalid_commands_per_episode: Option<f64>,
-    /// See `invalid_commands_per_episode`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fallbacks_per_episode: Option<f64>,
-}
-
-fn means(rows: &[CosRow], policies: &[PolicyKind], agents: &[usize], live: bool) -> Vec<Mean> {
-    let mut out = Vec::new();
-    for &policy in policies {
-        for &n in agents {
-            let mine: Vec<&CosRow> = rows.iter().filter(|r| r.policy == policy && r.spec.agents == n).collect();
-            let k = mine.len().max(1) as f64;
-            let episodes = mine.iter().map(|r| r.episodes.len()).sum::<usize>().max(1) as f64;
-            let sum = |f: fn(&CosRow) -> f64| mine.iter().map(|r| f(r)).sum::<f64>();
-            let calls = sum(|r| r.model.calls as f64);
-            let per_call = |x: f64| if calls > 0.0 { x / calls } else { 0.0 };
-            out.push(Mean {
-                policy,
-                agents: n,
-                levels: mine.len(),
-                cos_pending_excluded: mine.iter().map(|r| r.cos_pending_excluded).sum::<f64>() / k,
-                cos_pending_failed: mine.iter().map(|r| r.cos_pending_failed).sum::<f64>() / k,
-                messages_per_episode: sum(|r| r.messages as f64) / episodes,
-                calls_per_episode: calls / episodes,
-                prompt_tokens_per_call: per_call(sum(|r| r.model.prompt_tokens as f64)),
-                completion_tokens_per_call: per_call(sum(|r| r.model.completion_tokens as f64)),
-                mistakes_per_episode: sum(|r| r.model.mistakes as f64) / episodes,
-                model_seconds_per_episode: sum(|r| r.model.model_seconds) / episodes,
-                wait_seconds_per_episode: sum(|r| r.model.wait_seconds) / episodes,
-                invalid_commands_per_episode: live.then(|| sum(|r| r.model.invalid_commands as f64) / episodes),
-                fallbacks_per_episode: live.then(|| sum(|r| r.model.fallbacks as f64) / episodes),
-            });
-        }
-    }
-    out
 }
 
 /// The executor the flags name; a profile that cannot be used is bad input (exit 2)
@@ -203,16 +151,18 @@ pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         )?
     };
     let means = means(&rows, &args.policy, &args.agents, live);
+    // The factors run: MindAgent's five, unless `--factors` (with `--llm-url`) chose some.
+    let factors: Vec<f64> = rows.first().map_or(FACTORS.to_vec(), |r| r.episodes.iter().map(|e| e.factor).collect());
     if args.json {
         #[derive(Serialize)]
         struct Report<'a> {
             tasks: &'a std::path::Path,
-            factors: [f64; 5],
+            factors: &'a [f64],
             executor: &'a Executor,
             rows: &'a [CosRow],
             means: &'a [Mean],
         }
-        let report = Report { tasks: &dir, factors: FACTORS, executor: &spec.executor, rows: &rows, means: &means };
+        let report = Report { tasks: &dir, factors: &factors, executor: &spec.executor, rows: &rows, means: &means };
         serde_json::to_writer_pretty(&mut *out, &report).context("writing the report")?;
         writeln!(out)?;
         return Ok(());
@@ -237,7 +187,7 @@ pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     let mut head = vec!["level".to_owned(), "policy".into(), "agents".into()];
-    head.extend(FACTORS.iter().map(|f| format!("x{f}")));
+    head.extend(factors.iter().map(|f| format!("x{f}")));
     head.extend(["CoS (pending excluded)".into(), "CoS (pending = failed)".into(), "messages".into()]);
     if live {
         head.extend(["calls".into(), "prompt tok/call".into(), "invalid".into(), "fallbacks".into()]);

@@ -11,6 +11,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use clap::ValueEnum;
 use gatecrew_gating::Deterministic;
 use gatecrew_gating::llm::{ChatRequest, FallbackReason, LlmClient, LlmSpec, OutputMode, Usage};
 use gatecrew_kitchen::dispatch::DispatchModel;
@@ -73,11 +74,11 @@ impl LiveArgs {
     /// The header line of the tables.
     pub fn describe(&self) -> String {
         format!(
-            "dispatcher: model {} at {}, output {:?}, fallback {:?}, timeout {} ms; an invalid command is its agent's noop and fed back, an unusable reply a counted fallback",
+            "dispatcher: model {} at {}, output {}, fallback {}, timeout {} ms; an invalid command is its agent's noop and fed back, an unusable reply a counted fallback",
             self.model.as_deref().unwrap_or("?"),
             self.llm_url.as_deref().map(gatecrew_gating::llm::redact_url).unwrap_or_default(),
-            self.llm_output,
-            self.llm_fallback,
+            self.llm_output.to_possible_value().map_or_else(String::new, |v| v.get_name().to_owned()),
+            self.llm_fallback.to_possible_value().map_or_else(String::new, |v| v.get_name().to_owned()),
             self.llm_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)
         )
     }

@@ -97,7 +97,16 @@ impl LlmDispatcher {
     }
 
     fn fallback(&mut self, step: u32, why: &Unusable, planned: Vec<Action>, n: usize) -> Vec<Action> {
-        tracing::warn!(step, reason = %why.tag(), rule = ?self.opts.fallback, "dispatcher reply unusable: fallback");
+        // A failed call is the operator's business (warn); a reply without a valid
+        // command is the model's, counted and traced (debug).
+        match why {
+            Unusable::Model(_) => {
+                tracing::warn!(step, reason = %why.tag(), rule = ?self.opts.fallback, "dispatcher call failed: fallback")
+            }
+            Unusable::Reply(_) => {
+                tracing::debug!(step, reason = %why.tag(), rule = ?self.opts.fallback, "dispatcher reply unusable: fallback")
+            }
+        }
         self.history
             .push(format!("step {step}: your reply was not used ({}); answer with one command per agent", why.tag()));
         match self.opts.fallback {
