@@ -48,7 +48,10 @@ fn a_short_cos_run_of_level_0_with_the_local_model_as_dispatcher() {
     let calls = row["calls"].as_u64().unwrap();
     let fallbacks = row["fallbacks"].as_u64().unwrap_or(0);
     assert!(row["prompt_tokens"].as_u64().unwrap() > 0, "usage was read: {row}");
-    assert!(fallbacks < calls, "some replies came back and parsed: {err}");
+    assert!(
+        fallbacks < calls,
+        "some replies came back and parsed (a server of 512 context tokens a slot answers 400 to this ~1,000-token prompt; the helper starts one of 2,048): {err}"
+    );
     // Every call in the trace is either a parsed reply or a labelled fallback.
     let trace = std::fs::read_to_string(dir.path().join("level_0-dispatcher-a2-x1-file-live-s0.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = trace.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
