@@ -10,6 +10,10 @@
 //! `--llm-profile FILE`), its error rates times `--error-scale`; the tables add the
 //! calls, tokens, mistakes and model time.
 //!
+//! `--llm-url URL --model NAME` lets a real model be the dispatcher ([`live`]): each
+//! step one request, the reply parsed into every agent's command; the tables add the
+//! calls, tokens, invalid commands and fallbacks, and stderr shows each episode's.
+//!
 //! `--trace DIR` writes each episode's trace (`gatecrew_kitchen::trace`) into DIR;
 //! the tables and `--json` are the same with and without it.
 
@@ -27,8 +31,11 @@ use serde::Serialize;
 
 use crate::BadInput;
 
+mod live;
+mod means;
 mod runtime;
 
+use means::{Mean, means};
 pub use runtime::Runtime;
 
 /// Arguments of `gatecrew cos`.
@@ -73,6 +80,8 @@ pub struct CosArgs {
     /// Where the episodes run: `stepper` (one synchronous loop) or `actors` (ractor: a world actor, a cook per agent, the dispatcher); same rows, same traces
     #[arg(long, value_enum, default_value = "stepper")]
     runtime: Runtime,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 fn parse_timing(s: &str) -> Result<TimingMode, String> {
@@ -81,52 +90,6 @@ fn parse_timing(s: &str) -> Result<TimingMode, String> {
         "oracle" => Ok(TimingMode::Oracle),
         other => Err(format!("unknown timing {other:?}: file or oracle")),
     }
-}
-
-/// One policy and crew size over the chosen levels.
-#[derive(Debug, Serialize)]
-struct Mean {
-    policy: PolicyKind,
-    agents: usize,
-    levels: usize,
-    cos_pending_excluded: f64,
-    cos_pending_failed: f64,
-    messages_per_episode: f64,
-    calls_per_episode: f64,
-    prompt_tokens_per_call: f64,
-    completion_tokens_per_call: f64,
-    mistakes_per_episode: f64,
-    model_seconds_per_episode: f64,
-    wait_seconds_per_episode: f64,
-}
-
-fn means(rows: &[CosRow], policies: &[PolicyKind], agents: &[usize]) -> Vec<Mean> {
-    let mut out = Vec::new();
-    for &policy in policies {
-        for &n in agents {
-            let mine: Vec<&CosRow> = rows.iter().filter(|r| r.policy == policy && r.spec.agents == n).collect();
-            let k = mine.len().max(1) as f64;
-            let episodes = mine.iter().map(|r| r.episodes.len()).sum::<usize>().max(1) as f64;
-            let sum = |f: fn(&CosRow) -> f64| mine.iter().map(|r| f(r)).sum::<f64>();
-            let calls = sum(|r| r.model.calls as f64);
-            let per_call = |x: f64| if calls > 0.0 { x / calls } else { 0.0 };
-            out.push(Mean {
-                policy,
-                agents: n,
-                levels: mine.len(),
-                cos_pending_excluded: mine.iter().map(|r| r.cos_pending_excluded).sum::<f64>() / k,
-                cos_pending_failed: mine.iter().map(|r| r.cos_pending_failed).sum::<f64>() / k,
-                messages_per_episode: sum(|r| r.messages as f64) / episodes,
-                calls_per_episode: calls / episodes,
-                prompt_tokens_per_call: per_call(sum(|r| r.model.prompt_tokens as f64)),
-                completion_tokens_per_call: per_call(sum(|r| r.model.completion_tokens as f64)),
-                mistakes_per_episode: sum(|r| r.model.mistakes as f64) / episodes,
-                model_seconds_per_episode: sum(|r| r.model.model_seconds) / episodes,
-                wait_seconds_per_episode: sum(|r| r.model.wait_seconds) / episodes,
-            });
-        }
-    }
-    out
 }
 
 /// The executor the flags name; a profile that cannot be used is bad input (exit 2)
@@ -151,7 +114,7 @@ fn executor(args: &CosArgs) -> anyhow::Result<Executor> {
 }
 
 /// Runs `gatecrew cos`.
-pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     if args.agents.iter().any(|&n| n == 0 || n > 64) {
         return Err(BadInput(format!("--agents {:?}: each crew size must be in 1..=64", args.agents)).into());
     }
@@ -159,7 +122,9 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return Err(BadInput("--horizon 0: an episode needs at least one step".into()).into());
     }
     let executor = executor(&args)?;
-    let llm = executor.kind() == ExecutorKind::Llm;
+    live::check(&args.live, &args.policy, &executor, args.runtime)?;
+    let live = args.live.on();
+    let llm = executor.kind() == ExecutorKind::Llm || live;
     let dir = args.tasks.clone().unwrap_or_else(gatecrew_kitchen::default_dir);
     // Shown as the folder it is, not as the build's relative path to it.
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
@@ -175,22 +140,29 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         None => None,
         Some(dir) => Some(TraceDir::create(dir).map_err(|e| BadInput(e.to_string()))?),
     };
-    let rows = runtime::table(args.runtime, &cuisine, levels, &args.policy, &args.agents, &spec, traces.as_ref())?
-        .map_err(|e| match e {
-            CosTraceError::Level(e) => anyhow::Error::from(BadInput(e.to_string())),
-            e => anyhow::Error::from(e),
-        })?;
-    let means = means(&rows, &args.policy, &args.agents);
+    let rows = if live {
+        live::table(&args.live, &cuisine, levels, &args.agents, &spec, traces.as_ref(), err)?
+    } else {
+        runtime::table(args.runtime, &cuisine, levels, &args.policy, &args.agents, &spec, traces.as_ref())?.map_err(
+            |e| match e {
+                CosTraceError::Level(e) => anyhow::Error::from(BadInput(e.to_string())),
+                e => anyhow::Error::from(e),
+            },
+        )?
+    };
+    let means = means(&rows, &args.policy, &args.agents, live);
+    // The factors run: MindAgent's five, unless `--factors` (with `--llm-url`) chose some.
+    let factors: Vec<f64> = rows.first().map_or(FACTORS.to_vec(), |r| r.episodes.iter().map(|e| e.factor).collect());
     if args.json {
         #[derive(Serialize)]
         struct Report<'a> {
             tasks: &'a std::path::Path,
-            factors: [f64; 5],
+            factors: &'a [f64],
             executor: &'a Executor,
             rows: &'a [CosRow],
             means: &'a [Mean],
         }
-        let report = Report { tasks: &dir, factors: FACTORS, executor: &spec.executor, rows: &rows, means: &means };
+        let report = Report { tasks: &dir, factors: &factors, executor: &spec.executor, rows: &rows, means: &means };
         serde_json::to_writer_pretty(&mut *out, &report).context("writing the report")?;
         writeln!(out)?;
         return Ok(());
@@ -200,6 +172,9 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         TimingMode::Oracle => "MindAgent's script's (oracle) interval and lifetimes",
     };
     writeln!(out, "CoS on {} ({timing}), seed {}, one episode per factor", dir.display(), args.seed)?;
+    if live {
+        writeln!(out, "{}", args.live.describe())?;
+    }
     if let Executor::Llm(m) = &spec.executor {
         let (p0, p1) = m.profile().errors.as_ref().map_or((0.0, 0.0), |e| (e.p0, e.p1));
         writeln!(
@@ -212,9 +187,11 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     let mut head = vec!["level".to_owned(), "policy".into(), "agents".into()];
-    head.extend(FACTORS.iter().map(|f| format!("x{f}")));
+    head.extend(factors.iter().map(|f| format!("x{f}")));
     head.extend(["CoS (pending excluded)".into(), "CoS (pending = failed)".into(), "messages".into()]);
-    if llm {
+    if live {
+        head.extend(["calls".into(), "prompt tok/call".into(), "invalid".into(), "fallbacks".into()]);
+    } else if llm {
         head.extend(["calls".into(), "prompt tok/call".into(), "mistakes".into()]);
     }
     t.set_header(head);
@@ -230,8 +207,16 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             format!("{:.3}", r.cos_pending_failed),
             r.messages.to_string(),
         ]);
-        if llm {
-            let per_call = r.model.prompt_tokens as f64 / (r.model.calls.max(1) as f64);
+        let per_call = r.model.prompt_tokens as f64 / (r.model.calls.max(1) as f64);
+        if live {
+            let m = &r.model;
+            cells.extend([
+                m.calls.to_string(),
+                format!("{per_call:.0}"),
+                m.invalid_commands.to_string(),
+                m.fallbacks.to_string(),
+            ]);
+        } else if llm {
             cells.extend([r.model.calls.to_string(), format!("{per_call:.0}"), r.model.mistakes.to_string()]);
         }
         t.add_row(cells);
@@ -252,6 +237,9 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             "wait s/episode",
         ]);
     }
+    if live {
+        head.extend(["invalid/episode", "fallbacks/episode"]);
+    }
     m.set_header(head);
     for x in &means {
         let mut cells = vec![
@@ -270,6 +258,12 @@ pub fn run(args: CosArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 format!("{:.1}", x.mistakes_per_episode),
                 format!("{:.0}", x.model_seconds_per_episode),
                 format!("{:.0}", x.wait_seconds_per_episode),
+            ]);
+        }
+        if live {
+            cells.extend([
+                format!("{:.1}", x.invalid_commands_per_episode.unwrap_or(0.0)),
+                format!("{:.1}", x.fallbacks_per_episode.unwrap_or(0.0)),
             ]);
         }
         m.add_row(cells);

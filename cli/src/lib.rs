@@ -116,7 +116,7 @@ where
         Command::Check(args) => check::run(args, out, err),
         Command::Export(args) => export::run(args, out, err),
         Command::Replay(args) => replay::run(args, out, err),
-        Command::Cos(args) => cos::run(args, out),
+        Command::Cos(args) => cos::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,9 +22,11 @@ use std::sync::Arc;
 use gatecrew_gating::GateParams;
 use serde::{Deserialize, Serialize};
 
+mod built;
 mod episode;
 mod run;
 
+pub use built::{Built, cos_row_with};
 pub use episode::EpisodeCore;
 pub use run::{executor_seed, run_with, run_with_exec};
 

@@ -45,6 +45,10 @@
 //! 20 ticks a second) and reported: the total model seconds of an episode (every call
 //! summed) and the wait (per step the slowest call, as a crew's agents call at once).
 //!
+//! **A real model.** This executor models calls; it never makes one. The dispatcher
+//! over a real model ([`crate::dispatch`], `gatecrew cos --llm-url`) sends these same
+//! texts to a server and lets its reply decide, under the scripted executor.
+//!
 //! **The profile.** By default the built-in GPT-4o profile, whose error rates were fitted
 //! on the construction suite's standard split: they are used unchanged, never refitted
 //! on the kitchen, so a kitchen CoS under `llm` is a zero-shot prediction.
@@ -73,7 +77,7 @@ pub const CONTEXT_LINES: usize = 15;
 pub const DEFAULT_PROFILE: &str = include_str!("../../configs/llm-profiles/gpt-4o-published.toml");
 
 /// The dispatcher's system prompt (MindAgent's instructions, appendix H).
-const DISPATCHER_PROMPT: &str = include_str!("executor/dispatcher-prompt.txt");
+pub(crate) const DISPATCHER_PROMPT: &str = include_str!("executor/dispatcher-prompt.txt");
 /// A crew agent's system prompt: the same rules, for one cook of a crew.
 const AGENT_PROMPT: &str = include_str!("executor/agent-prompt.txt");
 
@@ -256,6 +260,18 @@ pub struct ModelUse {
     /// Per step, the slowest call's latency, summed: how long a turn-based game waits
     /// for its agents (seconds).
     pub wait_seconds: f64,
+    /// Invalid commands in a real model's replies (the dispatcher over a real model;
+    /// absent from the JSON and traces when 0, so the simulated executor's are
+    /// unchanged, and read as 0 from traces written before it existed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invalid_commands: u64,
+    /// Calls whose reply was unusable, so that the fallback decided the step (the same).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fallbacks: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl std::ops::AddAssign for ModelUse {
@@ -266,5 +282,7 @@ impl std::ops::AddAssign for ModelUse {
         self.mistakes += o.mistakes;
         self.model_seconds += o.model_seconds;
         self.wait_seconds += o.wait_seconds;
+        self.invalid_commands += o.invalid_commands;
+        self.fallbacks += o.fallbacks;
     }
 }

@@ -47,6 +47,9 @@
 //! * [`PolicyKind::Dispatcher`]: MindAgent's coordination, one central planner that
 //!   sees the full state and issues every agent's action each step (a deterministic
 //!   planner instead of GPT-4). Its messages are its commands, one per agent per step.
+//!   With a real model asked instead ([`dispatch`], [`policy::llm_dispatcher`]: the
+//!   prompt, a grammar of the level's commands, the reply parsed, invalid commands fed
+//!   back, an unusable reply a counted fallback), it is MindAgent's dispatcher proper.
 //! * [`PolicyKind::Gated`]: each agent owns the orders dealt to it (arrival number
 //!   modulo crew size), plans them with its own solver and private state, runs the real
 //!   [`gatecrew_gating::Gate`] on each kitchen issue, and escalates with the four
@@ -71,6 +74,7 @@
 //! --trace DIR`); `gatecrew analyze` reads them back and reports CoS from them.
 
 pub mod cos;
+pub mod dispatch;
 mod error;
 pub mod executor;
 mod level;
@@ -82,8 +86,9 @@ pub mod trace;
 pub mod world;
 
 pub use cos::{
-    CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, RunSpec, TimingMode,
-    cos, cos_gated, cos_table, cos_table_on, cos_table_traced, executor_seed, run_episode, run_with, run_with_exec,
+    Built, CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, RunSpec,
+    TimingMode, cos, cos_gated, cos_row_with, cos_table, cos_table_on, cos_table_traced, executor_seed, run_episode,
+    run_with, run_with_exec,
 };
 pub use error::{Error, ErrorKind};
 pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};

@@ -9,6 +9,7 @@ mod crew;
 mod dispatcher;
 pub mod flatcomm;
 pub mod gated;
+pub mod llm_dispatcher;
 mod plan;
 mod split;
 
@@ -62,6 +63,12 @@ pub trait Policy {
     /// than one call per agent.
     fn central(&self) -> bool {
         false
+    }
+    /// The real model calls made while deciding since the last call, for the trace and
+    /// the outcome's counts (the dispatcher over a real model,
+    /// [`llm_dispatcher::LlmDispatcher`]). None by default.
+    fn live_calls(&mut self) -> Vec<crate::dispatch::LiveCall> {
+        Vec::new()
     }
 }
 

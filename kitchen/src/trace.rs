@@ -7,10 +7,10 @@
 //!
 //! | kind | step | fields |
 //! |---|---|---|
-//! | `kitchen_start` | 0 | `level`, `policy`, `agents`, `factor`, `timing`, `interval`, `menu` (dish, lifetime), `kitchen` (location names), `steps`, `seed`, `executor` |
+//! | `kitchen_start` | 0 | `level`, `policy`, `agents`, `factor`, `timing`, `interval`, `menu` (dish, lifetime), `kitchen` (location names), `steps`, `seed`, `executor`, `live_model` (a dispatcher over a real model) |
 //! | `order_arrived` | the time it arrived | `order`, `dish`, `lifetime` |
 //! | `message` | the step decided | `from` (`"dispatcher"` or `{"agent":k}`), `to` (absent: every teammate), `channel` (`board`: `msg` one of the four protocol messages, `item`, `count`, `window`, `into`; `chat`: `line`, `item`, `into`; `dispatch`: `command`), `text` |
-//! | `llm_call` | the step decided | `caller`, `prompt_tokens`, `completion_tokens`, `latency_s`, `mistake`, `hit` |
+//! | `llm_call` | the step decided | `caller`, `prompt_tokens`, `completion_tokens`, `latency_s`, `mistake`, `hit`; a real model's call also `invalid` (its invalid commands) and `fallback` (why the fallback decided the step) |
 //! | `action` | the step | `agent`, `action`, `command` (MindAgent's DSL), `applied`, `refusal`, `intended` (when a model mistake replaced it) |
 //! | `order_completed`, `order_failed` | the step | `order`, `dish` |
 //! | `kitchen_end` | the steps run | `completed`, `failed`, `pending`, `skipped`, `refused`, `counters`, `model` |

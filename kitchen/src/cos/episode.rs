@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::run::{Tally, finish, prepare, start_info, step_once};
+use super::run::{Decided, Tally, finish, prepare, start_info, step_once};
 use super::{EpisodeOutcome, RunSpec};
 use crate::executor::EpisodeExec;
 use crate::level::Level;
@@ -68,7 +68,9 @@ impl EpisodeCore {
     pub fn step(&mut self, intended: Vec<Action>, lines: &[Line]) -> StepReport {
         self.done += 1;
         let central = self.policy == PolicyKind::Dispatcher;
-        step_once(&mut self.world, central, intended, lines, self.exec.as_mut(), self.rec.as_mut(), &mut self.tally)
+        // The actor runtime runs no real model: no live calls.
+        let d = Decided { central, intended, lines, live: &[] };
+        step_once(&mut self.world, d, self.exec.as_mut(), self.rec.as_mut(), &mut self.tally)
     }
 
     /// The outcome with the policy's final counts, and the recorder (to be finished).

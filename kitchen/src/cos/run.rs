@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use super::{EpisodeOutcome, RunSpec, TimingMode};
-use crate::executor::{EpisodeExec, Executor};
+use crate::dispatch::LiveCall;
+use crate::executor::{EpisodeExec, Executor, ModelUse};
 use crate::level::Level;
 use crate::policy::{Counters, Line, Policy, PolicyKind};
 use crate::recipe::RecipeBook;
@@ -22,6 +23,7 @@ pub(super) fn start_info<'a>(policy: PolicyKind, factor: f64, spec: &'a RunSpec,
         steps: level.max_steps.unwrap_or(spec.horizon),
         seed: spec.seed,
         executor: &spec.executor,
+        live_model: None,
     }
 }
 
@@ -113,7 +115,7 @@ pub fn run_with_exec(
     run_loop(world, policy, name, factor, steps, exec, None)
 }
 
-fn run_loop(
+pub(super) fn run_loop(
     mut world: World,
     policy: &mut dyn Policy,
     name: &str,
@@ -127,8 +129,14 @@ fn run_loop(
     for _ in 0..steps {
         let intended = policy.decide(&world);
         let lines = policy.lines();
-        let report =
-            step_once(&mut world, central, intended, &lines, exec.as_deref_mut(), rec.as_deref_mut(), &mut tally);
+        let live = policy.live_calls();
+        let report = step_once(
+            &mut world,
+            Decided { central, intended, lines: &lines, live: &live },
+            exec.as_deref_mut(),
+            rec.as_deref_mut(),
+            &mut tally,
+        );
         policy.observe(&world, &report);
     }
     finish(&world, name, factor, steps, tally, policy.counters(), exec.as_deref(), rec)
@@ -140,6 +148,17 @@ pub(super) struct Tally {
     completed: u32,
     failed: u32,
     refused: u32,
+    /// A real model's calls (the dispatcher over a real model), beside the executor's.
+    live: ModelUse,
+}
+
+/// What a policy decided for one step: the actions it means, the lines it wrote, the
+/// real model calls it made.
+pub(super) struct Decided<'a> {
+    pub central: bool,
+    pub intended: Vec<Action>,
+    pub lines: &'a [Line],
+    pub live: &'a [LiveCall],
 }
 
 /// One step of the world from the policy's intended actions and the lines it wrote
@@ -147,17 +166,27 @@ pub(super) struct Tally {
 /// actor runtime's world both call this, so their traces are the same bytes.
 pub(super) fn step_once(
     world: &mut World,
-    central: bool,
-    intended: Vec<Action>,
-    lines: &[Line],
+    d: Decided<'_>,
     mut exec: Option<&mut EpisodeExec>,
     mut rec: Option<&mut Recorder>,
     tally: &mut Tally,
 ) -> StepReport {
+    let Decided { central, intended, lines, live } = d;
     let agents = world.agents().len();
     if let Some(r) = rec.as_deref_mut() {
         r.decided(world, central, &intended, lines);
+        r.live_calls(live);
     }
+    for c in live {
+        tally.live.calls += 1;
+        tally.live.prompt_tokens += u64::from(c.prompt_tokens);
+        tally.live.completion_tokens += u64::from(c.completion_tokens);
+        tally.live.model_seconds += c.latency_s;
+        tally.live.invalid_commands += c.invalid.len() as u64;
+        tally.live.fallbacks += u64::from(c.fallback.is_some());
+    }
+    // One central call a step: the step waits for the slowest, which is the one.
+    tally.live.wait_seconds += live.iter().map(|c| c.latency_s).fold(0.0, f64::max);
     let actions = match exec.as_deref_mut() {
         Some(x) => x.step(world, central, &intended, lines),
         None => intended.clone(),
@@ -202,7 +231,11 @@ pub(super) fn finish(
         skipped: world.skipped_arrivals(),
         refused: tally.refused,
         counters,
-        model: exec.map(|x| x.usage()).unwrap_or_default(),
+        model: {
+            let mut m = exec.map(|x| x.usage()).unwrap_or_default();
+            m += tally.live;
+            m
+        },
     };
     if let Some(r) = rec {
         r.end(&outcome);

@@ -132,6 +132,10 @@ pub struct Start {
     pub seed: u64,
     /// Who decides.
     pub executor: ExecutorLine,
+    /// The model a dispatcher over a real model asked (absent otherwise, and in traces
+    /// written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_model: Option<String>,
 }
 
 /// A menu dish in `kitchen_start`.
@@ -280,8 +284,10 @@ pub enum ChatKind {
     Stuck,
 }
 
-/// `llm_call`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// `llm_call`. A real model's call (the dispatcher over a real model) adds `invalid`
+/// and `fallback` when it has them; a line without them reads as a call with neither,
+/// so traces written before they existed read as before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallLine {
     /// The caller.
     pub caller: Speaker,
@@ -296,6 +302,12 @@ pub struct CallLine {
     /// The agent whose command the mistake replaced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hit: Option<u32>,
+    /// The reply's invalid commands, each `token: why` (a real model's call).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid: Vec<String>,
+    /// Why the reply was unusable and the fallback decided the step (a real model's call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// `kitchen_end`.

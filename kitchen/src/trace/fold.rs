@@ -93,6 +93,8 @@ pub struct EpisodeFold {
     prompt: u64,
     completion: u64,
     mistakes: u64,
+    invalid: u64,
+    fallbacks: u64,
     ended: bool,
 }
 
@@ -126,6 +128,8 @@ impl EpisodeFold {
             prompt: 0,
             completion: 0,
             mistakes: 0,
+            invalid: 0,
+            fallbacks: 0,
             ended: false,
         })
     }
@@ -210,10 +214,12 @@ impl EpisodeFold {
                 self.prompt += u64::from(c.prompt_tokens);
                 self.completion += u64::from(c.completion_tokens);
                 self.mistakes += u64::from(c.mistake);
+                self.invalid += c.invalid.len() as u64;
+                self.fallbacks += u64::from(c.fallback.is_some());
             }
             Event::KitchenEnd(end) => {
                 let expected_actions = u64::from(self.start.agents) * u64::from(self.start.steps);
-                let checks: [(&'static str, u64, u64); 11] = [
+                let checks: [(&'static str, u64, u64); 13] = [
                     ("step", u64::from(rec.step), u64::from(self.start.steps)),
                     ("completed", u64::from(end.completed), self.completed),
                     ("failed", u64::from(end.failed), self.failed),
@@ -224,6 +230,8 @@ impl EpisodeFold {
                     ("model.prompt_tokens", end.model.prompt_tokens, self.prompt),
                     ("model.completion_tokens", end.model.completion_tokens, self.completion),
                     ("model.mistakes", end.model.mistakes, self.mistakes),
+                    ("model.invalid_commands", end.model.invalid_commands, self.invalid),
+                    ("model.fallbacks", end.model.fallbacks, self.fallbacks),
                     ("actions (agents x steps)", expected_actions, self.actions),
                 ];
                 if let Some(&(field, said, counted)) = checks.iter().find(|(_, s, c)| s != c) {

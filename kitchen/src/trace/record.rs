@@ -35,6 +35,8 @@ pub struct StartInfo<'a> {
     pub seed: u64,
     /// Who decides.
     pub executor: &'a Executor,
+    /// The real model a dispatcher asks, if one does ([`crate::dispatch`]).
+    pub live_model: Option<&'a str>,
 }
 
 /// The episode id the trace of these settings gets (see [`EpisodeId`]).
@@ -43,9 +45,10 @@ pub fn episode_id(level: &str, agents: usize, info: &StartInfo<'_>) -> EpisodeId
         TimingMode::File => "file",
         TimingMode::Oracle => "oracle",
     };
-    let exec = match info.executor {
-        Executor::Scripted => "scripted",
-        Executor::Llm(_) => "llm",
+    let exec = match (info.live_model, info.executor) {
+        (Some(_), _) => "live",
+        (None, Executor::Scripted) => "scripted",
+        (None, Executor::Llm(_)) => "llm",
     };
     EpisodeId(format!("{level}-{}-a{agents}-x{}-{timing}-{exec}-s{}", info.policy, info.factor, info.seed))
 }
@@ -141,6 +144,7 @@ impl Recorder {
             steps: info.steps,
             seed: info.seed,
             executor,
+            live_model: info.live_model.map(str::to_owned),
         };
         self.write(w.time(), Event::KitchenStart(start));
         let first: Vec<Order> = w.pending().into_iter().cloned().collect();
@@ -208,6 +212,25 @@ impl Recorder {
                 latency_s: c.seconds,
                 mistake: c.mistake,
                 hit: c.hit.map(agent),
+                invalid: Vec::new(),
+                fallback: None,
+            };
+            self.write(c.step, Event::LlmCall(line));
+        }
+    }
+
+    /// A real model's calls (the dispatcher over a real model).
+    pub fn live_calls(&mut self, calls: &[crate::dispatch::LiveCall]) {
+        for c in calls {
+            let line = CallLine {
+                caller: Speaker::Dispatcher,
+                prompt_tokens: c.prompt_tokens,
+                completion_tokens: c.completion_tokens,
+                latency_s: c.latency_s,
+                mistake: false,
+                hit: None,
+                invalid: c.invalid.clone(),
+                fallback: c.fallback.clone(),
             };
             self.write(c.step, Event::LlmCall(line));
         }

@@ -35,6 +35,10 @@ fn start() -> String {
     let log = std::fs::File::create(&log_path).expect("target/ is writable");
     let mut child = Command::new("python3")
         .arg(root().join("scripts/llm-server.py"))
+        // 2,048 context tokens a slot (the launcher's default is 512): the kitchen
+        // dispatcher's prompt (system prompt, recipe book, state, 15 history lines) is
+        // about 1,100 tokens on level_0; the adjudicator's 72-77 fit either way.
+        .args(["--ctx", "2048"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log)
