@@ -7,7 +7,9 @@
 //! The actor runtime always writes its trace (its recorder actor serialises every
 //! event); `stepper_trace` does the same work on the stepper, through the same
 //! `TraceWriter` into a sink, so `actors / stepper_trace` compares like with like.
-//! `stepper` only counts the events: the core's cost alone.
+//! `stepper` only counts the events: the core's cost alone. `actors_current_thread`
+//! runs the actors on tokio's current-thread runtime: the actor runtime's own work
+//! without the hand-offs between worker threads.
 
 use std::path::Path;
 
@@ -18,6 +20,9 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 fn crews(c: &mut Criterion) {
     let cfg = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/crew.toml"));
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // The same actors on one thread: what the lockstep costs without hand-offs between
+    // worker threads (docs/benchmarks.md, "Where the rest goes").
+    let one = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let mut g = c.benchmark_group("crew");
     g.sample_size(10);
     for agents in [3usize, 100, 1000] {
@@ -40,6 +45,14 @@ fn crews(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("actors", agents), &setup, |b, setup| {
             b.iter(|| {
                 let f = rt
+                    .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
+                    .expect("episode runs");
+                std::hint::black_box(f)
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("actors_current_thread", agents), &setup, |b, setup| {
+            b.iter(|| {
+                let f = one
                     .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
                     .expect("episode runs");
                 std::hint::black_box(f)
