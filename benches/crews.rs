@@ -42,22 +42,16 @@ fn crews(c: &mut Criterion) {
                 std::hint::black_box(f)
             })
         });
-        g.bench_with_input(BenchmarkId::new("actors", agents), &setup, |b, setup| {
-            b.iter(|| {
-                let f = rt
-                    .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
-                    .expect("episode runs");
-                std::hint::black_box(f)
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("actors_current_thread", agents), &setup, |b, setup| {
-            b.iter(|| {
-                let f = one
-                    .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
-                    .expect("episode runs");
-                std::hint::black_box(f)
-            })
-        });
+        for (name, rt) in [("actors", &rt), ("actors_current_thread", &one)] {
+            g.bench_with_input(BenchmarkId::new(name, agents), &setup, |b, setup| {
+                b.iter(|| {
+                    let f = rt
+                        .block_on(gatecrew_actors::run_episode(setup, Box::new(std::io::sink()), None))
+                        .expect("episode runs");
+                    std::hint::black_box(f)
+                })
+            });
+        }
     }
     g.finish();
 }
