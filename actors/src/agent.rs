@@ -1,7 +1,7 @@
 //! The agent actor: routes step requests to its [`AgentCore`].
 
-use gatecrew_crew::agent::{AgentCore, StepInput};
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 
 use crate::journal::JournalSlot;
 use crate::messages::AgentMsg;
@@ -12,24 +12,24 @@ pub struct AgentActor;
 /// The agent actor's state: the private core and the journal its supervisor restarts
 /// it from.
 pub struct AgentState {
-    core: AgentCore,
+    // Boxed: ractor moves the arguments and the state through several futures while
+    // it starts an actor, and a 1.7 KB core copied each time was a measurable part of
+    // starting 1,000 agents (docs/benchmarks.md, "Where the rest goes").
+    core: Box<AgentCore>,
     journal: JournalSlot,
 }
 
 impl AgentState {
-    fn step(&mut self, input: StepInput, reply: RpcReplyPort<gatecrew_crew::agent::StepOutput>) {
-        self.journal.begin(&input);
-        let out = self.core.step(input);
-        // Journalled before the answer: the next step cannot start before that.
-        self.journal.commit(&self.core);
-        let _ = reply.send(out);
+    /// Journalled before the answer: the next step cannot start before that.
+    fn step(&mut self, input: StepInput) -> StepOutput {
+        self.journal.step(&mut self.core, input)
     }
 }
 
 impl Actor for AgentActor {
     type Msg = AgentMsg;
     type State = AgentState;
-    type Arguments = (AgentCore, JournalSlot);
+    type Arguments = (Box<AgentCore>, JournalSlot);
 
     async fn pre_start(
         &self,
@@ -46,10 +46,10 @@ impl Actor for AgentActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            AgentMsg::Step(input, reply) => state.step(*input, reply),
+            AgentMsg::Step(input, reply) => reply.send(state.step(input)),
             AgentMsg::Resume(reply) => {
                 let input = state.journal.take_pending().ok_or("resume: no step was cut short")?;
-                state.step(input, reply);
+                let _ = reply.send(state.step(input));
             }
         }
         Ok(())

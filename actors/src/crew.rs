@@ -27,7 +27,7 @@ pub struct CrewState {
 impl CrewActor {
     async fn start(
         myself: &ActorRef<CrewMsg>,
-        core: AgentCore,
+        core: Box<AgentCore>,
         journal: JournalSlot,
     ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
         let (actor, _) = Actor::spawn_linked(None, AgentActor, (core, journal), myself.get_cell()).await?;
@@ -51,7 +51,7 @@ impl Actor for CrewActor {
             let id = core.id();
             let journal = JournalSlot::new(core.clone());
             state.journals.push(journal.clone());
-            let actor = Self::start(&myself, core, journal).await?;
+            let actor = Self::start(&myself, Box::new(core), journal).await?;
             state.by_actor.insert(actor.get_id(), id);
             state.agents.push(AgentHandle { agent: id, actor, generation: 0, cause: None });
         }
@@ -75,6 +75,9 @@ impl Actor for CrewActor {
                         let _ = reply.send(h.clone());
                     }
                 }
+            }
+            CrewMsg::All(reply) => {
+                let _ = reply.send(state.agents.clone());
             }
         }
         Ok(())
@@ -102,7 +105,7 @@ impl Actor for CrewActor {
         metrics::counter!("gatecrew_agent_restarts_total").increment(1);
         let journal = state.journals[id.index()].clone();
         let core = journal.recover();
-        let actor = Self::start(&myself, core, journal).await?;
+        let actor = Self::start(&myself, Box::new(core), journal).await?;
         state.by_actor.insert(actor.get_id(), id);
         let h = &mut state.agents[id.index()];
         h.actor = actor;

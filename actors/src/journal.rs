@@ -13,13 +13,13 @@
 //! restarted agent can step it again: the world no longer keeps its own copy.
 //!
 //! The journal is shared between the agent actor and the supervisor (a mutex taken
-//! twice a step, never contended but at a restart), so it outlives the actor that
+//! once a step, never contended but at a restart), so it outlives the actor that
 //! panicked. A replay runs with metrics and tracing silenced: those steps were already
 //! counted and logged once.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use gatecrew_crew::agent::{AgentCore, StepInput};
+use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
 
 /// Inputs kept before a new checkpoint is taken. A replay after a crash steps at most
 /// this many; a checkpoint costs one core clone, so the clones fall 16-fold against one a
@@ -59,21 +59,21 @@ impl JournalSlot {
     }
 
     fn lock(&self) -> MutexGuard<'_, Journal> {
-        // Nothing panics while holding the lock (the core steps outside it), so a
-        // poisoned lock still holds a whole journal.
+        // The core steps under the lock and may panic there (an injected crash, a bug);
+        // the journal is whole even then: the input is kept before the step and nothing
+        // else changes until it returns. So a poisoned lock still holds a whole journal.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Before a step: keeps the input, without its injected fault, for a restart.
-    pub fn begin(&self, input: &StepInput) {
-        self.lock().pending = Some(StepInput { crash: false, ..input.clone() });
-    }
-
-    /// After a step returned: the input joins the journal, or a checkpoint of `core`
-    /// replaces it.
-    pub fn commit(&self, core: &AgentCore) {
+    /// Steps `core` with `input`, journalled: the input is kept (moved, not copied)
+    /// while the core steps it by reference, so that a restart can step it again, and
+    /// joins the journal once the step returned, or a checkpoint of `core` replaces the
+    /// journal. The lock is held through the step; only a restart, after this actor
+    /// is gone, takes it from elsewhere.
+    pub fn step(&self, core: &mut AgentCore, input: StepInput) -> StepOutput {
         let mut j = self.lock();
-        let Some(input) = j.pending.take() else { return };
+        let out = core.step_ref(j.pending.insert(input));
+        let Some(input) = j.pending.take() else { unreachable!("the input was put there above") };
         let n = entries(&input);
         if j.since.len() + 1 >= CHECKPOINT_EVERY || j.entries + n > JOURNAL_ENTRIES {
             j.checkpoint = core.clone();
@@ -83,6 +83,7 @@ impl JournalSlot {
             j.entries += n;
             j.since.push(input);
         }
+        out
     }
 
     /// The agent's state after its last verified step (the checkpoint, the journal
@@ -103,8 +104,9 @@ impl JournalSlot {
         core
     }
 
-    /// The input the agent was stepping when it failed, if it failed mid-step.
+    /// The input the agent was stepping when it failed, if it failed mid-step, without
+    /// the injected fault that made it fail.
     pub fn take_pending(&self) -> Option<StepInput> {
-        self.lock().pending.take()
+        self.lock().pending.take().map(|input| StepInput { crash: false, ..input })
     }
 }

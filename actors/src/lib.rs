@@ -34,7 +34,7 @@ pub use agent::AgentActor;
 pub use board::{BoardActor, BoardMsg};
 pub use consult::Consultant;
 pub use crew::CrewActor;
-pub use messages::{AgentHandle, AgentMsg, Cause, CrewMsg};
+pub use messages::{AgentHandle, AgentMsg, Cause, CrewMsg, StepReply};
 pub use recorder::{RecorderActor, RecorderMsg};
 pub use run::{RunError, run_episode, run_episode_with};
 pub use world::{Tap, WorldActor, WorldMsg};

@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::board::BoardMsg;
 use crate::consult::{Consultant, Consults};
-use crate::messages::{AgentHandle, AgentMsg, CrewMsg};
+use crate::messages::{AgentHandle, AgentMsg, CrewMsg, StepReply};
 use crate::recorder::RecorderMsg;
 
 /// What a running episode reports to an observer (a progress bar, a test).
@@ -60,44 +60,80 @@ pub struct WorldArgs {
 
 type Err = crate::messages::Cause;
 
-impl WorldState {
-    async fn agents(&self, n: usize) -> Result<Vec<AgentHandle>, Err> {
-        let mut v = Vec::with_capacity(n);
-        for i in 0..n {
-            v.push(ractor::call!(self.crew, |reply| CrewMsg::Agent {
-                id: AgentId(i as u32),
-                newer_than: None,
-                reply
-            })?);
-        }
-        Ok(v)
-    }
+/// The episode's one channel for the agents' answers (see [`StepReply`]).
+struct Answers {
+    tx: tokio::sync::mpsc::UnboundedSender<crate::messages::Answer>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<crate::messages::Answer>,
+}
 
-    /// Steps one agent; if its actor fails, waits for the supervisor's restart and has
-    /// the new actor step the same input again (its journal kept it, without the
-    /// fault). Returns the output and the new handle, if there was a restart.
-    async fn step(
-        crew: ActorRef<CrewMsg>,
-        handle: AgentHandle,
-        input: StepInput,
-    ) -> Result<(StepOutput, Option<AgentHandle>), Err> {
-        let first = handle.actor.call(|reply| AgentMsg::Step(Box::new(input), reply), None).await;
-        if let Ok(ractor::rpc::CallResult::Success(out)) = first {
-            return Ok((out, None));
+impl Answers {
+    fn new() -> Self {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        Answers { tx, rx }
+    }
+}
+
+impl WorldState {
+    /// Steps every awake agent at once: one message to each, the answers back through
+    /// the episode's one answer channel and put in input order. An agent that failed
+    /// (its reply answered `None`) is stepped again by its restarted actor, which its
+    /// journal gave the same input without the fault; failures are handled in input
+    /// order, so the restarts do not depend on scheduling either.
+    async fn step_all(
+        &self,
+        agents: &mut [AgentHandle],
+        answers: &mut Answers,
+        inputs: Vec<(AgentId, StepInput)>,
+    ) -> Result<Vec<Stepped>, Err> {
+        let n = inputs.len();
+        let mut ids = Vec::with_capacity(n);
+        for (slot, (id, input)) in inputs.into_iter().enumerate() {
+            ids.push(id);
+            // A send to an actor that is gone drops the message, and with it the reply,
+            // which then answers `None`: the restart below takes over.
+            let _ = agents[id.index()].actor.cast(AgentMsg::Step(input, StepReply::new(slot, answers.tx.clone())));
         }
-        let fresh = ractor::call!(crew, |reply| CrewMsg::Agent {
-            id: handle.agent,
-            newer_than: Some(handle.generation),
-            reply
-        })?;
-        let out = ractor::call!(fresh.actor, AgentMsg::Resume)?;
-        Ok((out, Some(fresh)))
+        let mut outputs: Vec<Option<StepOutput>> = std::iter::repeat_with(|| None).take(n).collect();
+        let mut failed = Vec::new();
+        for _ in 0..n {
+            let (slot, out) = answers.rx.recv().await.ok_or("the answer channel closed mid-step")?;
+            match out {
+                Some(out) => outputs[slot] = Some(out),
+                None => failed.push(slot),
+            }
+        }
+        failed.sort_unstable();
+        let mut restarted: Vec<Option<String>> = Vec::new();
+        if !failed.is_empty() {
+            restarted.resize(n, None);
+        }
+        for slot in failed {
+            let id = ids[slot];
+            let fresh = ractor::call!(self.crew, |reply| CrewMsg::Agent {
+                id,
+                newer_than: Some(agents[id.index()].generation),
+                reply
+            })?;
+            outputs[slot] = Some(ractor::call!(fresh.actor, AgentMsg::Resume)?);
+            restarted[slot] = Some(fresh.cause.clone().unwrap_or_else(|| "failure".into()));
+            agents[id.index()] = fresh;
+        }
+        let mut restarted = restarted.into_iter();
+        Ok(ids
+            .into_iter()
+            .zip(outputs)
+            .map(|(agent, output)| Stepped {
+                agent,
+                output: output.expect("every slot was answered or restarted"),
+                restarted: restarted.next().flatten(),
+            })
+            .collect())
     }
 
     async fn run(&mut self) -> Result<Finished, Err> {
         let mut episode = self.episode.take().ok_or("the episode already ran")?;
-        let n = episode.world().agent_count();
-        let mut agents = self.agents(n).await?;
+        let mut agents = ractor::call!(self.crew, CrewMsg::All)?;
+        let mut answers = Answers::new();
         loop {
             let answer = match episode.poll() {
                 Need::Deadline => Answer::Deadline(ractor::call!(self.board, BoardMsg::NextDeadline)?),
@@ -107,7 +143,7 @@ impl WorldState {
                     Answer::Posted(ractor::call!(self.board, |reply| BoardMsg::Post { caller: from, msg, now, reply })?)
                 }
                 Need::Outside(_) => Answer::Ready,
-                Need::Step(inputs) => Answer::Stepped(self.step_all(&mut agents, inputs).await?),
+                Need::Step(inputs) => Answer::Stepped(self.step_all(&mut agents, &mut answers, inputs).await?),
                 Need::Flush => {
                     self.consults.start(&mut episode);
                     self.emit(&mut episode)?;
@@ -121,30 +157,6 @@ impl WorldState {
             };
             episode.answer(answer);
         }
-    }
-
-    /// Every awake agent thinks at once; the episode applies the answers in id order.
-    async fn step_all(
-        &self,
-        agents: &mut [AgentHandle],
-        inputs: Vec<(AgentId, StepInput)>,
-    ) -> Result<Vec<Stepped>, Err> {
-        let steps = inputs.into_iter().map(|(id, input)| {
-            let crew = self.crew.clone();
-            let handle = agents[id.index()].clone();
-            async move { (id, Self::step(crew, handle, input).await) }
-        });
-        let mut out = Vec::new();
-        for (id, r) in futures::future::join_all(steps).await {
-            let (output, restarted) = r?;
-            let restarted = restarted.map(|h| {
-                let cause = h.cause.clone().unwrap_or_else(|| "failure".into());
-                agents[id.index()] = h;
-                cause
-            });
-            out.push(Stepped { agent: id, output, restarted });
-        }
-        Ok(out)
     }
 
     fn emit(&self, episode: &mut Episode) -> Result<(), Err> {

@@ -513,6 +513,16 @@ impl AgentCore {
     /// When `input.crash` is set: that is the injected fault the supervisor recovers
     /// from.
     pub fn step(&mut self, input: StepInput) -> StepOutput {
+        self.step_with(&input, true)
+    }
+
+    /// As [`Self::step`], leaving the input with the caller: the actor runtime keeps
+    /// every input in its journal (to replay after a crash), and a borrowed step spares
+    /// it a copy of each observation.
+    ///
+    /// # Panics
+    /// As [`Self::step`].
+    pub fn step_ref(&mut self, input: &StepInput) -> StepOutput {
         self.step_with(input, true)
     }
 
@@ -526,10 +536,12 @@ impl AgentCore {
     /// # Panics
     /// As [`Self::step`].
     pub fn step_held(&mut self, input: StepInput) -> StepOutput {
-        self.step_with(input, false)
+        self.step_with(&input, false)
     }
 
-    fn step_with(&mut self, input: StepInput, work: bool) -> StepOutput {
+    /// The parts of the input it keeps are small and `Copy` or nearly (news, receipts,
+    /// verdicts); the observation, the large part, is only read.
+    fn step_with(&mut self, input: &StepInput, work: bool) -> StepOutput {
         if input.crash {
             // An injected crash unwinds without the panic hook: it is expected, and a
             // soak with thousands of them would flood stderr with backtraces.
@@ -544,7 +556,7 @@ impl AgentCore {
             style: Vec::new(),
             intent: Intent::Continue,
         };
-        if let Some(o) = input.outcome {
+        if let Some(o) = &input.outcome {
             self.in_flight = false;
             self.absorb(o, &mut out);
             // A local recovery resolves what it obtains itself, when its step is done.
@@ -552,21 +564,21 @@ impl AgentCore {
                 self.resolve_arrived(ResolvedBy::Local, &mut out);
             }
         }
-        for r in input.receipts {
-            self.on_receipt(r, &mut out);
+        for r in &input.receipts {
+            self.on_receipt(*r, &mut out);
             self.resolve_arrived(ResolvedBy::Board, &mut out);
         }
         self.observe(&input.view);
-        for news in input.board {
-            self.on_news(news, &mut out);
+        for news in &input.board {
+            self.on_news(news.clone(), &mut out);
         }
-        for d in input.style {
+        for d in &input.style {
             match d {
-                crate::style::Delivery::Directive(d) => self.on_directive(d, &mut out),
+                crate::style::Delivery::Directive(d) => self.on_directive(*d, &mut out),
             }
         }
         self.expire_awaiting();
-        for (id, verdict) in input.verdicts {
+        for &(id, verdict) in &input.verdicts {
             self.on_verdict(id, verdict, &mut out);
         }
         out.notes.append(&mut self.fallbacks);
@@ -677,7 +689,7 @@ impl AgentCore {
         }
     }
 
-    fn absorb(&mut self, o: Outcome, out: &mut StepOutput) {
+    fn absorb(&mut self, o: &Outcome, out: &mut StepOutput) {
         self.remember(o.action.name(), o.ok());
         // Ground someone else dug, or that cannot be dug here: not a source any more.
         if let (Action::Mine { pos }, Err(_)) = (&o.action, &o.result) {
@@ -707,11 +719,11 @@ impl AgentCore {
             }
         }
         match self.purpose.take() {
-            Some(Purpose::Build(node)) => self.build_outcome(node, &o, out),
-            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, &o),
-            Some(Purpose::Recover) => self.recover_outcome(&o, out),
-            Some(Purpose::Handover) => self.handover_outcome(&o),
-            Some(Purpose::Explore) => self.explore_outcome(&o),
+            Some(Purpose::Build(node)) => self.build_outcome(node, o, out),
+            Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, o),
+            Some(Purpose::Recover) => self.recover_outcome(o, out),
+            Some(Purpose::Handover) => self.handover_outcome(o),
+            Some(Purpose::Explore) => self.explore_outcome(o),
             None => {}
         }
     }

@@ -109,9 +109,7 @@ fn the_journal_rebuilds_the_state_after_every_step() {
                     .map(|(id, input)| {
                         let k = id.index();
                         let (core, journal) = (&mut cores[k], &journals[k]);
-                        journal.begin(&input);
-                        let output = core.step(input);
-                        journal.commit(core);
+                        let output = journal.step(core, input);
                         let (steps, next, gap) = &mut at[k];
                         *steps += 1;
                         if *steps == *next {
