@@ -7,11 +7,17 @@
 //! The actor runtime always writes its trace (its recorder actor serialises every
 //! event); `stepper_trace` does the same work on the stepper, through the same
 //! `TraceWriter` into a sink, so `actors / stepper_trace` compares like with like.
-//! `stepper` only counts the events: the core's cost alone. `actors_current_thread`
-//! runs the actors on tokio's current-thread runtime: the actor runtime's own work
-//! without the hand-offs between worker threads.
+//! `stepper` only counts the events: the core's cost alone. `actors` runs on the
+//! runtime `gatecrew run` picks for the crew (`gatecrew_actors::runtime::for_crew`: one
+//! thread below 400 bots, every core from 400); `actors_current_thread` and
+//! `actors_2_workers` run on the one and on two workers whatever the crew, so the
+//! choice can be checked. The bench runs on the binary's allocator (mimalloc).
 
 use std::path::Path;
+
+// What the `gatecrew` binary runs on (docs/benchmarks.md, "The allocator").
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gatecrew_crew::{Overrides, Setup};
@@ -19,10 +25,8 @@ use gatecrew_protocol::trace::{Event, TraceWriter};
 
 fn crews(c: &mut Criterion) {
     let cfg = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/crew.toml"));
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    // The same actors on one thread: what the lockstep costs without hand-offs between
-    // worker threads (docs/benchmarks.md, "Where the rest goes").
-    let one = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let one = gatecrew_actors::runtime::with_workers(1).expect("runtime");
+    let two = gatecrew_actors::runtime::with_workers(2).expect("runtime");
     let mut g = c.benchmark_group("crew");
     g.sample_size(10);
     for agents in [3usize, 100, 1000] {
@@ -42,7 +46,8 @@ fn crews(c: &mut Criterion) {
                 std::hint::black_box(f)
             })
         });
-        for (name, rt) in [("actors", &rt), ("actors_current_thread", &one)] {
+        let chosen = gatecrew_actors::runtime::for_crew(agents).expect("runtime");
+        for (name, rt) in [("actors", &chosen), ("actors_current_thread", &one), ("actors_2_workers", &two)] {
             g.bench_with_input(BenchmarkId::new(name, agents), &setup, |b, setup| {
                 b.iter(|| {
                     let f = rt

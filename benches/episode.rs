@@ -1,6 +1,6 @@
 //! One default episode (three bots, the 96-block house) through the synchronous
 //! stepper and through the actor runtime, in the same run, so their ratio is the
-//! overhead of the actors.
+//! overhead of the actors (on the runtime and the allocator `gatecrew run` uses).
 
 use std::path::Path;
 
@@ -8,10 +8,15 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::trace::Event;
 
+// What the `gatecrew` binary runs on (docs/benchmarks.md, "The allocator").
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn episode(c: &mut Criterion) {
     let cfg = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/crew.toml"));
     let setup = Setup::load(cfg, &Overrides::default()).expect("default config loads");
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // The runtime `gatecrew run` picks for three bots (one thread).
+    let rt = gatecrew_actors::runtime::for_crew(setup.roster().len()).expect("runtime");
     let mut g = c.benchmark_group("default_episode");
     g.sample_size(30);
     g.bench_function("stepper", |b| {

@@ -16,6 +16,9 @@
 //!
 //! The kitchen world (`gatecrew-kitchen`) has its own actors in [`kitchen`].
 //!
+//! Small crews run on one thread and large ones on every core ([`runtime`]): the
+//! lockstep gains nothing from a second thread while few agents are awake a tick.
+//!
 //! The actors hold no logic of their own: the same episode through [`run_episode`] and
 //! through the synchronous stepper gives byte-identical traces.
 
@@ -28,6 +31,7 @@ pub mod kitchen;
 mod messages;
 mod recorder;
 mod run;
+pub mod runtime;
 mod world;
 
 pub use agent::AgentActor;

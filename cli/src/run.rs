@@ -95,6 +95,9 @@ pub struct RunArgs {
     /// Run on the synchronous stepper instead of the actor runtime (same trace)
     #[arg(long)]
     stepper: bool,
+    /// Worker threads for the actors (1 = one thread) [default: 1 below 400 bots, every core from 400]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), conflicts_with = "stepper")]
+    workers: Option<u16>,
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
@@ -319,9 +322,12 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     watch.trace_metrics = crate::watch::episode_metrics(exporter.as_ref(), true);
     // The viewer runs on the same tokio runtime as the actors (or on one of its own
     // beside the stepper); the crew only ever sends to it.
-    let rt = match args.serve.serve {
-        Some(_) => Some(crate::watch::runtime()?),
-        None => None,
+    let rt = match (args.serve.serve, args.stepper || args.hitl.interactive) {
+        (None, _) => None,
+        (Some(_), true) => Some(crate::watch::runtime()?),
+        // The actors' runtime, chosen as without a server: the page is served whenever
+        // the episode awaits, which it does every step.
+        (Some(_), false) => Some(actor_runtime(&setup, args.workers)?),
     };
     let mut server = None;
     let mut feed = None;
@@ -384,7 +390,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     } else if args.stepper {
         run_stepper(&setup, file, &mut watch, tier3)?
     } else {
-        run_actors(&setup, file, &mut watch, tier3, rt.as_ref())?
+        run_actors(&setup, file, &mut watch, tier3, rt.as_ref(), args.workers)?
     };
     // The feed ends with the episode: the hub publishes the last state and keeps it.
     if let Some(f) = feed {
@@ -476,15 +482,13 @@ fn run_actors(
     watch: &mut Watch<'_>,
     tier3: Tier3,
     shared: Option<&tokio::runtime::Runtime>,
+    workers: Option<u16>,
 ) -> anyhow::Result<Finished> {
     let own;
     let rt = match shared {
         Some(rt) => rt,
         None => {
-            own = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the tokio runtime")?;
+            own = actor_runtime(setup, workers)?;
             &own
         }
     };
@@ -505,6 +509,15 @@ fn run_actors(
         }
         Ok(finished?)
     })
+}
+
+/// `--workers N`, or the choice by crew size (`gatecrew_actors::runtime`).
+fn actor_runtime(setup: &Setup, workers: Option<u16>) -> anyhow::Result<tokio::runtime::Runtime> {
+    match workers {
+        Some(n) => gatecrew_actors::runtime::with_workers(n.into()),
+        None => gatecrew_actors::runtime::for_crew(setup.roster().len()),
+    }
+    .context("starting the tokio runtime")
 }
 
 fn handle_tap(watch: &mut Watch<'_>, tap: gatecrew_actors::Tap) {
