@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use gatecrew_crew::agent::AgentCore;
+use gatecrew_crew::agent::{AgentCore, AgentFactory};
 use gatecrew_protocol::AgentId;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 
@@ -38,18 +38,17 @@ impl CrewActor {
 impl Actor for CrewActor {
     type Msg = CrewMsg;
     type State = CrewState;
-    type Arguments = Vec<AgentCore>;
+    type Arguments = AgentFactory;
 
     async fn pre_start(
         &self,
         myself: ActorRef<Self::Msg>,
-        cores: Vec<AgentCore>,
+        factory: AgentFactory,
     ) -> Result<Self::State, ActorProcessingErr> {
         let mut state =
             CrewState { agents: Vec::new(), by_actor: BTreeMap::new(), journals: Vec::new(), waiting: Vec::new() };
-        for core in cores {
-            let id = core.id();
-            let journal = JournalSlot::new(core.clone());
+        for id in (0..factory.len() as u32).map(AgentId) {
+            let (journal, core) = JournalSlot::start(&factory, id).ok_or("the factory lost an agent")?;
             state.journals.push(journal.clone());
             let actor = Self::start(&myself, Box::new(core), journal).await?;
             state.by_actor.insert(actor.get_id(), id);

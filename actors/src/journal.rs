@@ -7,6 +7,9 @@
 //! deterministic: the same state and the same inputs give the same state. So the
 //! journal keeps a checkpoint (a copy of the core) and the inputs stepped since; the
 //! state after the last verified step is the checkpoint with those inputs replayed.
+//! Until the first checkpoint the starting state stands for it, built again by the
+//! crew's [`AgentFactory`] when needed rather than copied for every agent at the start
+//! (at 1,000 bots most agents wake twice and never take a checkpoint).
 //! A new checkpoint is taken when the journal grows past [`CHECKPOINT_EVERY`] inputs or
 //! [`JOURNAL_ENTRIES`] observed entries, whichever comes first, and the inputs are
 //! dropped. The input being stepped is kept too (without its fault flag), so that the
@@ -19,7 +22,8 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
+use gatecrew_crew::agent::{AgentCore, AgentFactory, StepInput, StepOutput};
+use gatecrew_protocol::AgentId;
 
 /// Inputs kept before a new checkpoint is taken. A replay after a crash steps at most
 /// this many; a checkpoint costs one core clone, so the clones fall 16-fold against one a
@@ -37,7 +41,9 @@ pub const JOURNAL_ENTRIES: usize = 2048;
 /// See the module docs.
 #[derive(Debug)]
 struct Journal {
-    checkpoint: AgentCore,
+    /// `None` until the first checkpoint: the starting state, which `genesis` builds.
+    checkpoint: Option<AgentCore>,
+    genesis: (AgentFactory, AgentId),
     since: Vec<StepInput>,
     entries: usize,
     pending: Option<StepInput>,
@@ -53,9 +59,13 @@ fn entries(input: &StepInput) -> usize {
 }
 
 impl JournalSlot {
-    /// A journal whose checkpoint is the agent's starting state.
-    pub fn new(core: AgentCore) -> Self {
-        JournalSlot(Arc::new(Mutex::new(Journal { checkpoint: core, since: Vec::new(), entries: 0, pending: None })))
+    /// Agent `id` of `factory`'s crew at its starting state, and its journal; `None` if
+    /// the crew has no such agent.
+    pub fn start(factory: &AgentFactory, id: AgentId) -> Option<(Self, AgentCore)> {
+        let core = factory.build(id)?;
+        let journal =
+            Journal { checkpoint: None, genesis: (factory.clone(), id), since: Vec::new(), entries: 0, pending: None };
+        Some((JournalSlot(Arc::new(Mutex::new(journal))), core))
     }
 
     fn lock(&self) -> MutexGuard<'_, Journal> {
@@ -76,7 +86,7 @@ impl JournalSlot {
         let Some(input) = j.pending.take() else { unreachable!("the input was put there above") };
         let n = entries(&input);
         if j.since.len() + 1 >= CHECKPOINT_EVERY || j.entries + n > JOURNAL_ENTRIES {
-            j.checkpoint = core.clone();
+            j.checkpoint = Some(core.clone());
             j.since.clear();
             j.entries = 0;
         } else {
@@ -90,7 +100,10 @@ impl JournalSlot {
     /// replayed), which becomes the new checkpoint.
     pub fn recover(&self) -> AgentCore {
         let mut j = self.lock();
-        let mut core = j.checkpoint.clone();
+        let mut core = match &j.checkpoint {
+            Some(c) => c.clone(),
+            None => j.genesis.0.build(j.genesis.1).expect("start() built this agent from the same factory"),
+        };
         let inputs = std::mem::take(&mut j.since);
         metrics::with_local_recorder(&metrics::NoopRecorder, || {
             tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
@@ -99,7 +112,7 @@ impl JournalSlot {
                 }
             })
         });
-        j.checkpoint = core.clone();
+        j.checkpoint = Some(core.clone());
         j.entries = 0;
         core
     }

@@ -62,7 +62,7 @@ pub async fn run_episode_with(
     let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out).await.map_err(spawn_err("recorder"))?;
     let board_core = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let (board, board_h) = Actor::spawn(None, BoardActor, board_core).await.map_err(spawn_err("board"))?;
-    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agents()).await.map_err(spawn_err("crew"))?;
+    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agent_factory()).await.map_err(spawn_err("crew"))?;
     let args = WorldArgs {
         episode: Episode::new(setup),
         board: board.clone(),

@@ -17,6 +17,7 @@ mod board;
 mod build;
 mod consult;
 mod explore;
+mod factory;
 mod gate;
 mod memory;
 mod recover;
@@ -36,6 +37,7 @@ use crate::plan::{NodeId, TaskGraph};
 
 pub use board::FALLBACK_REACH;
 pub use consult::Consult;
+pub use factory::AgentFactory;
 pub use memory::{Known, Memory, Physics};
 pub use request::work_regions;
 // Board news is what the styles read too: its own file, so style.rs need not import agent.rs.

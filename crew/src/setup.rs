@@ -33,11 +33,11 @@ use gatecrew_gating::llm::{EpisodeTerms, LlmSpec};
 use gatecrew_gating::{Gate, GateParams, GatePolicy, GateSpec};
 use gatecrew_protocol::{AgentId, BoardConfig, ItemId, Pos};
 use gatecrew_world::scenario::{AgentSpec, ItemCounts, Source, WorldSpec};
-use gatecrew_world::{Blueprint, GameData, LoadError, LoadErrorKind, World};
+use gatecrew_world::{Blueprint, GameData, Inventory, LoadError, LoadErrorKind, World};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::agent::{AgentCore, AgentSetup, AgentTuning, Physics};
+use crate::agent::{AgentCore, AgentFactory, AgentSetup, AgentTuning, Physics};
 use crate::plan::{TaskGraph, split_work};
 use crate::policy::Policy;
 
@@ -525,37 +525,45 @@ impl Setup {
 
     /// Fresh agent cores, each with its own copy of the plan and its starting state.
     pub fn agents(&self) -> Vec<AgentCore> {
+        self.agent_factory().build_all()
+    }
+
+    /// What builds the crew's agents at their starting state, as often as asked: the
+    /// actors' supervisor rebuilds an agent from it instead of keeping a copy of each
+    /// starting core.
+    pub fn agent_factory(&self) -> AgentFactory {
         let roster: std::sync::Arc<[AgentId]> = self.roster().into();
-        let starts: Vec<Pos> =
-            roster.iter().map(|&id| self.world.body(id).expect("roster comes from the world").pos).collect();
-        let regions = crate::agent::work_regions(&self.plan, &starts);
-        let kept_ground = crate::agent::kept_ground(&self.blueprint);
-        // The world's extent is public like its rules: an exploring bot stays inside it.
-        let physics =
-            Physics { bounds: Some(self.world.grid().bounds()), ..Physics::new(self.world.rules(), &self.data) };
-        roster
+        let bodies: Vec<(Pos, Inventory)> = roster
             .iter()
             .map(|&id| {
                 let body = self.world.body(id).expect("roster comes from the world");
-                AgentCore::new(AgentSetup {
-                    id,
-                    crew: roster.clone(),
-                    regions: regions.clone(),
-                    data: self.data.clone(),
-                    blueprint: self.blueprint.clone(),
-                    plan: self.plan.clone(),
-                    kept_ground: kept_ground.clone(),
-                    gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
-                    policy: self.policy,
-                    tuning: self.tuning,
-                    physics: physics.clone(),
-                    board: self.board,
-                    start: body.pos,
-                    inventory: body.inventory.clone(),
-                    consult: self.parks_gray(),
-                })
+                (body.pos, body.inventory.clone())
             })
-            .collect()
+            .collect();
+        let starts: Vec<Pos> = bodies.iter().map(|(pos, _)| *pos).collect();
+        let regions = crate::agent::work_regions(&self.plan, &starts);
+        // The world's extent is public like its rules: an exploring bot stays inside it.
+        let physics =
+            Physics { bounds: Some(self.world.grid().bounds()), ..Physics::new(self.world.rules(), &self.data) };
+        // `id`, `start` and `inventory` here are placeholders the factory replaces per agent.
+        let common = AgentSetup {
+            id: AgentId(0),
+            crew: roster,
+            regions,
+            data: self.data.clone(),
+            blueprint: self.blueprint.clone(),
+            plan: self.plan.clone(),
+            kept_ground: crate::agent::kept_ground(&self.blueprint),
+            gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
+            policy: self.policy,
+            tuning: self.tuning,
+            physics,
+            board: self.board,
+            start: Pos::default(),
+            inventory: Inventory::default(),
+            consult: self.parks_gray(),
+        };
+        AgentFactory::new(common, bodies)
     }
 }
 

@@ -91,8 +91,12 @@ fn the_journal_rebuilds_the_state_after_every_step() {
     let setup = crate::common::default_setup();
     let mut ep = Episode::new(&setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
-    let mut cores = setup.agents();
-    let journals: Vec<JournalSlot> = cores.iter().map(|c| JournalSlot::new(c.clone())).collect();
+    // Journals that start from the factory: the first rebuilds below (after 1 to 5
+    // steps) come before any checkpoint, from the starting state built again.
+    let factory = setup.agent_factory();
+    let (journals, mut cores): (Vec<JournalSlot>, Vec<_>) =
+        setup.roster().into_iter().map(|id| JournalSlot::start(&factory, id).unwrap()).unzip();
+    assert_eq!(format!("{cores:?}"), format!("{:?}", setup.agents()));
     // Per agent: steps so far, the step of the next rebuild, which gap comes next.
     let mut at: Vec<(usize, usize, usize)> = (0..cores.len()).map(|k| (0, GAPS[k % 7], k + 1)).collect();
     let (mut rebuilt, mut longest) = (0, 0);
