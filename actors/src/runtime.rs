@@ -23,7 +23,9 @@ use tokio::runtime::{Builder, Runtime};
 
 /// Crews below this many bots run on one thread: the midpoint between 300 bots, the
 /// largest crew measured where one thread was faster, and 500, the smallest where two
-/// workers were (see the module docs).
+/// workers were (see the module docs). Measured again on 2026-11-29 (docs/benchmarks.md,
+/// seventh pass): one thread ahead below 400, the two level from 500 to 1,000, two
+/// workers ahead from 1,400; nothing there argues for another value.
 pub const ONE_THREAD_BELOW: usize = 400;
 
 /// How many worker threads a crew of `agents` gets on a machine with `cores`: 1 (one
