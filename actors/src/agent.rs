@@ -1,5 +1,6 @@
 //! The agent actor: routes step requests to its [`AgentCore`].
 
+use gatecrew_crew::Sight;
 use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 
@@ -20,8 +21,13 @@ pub struct AgentState {
 }
 
 impl AgentState {
-    /// Journalled before the answer: the next step cannot start before that.
-    fn step(&mut self, input: StepInput) -> StepOutput {
+    /// Journalled before the answer: the next step cannot start before that. With a
+    /// sight, the agent takes its view first, and lets go of the world before it steps
+    /// (the journal keeps the input with its view, for a restart to step again).
+    fn step(&mut self, mut input: StepInput, sight: Option<Sight>) -> StepOutput {
+        if let Some(sight) = sight {
+            sight.fill(self.core.id(), &mut input);
+        }
         self.journal.step(&mut self.core, input)
     }
 }
@@ -46,10 +52,10 @@ impl Actor for AgentActor {
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            AgentMsg::Step(input, reply) => reply.send(state.step(input)),
+            AgentMsg::Step(input, sight, reply) => reply.send(state.step(input, sight)),
             AgentMsg::Resume(reply) => {
                 let input = state.journal.take_pending().ok_or("resume: no step was cut short")?;
-                let _ = reply.send(state.step(input));
+                let _ = reply.send(state.step(input, None));
             }
         }
         Ok(())

@@ -1,7 +1,9 @@
 //! The actor runtime of gatecrew: thin [ractor] shells around the pure cores.
 //!
 //! * [`AgentActor`] owns one [`AgentCore`](gatecrew_crew::agent::AgentCore): a bot's
-//!   private state, reachable by no one else;
+//!   private state, reachable by no one else. It takes its own view of the world as it
+//!   wakes, from the round's read-only [`Sight`](gatecrew_crew::Sight), so the views of
+//!   a crowded round are taken in parallel like the steps;
 //! * [`BoardActor`] owns the [`Board`](gatecrew_protocol::Board) core: the only channel
 //!   between bots;
 //! * [`WorldActor`] owns the [`Episode`](gatecrew_crew::Episode) core and drives the

@@ -3,6 +3,7 @@
 //! actor, so keeping the types beside either actor would make the files import each
 //! other.
 
+use gatecrew_crew::Sight;
 use gatecrew_crew::agent::{StepInput, StepOutput};
 use gatecrew_protocol::AgentId;
 use ractor::{ActorRef, RpcReplyPort};
@@ -15,8 +16,12 @@ use tokio::sync::mpsc::UnboundedSender;
 #[expect(clippy::large_enum_variant, reason = "ractor boxes the whole message")]
 #[derive(RactorMessage)]
 pub enum AgentMsg {
-    /// One wake-up: step the core and answer through the reply.
-    Step(StepInput, StepReply),
+    /// One wake-up: step the core and answer through the reply. With a [`Sight`], the
+    /// input's view is empty and the agent takes it first (the runtime defers the
+    /// views, [`gatecrew_crew::Episode::defer_views`]). The sight is declared before
+    /// the reply so that a message dropped unread lets go of the world before its
+    /// reply tells the world the agent failed.
+    Step(StepInput, Option<Sight>, StepReply),
     /// After a restart: step again the input the failed actor was stepping (kept,
     /// without its fault, in the journal).
     Resume(RpcReplyPort<StepOutput>),

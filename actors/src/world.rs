@@ -1,7 +1,7 @@
 //! The world actor: owns the episode core and drives the lockstep.
 
 use gatecrew_crew::agent::{StepInput, StepOutput};
-use gatecrew_crew::{Answer, Episode, Finished, Need, Progress, Stepped};
+use gatecrew_crew::{Answer, Episode, Finished, Need, Progress, Sight, Stepped};
 use gatecrew_protocol::AgentId;
 use gatecrew_protocol::trace::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -84,6 +84,7 @@ impl WorldState {
         agents: &mut [AgentHandle],
         answers: &mut Answers,
         inputs: Vec<(AgentId, StepInput)>,
+        sight: Option<Sight>,
     ) -> Result<Vec<Stepped>, Err> {
         let n = inputs.len();
         let mut ids = Vec::with_capacity(n);
@@ -91,8 +92,12 @@ impl WorldState {
             ids.push(id);
             // A send to an actor that is gone drops the message, and with it the reply,
             // which then answers `None`: the restart below takes over.
-            let _ = agents[id.index()].actor.cast(AgentMsg::Step(input, StepReply::new(slot, answers.tx.clone())));
+            let msg = AgentMsg::Step(input, sight.clone(), StepReply::new(slot, answers.tx.clone()));
+            let _ = agents[id.index()].actor.cast(msg);
         }
+        // Every agent lets go of its sight before it answers: once the answers are in,
+        // the episode has the world to itself again.
+        drop(sight);
         let mut outputs: Vec<Option<StepOutput>> = std::iter::repeat_with(|| None).take(n).collect();
         let mut failed = Vec::new();
         for _ in 0..n {
@@ -132,6 +137,9 @@ impl WorldState {
 
     async fn run(&mut self) -> Result<Finished, Err> {
         let mut episode = self.episode.take().ok_or("the episode already ran")?;
+        // The agents take their own views, in parallel where the runtime has workers
+        // to spare (gatecrew_crew's `sight` module).
+        episode.defer_views();
         let mut agents = ractor::call!(self.crew, CrewMsg::All)?;
         let mut answers = Answers::new();
         loop {
@@ -143,7 +151,10 @@ impl WorldState {
                     Answer::Posted(ractor::call!(self.board, |reply| BoardMsg::Post { caller: from, msg, now, reply })?)
                 }
                 Need::Outside(_) => Answer::Ready,
-                Need::Step(inputs) => Answer::Stepped(self.step_all(&mut agents, &mut answers, inputs).await?),
+                Need::Step(inputs) => {
+                    let sight = episode.sight();
+                    Answer::Stepped(self.step_all(&mut agents, &mut answers, inputs, sight).await?)
+                }
                 Need::Flush => {
                     self.consults.start(&mut episode);
                     self.emit(&mut episode)?;

@@ -24,6 +24,7 @@ pub(crate) mod probe;
 mod record;
 pub mod replay;
 mod round;
+mod sight;
 pub mod stepper;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ use crate::setup::Setup;
 pub use gatecrew_protocol::trace::EndReason;
 pub use probe::WorldProbe;
 pub use round::{Answer, Finished, Need, STEP_BATCH, Stepped};
+pub use sight::Sight;
 
 /// Blocks in place so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,7 +94,10 @@ pub struct Episode {
     labels: crate::setup::Labels,
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
-    world: World,
+    /// Shared with the agents' [`Sight`]s while a round's views are taken (see
+    /// [`Episode::defer_views`]); changed through [`Episode::world_mut`], which finds
+    /// it unshared again by then.
+    world: Arc<World>,
     tick: Tick,
     tick_limit: u64,
     oracle_ticks: u64,
@@ -116,6 +121,8 @@ pub struct Episode {
     faults: faults::Faults,
     /// The `llm` executor's state (`None`: scripted).
     exec: Option<crate::executor::state::ExecState>,
+    /// The driver takes the agents' views ([`Episode::defer_views`]).
+    defer_views: bool,
     phase: round::Phase,
 }
 
@@ -136,7 +143,7 @@ impl Episode {
             labels: setup.labels.clone(),
             data: setup.data.clone(),
             blueprint: setup.blueprint.clone(),
-            world: setup.world.clone(),
+            world: Arc::new(setup.world.clone()),
             tick: Tick(0),
             tick_limit: setup.tick_limit,
             oracle_ticks: setup.oracle_ticks,
@@ -159,6 +166,7 @@ impl Episode {
             held_open: false,
             faults: faults::Faults::new(&setup.faults, setup.seed),
             exec: setup.executor.model().map(|m| crate::executor::state::ExecState::new(m.clone(), setup.seed, n)),
+            defer_views: false,
             phase: round::Phase::default(),
         }
     }
@@ -198,7 +206,7 @@ impl Episode {
         if let Some(x) = &mut self.external {
             x.ready[agent.index()] = None;
         }
-        let outcome = self.world.interrupt(agent, pending, elapsed);
+        let outcome = self.world_mut().interrupt(agent, pending, elapsed);
         self.record_action(agent, &outcome);
         let s = &mut self.slots[agent.index()];
         s.outcome = Some(outcome);
@@ -283,7 +291,7 @@ impl Episode {
                 let (outcome, receipt) = match (delivered, mistaken) {
                     (Some(delivered), _) => delivered,
                     (None, Some(pick)) => self.mistaken_outcome(agent, pending, pick),
-                    (None, None) => self.world.complete(agent, pending),
+                    (None, None) => self.world_mut().complete(agent, pending),
                 };
                 self.record_action(agent, &outcome);
                 self.slots[i].outcome = Some(outcome);
@@ -424,7 +432,7 @@ impl Episode {
                 continue;
             }
             let agent = AgentId(i as u32);
-            let view = self.world.observe(agent);
+            let view = self.view_for(agent);
             let random_crash = self.faults.crashes();
             let style = crate::style::style(self.policy_kind);
             let s = &mut self.slots[i];
@@ -465,7 +473,7 @@ impl Episode {
         let inputs = (from..to)
             .map(|i| {
                 let agent = AgentId(i as u32);
-                let view = self.world.observe(agent);
+                let view = self.view_for(agent);
                 let style = crate::style::style(self.policy_kind);
                 let s = &mut self.slots[i];
                 s.reading = crate::style::reading_ticks(style, agent, &s.news);
@@ -534,7 +542,7 @@ impl Episode {
         match intent {
             Intent::Continue => {}
             Intent::Act(action) => {
-                let pending = self.world.begin(agent, action);
+                let pending = self.world_mut().begin(agent, action);
                 let (think, mistaken) = self.exec_act(agent, &action);
                 let s = &mut self.slots[agent.index()];
                 match &mut self.external {

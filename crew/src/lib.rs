@@ -20,7 +20,7 @@ pub mod style;
 pub use episode::consult::{ByAdjudicator, ConsultRequest, ResolveError, Resolver};
 pub use episode::replay::{Replay, ReplayError};
 pub use episode::stepper::{Observer, run, run_to_end, run_watched, run_with};
-pub use episode::{Answer, EndReason, Episode, Finished, Need, Progress, STEP_BATCH, Stepped, WorldProbe};
+pub use episode::{Answer, EndReason, Episode, Finished, Need, Progress, STEP_BATCH, Sight, Stepped, WorldProbe};
 pub use executor::{Executor, ExecutorKind, ExecutorSpec};
 pub use policy::Policy;
 pub use setup::{FaultSpec, Overrides, Setup, SetupError};

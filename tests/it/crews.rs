@@ -227,3 +227,66 @@ fn a_large_round_is_stepped_in_batches() {
     use crate::episode::{actor_trace, stepper_trace};
     assert!(String::from_utf8(actor_trace(&setup)).unwrap() == String::from_utf8(stepper_trace(&setup)).unwrap());
 }
+
+/// The views the agents take themselves (`Episode::defer_views`, what the actor runtime
+/// does): every input comes without its view, the round's sight fills it with what the
+/// episode would have shown, the trace is the stepper's, and a driver that lets go of
+/// every sight before answering never makes the episode copy its world. One that holds
+/// a sight until the next round costs a copy, and still the same trace.
+#[test]
+fn views_taken_by_the_agents_are_the_episodes_own() {
+    use gatecrew_crew::episode::stepper::step_all;
+    use gatecrew_crew::{Answer, Episode, Need, STEP_BATCH};
+    use gatecrew_protocol::Board;
+    use gatecrew_world::Observation;
+    let agents = STEP_BATCH + 44;
+    let setup = Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
+    let run = |hold: bool| {
+        let mut ep = Episode::new(&setup);
+        assert!(ep.defer_views(), "the scripted simulator defers");
+        let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+        let mut cores = setup.agents();
+        let (mut events, mut copies, mut held) = (Vec::new(), 0, Vec::new());
+        let mut world: *const gatecrew_world::World = ep.world();
+        loop {
+            let answer = match ep.poll() {
+                Need::Deadline => Answer::Deadline(board.next_deadline()),
+                Need::Adjudicate(_) => unreachable!("the default config has no tier 3"),
+                Need::Expire(now) => Answer::Expired(board.expire(now)),
+                Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
+                Need::Outside(_) | Need::Over(_) => Answer::Ready,
+                Need::Step(mut inputs) => {
+                    let sight = ep.sight().expect("views are deferred");
+                    for (id, input) in &mut inputs {
+                        assert_eq!(input.view, Observation::default(), "{id} came with a view");
+                        sight.clone().fill(*id, input);
+                        assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
+                    }
+                    // Held until the next step: through the outputs' application.
+                    held.clear();
+                    held.extend(hold.then_some(sight));
+                    Answer::Stepped(step_all(&mut cores, inputs))
+                }
+                Need::Flush => {
+                    events.extend(ep.drain());
+                    Answer::Ready
+                }
+                Need::Done(_) => break,
+            };
+            ep.answer(answer);
+            if !std::ptr::eq(world, ep.world()) {
+                copies += 1;
+                world = ep.world();
+            }
+        }
+        (events, copies)
+    };
+    let mut stepper = Vec::new();
+    gatecrew_crew::run(&setup, &mut |e: &Event| stepper.push(e.clone()));
+    let (events, copies) = run(false);
+    assert_eq!(copies, 0, "the world was copied with no sight held");
+    assert!(events == stepper, "the deferred views changed the trace");
+    let (events, copies) = run(true);
+    assert!(copies > 0, "a sight held into the next round did not cost a copy: the test sees nothing");
+    assert!(events == stepper, "a copied world changed the trace");
+}

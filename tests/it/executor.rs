@@ -300,3 +300,12 @@ fn bad_executor_settings_are_named() {
     let spec = ExecutorSpec { kind: ExecutorKind::Llm, ..ExecutorSpec::default() };
     assert!(Executor::resolve(&spec, &root()).unwrap().model().unwrap().profile().errors.is_some());
 }
+
+/// The executor model prices each wake from the view the agent wakes to, so an episode
+/// with it keeps taking the views itself; the scripted one hands them to the runtime.
+#[test]
+fn the_executor_model_keeps_the_views_in_the_episode() {
+    use gatecrew_crew::Episode;
+    assert!(!Episode::new(&setup(Policy::Gated, llm(0.1, 0.1, 8))).defer_views());
+    assert!(Episode::new(&setup(Policy::Gated, Executor::Scripted)).defer_views());
+}

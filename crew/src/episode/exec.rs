@@ -139,7 +139,7 @@ impl Episode {
             if !wrong.is_empty() {
                 *item = wrong[(pick % wrong.len() as u64) as usize];
                 metrics::counter!("gatecrew_executor_wrong_blocks_total").increment(1);
-                return self.world.complete(agent, pending);
+                return self.world_mut().complete(agent, pending);
             }
         }
         let failed = Outcome { action: pending.action, ticks: pending.ticks, result: Err(Failure::Mistaken) };

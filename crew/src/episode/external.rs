@@ -17,6 +17,8 @@
 //! A driver waits for the next due tick while answering [`crate::Need::Deadline`]. The
 //! default (simulated) path never enters this module.
 
+use std::sync::Arc;
+
 use gatecrew_protocol::trace::EventKind;
 use gatecrew_protocol::{AgentId, Tick};
 use gatecrew_world::{Action, Outcome, Pending, Receipt, World};
@@ -71,7 +73,10 @@ impl Episode {
 
     /// The mirror world, for the driver to bring in line with observations.
     pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
+        // Copied only if a clone of the episode or a view still being taken shares it:
+        // the runtimes take every view of a round before the round's outputs change
+        // the world (`Sight`).
+        Arc::make_mut(&mut self.world)
     }
 
     /// Actions the agents started since the last call, in order, for the driver to run.

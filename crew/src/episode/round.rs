@@ -94,7 +94,9 @@ pub enum Need {
     /// [`Episode::posted`] for a person's own message). [`Answer::Ready`].
     Outside(Tick),
     /// Step these agents, given in agent-id order. [`Answer::Stepped`], one per input,
-    /// in the same order.
+    /// in the same order. A driver that took the views over
+    /// ([`Episode::defer_views`]) gets the inputs with empty views and fills each
+    /// from [`Episode::sight`] first.
     Step(Vec<(AgentId, StepInput)>),
     /// The round is over; its events are ready to [`Episode::drain`]. [`Answer::Ready`].
     Flush,
