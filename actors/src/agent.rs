@@ -47,16 +47,29 @@ impl Actor for AgentActor {
 
     async fn handle(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         msg: Self::Msg,
         state: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            AgentMsg::Step(input, sight, reply) => reply.send(state.step(input, sight)),
+        let last = match msg {
+            AgentMsg::Step(input, sight, reply) => {
+                let last = input.final_call;
+                reply.send(state.step(input, sight));
+                last
+            }
             AgentMsg::Resume(reply) => {
                 let input = state.journal.take_pending().ok_or("resume: no step was cut short")?;
+                let last = input.final_call;
                 let _ = reply.send(state.step(input, None));
+                last
             }
+        };
+        if last {
+            // The final call is an agent's last step: its actor ends here, in its own
+            // task and in parallel with the others', instead of all of them at the
+            // crew's stop. Killed, not stopped: a stopped actor hands its whole state
+            // to the supervisor, which would drop them one after another.
+            myself.kill();
         }
         Ok(())
     }

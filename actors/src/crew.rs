@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use gatecrew_crew::agent::{AgentCore, AgentFactory};
 use gatecrew_protocol::AgentId;
+use ractor::concurrency::JoinHandle;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 
 use crate::agent::AgentActor;
@@ -22,6 +23,10 @@ pub struct CrewState {
     by_actor: BTreeMap<ActorId, AgentId>,
     journals: Vec<JournalSlot>,
     waiting: Vec<(AgentId, u64, RpcReplyPort<AgentHandle>)>,
+    /// Each agent's current actor's task, awaited when the crew stops: `run_episode`
+    /// returns only once every agent is gone, so nothing of one episode runs into the
+    /// next on the same runtime.
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl CrewActor {
@@ -29,9 +34,8 @@ impl CrewActor {
         myself: &ActorRef<CrewMsg>,
         core: Box<AgentCore>,
         journal: JournalSlot,
-    ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
-        let (actor, _) = Actor::spawn_linked(None, AgentActor, (core, journal), myself.get_cell()).await?;
-        Ok(actor)
+    ) -> Result<(ActorRef<AgentMsg>, JoinHandle<()>), ActorProcessingErr> {
+        Ok(Actor::spawn_linked(None, AgentActor, (core, journal), myself.get_cell()).await?)
     }
 }
 
@@ -45,16 +49,37 @@ impl Actor for CrewActor {
         myself: ActorRef<Self::Msg>,
         factory: AgentFactory,
     ) -> Result<Self::State, ActorProcessingErr> {
-        let mut state =
-            CrewState { agents: Vec::new(), by_actor: BTreeMap::new(), journals: Vec::new(), waiting: Vec::new() };
+        let mut state = CrewState {
+            agents: Vec::new(),
+            by_actor: BTreeMap::new(),
+            journals: Vec::new(),
+            waiting: Vec::new(),
+            tasks: Vec::new(),
+        };
         for id in (0..factory.len() as u32).map(AgentId) {
             let (journal, core) = JournalSlot::start(&factory, id).ok_or("the factory lost an agent")?;
             state.journals.push(journal.clone());
-            let actor = Self::start(&myself, Box::new(core), journal).await?;
+            let (actor, task) = Self::start(&myself, Box::new(core), journal).await?;
             state.by_actor.insert(actor.get_id(), id);
             state.agents.push(AgentHandle { agent: id, actor, generation: 0, cause: None });
+            state.tasks.push(task);
         }
         Ok(state)
+    }
+
+    async fn post_stop(&self, _myself: ActorRef<Self::Msg>, state: &mut Self::State) -> Result<(), ActorProcessingErr> {
+        // Every agent is told first, so that on a multi-thread runtime they stop in
+        // parallel; then each is waited for. Killed rather than stopped: an agent has
+        // nothing to do at its end and no message is left for it once the world is gone,
+        // and a stopped actor sends its whole state to the supervisor in its last
+        // event, where this task would drop all of them one after another.
+        for h in &state.agents {
+            h.actor.kill();
+        }
+        for task in state.tasks.drain(..) {
+            let _ = task.await;
+        }
+        Ok(())
     }
 
     async fn handle(
@@ -104,8 +129,10 @@ impl Actor for CrewActor {
         metrics::counter!("gatecrew_agent_restarts_total").increment(1);
         let journal = state.journals[id.index()].clone();
         let core = journal.recover();
-        let actor = Self::start(&myself, Box::new(core), journal).await?;
+        let (actor, task) = Self::start(&myself, Box::new(core), journal).await?;
         state.by_actor.insert(actor.get_id(), id);
+        // The failed actor's task has ended, or ends without running anything more.
+        state.tasks[id.index()] = task;
         let h = &mut state.agents[id.index()];
         h.actor = actor;
         h.generation += 1;

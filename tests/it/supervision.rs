@@ -8,16 +8,22 @@ use crate::common::{default_config, root, write};
 use crate::episode::{actor_trace, events, stepper_trace};
 
 fn with_crash(dir: &std::path::Path) -> Setup {
+    with_crash_at(dir, 40, None)
+}
+
+/// The default config with agent 1 crashing at its first wake-up from `tick` on, and
+/// `agents` bots.
+fn with_crash_at(dir: &std::path::Path, tick: u64, agents: Option<usize>) -> Setup {
     let text = std::fs::read_to_string(default_config())
         .unwrap()
-        .replace("[world]", "[faults]\ncrash = [{ agent = 1, tick = 40 }]\n\n[world]");
+        .replace("[world]", &format!("[faults]\ncrash = [{{ agent = 1, tick = {tick} }}]\n\n[world]"));
     let cfg = write(dir, "configs/crew.toml", &text);
     std::fs::create_dir_all(dir.join("configs/data")).unwrap();
     std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), dir.join("configs/data/minecraft-1.20.4.json"))
         .unwrap();
     let bp = std::fs::read_to_string(root().join("configs/blueprints/house.toml")).unwrap();
     write(dir, "configs/blueprints/house.toml", &bp);
-    Setup::load(&cfg, &Overrides::default()).unwrap()
+    Setup::load(&cfg, &Overrides { agents, ..Overrides::default() }).unwrap()
 }
 
 /// The trace lines that do not depend on the fault config: everything but the start
@@ -141,4 +147,27 @@ fn the_journal_rebuilds_the_state_after_every_step() {
     }
     assert!(rebuilt >= 10 && longest > CHECKPOINT_EVERY, "{rebuilt} rebuilds, the longest {longest} steps apart");
     assert!(from_start >= 1, "no rebuild came before a checkpoint");
+}
+
+/// `run_episode` returns only once every actor of the episode is gone, a restarted
+/// agent's included: nothing of one episode runs on into the next on the same runtime.
+/// On one thread, where a task runs only inside `block_on`, so that a task counted
+/// after it returned was really left behind (a multi-thread runtime lets the count
+/// trail the join by a moment).
+#[test]
+fn every_actor_is_gone_when_the_episode_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    // A crew large enough that its agents cannot all have stopped by chance while the
+    // other actors' tasks were awaited (the check caught the old stop at 300 bots, not
+    // at 3).
+    let setup = with_crash_at(dir.path(), 0, Some(300));
+    {
+        let workers = 1;
+        let rt = gatecrew_actors::runtime::with_workers(workers).unwrap();
+        let buf = crate::episode::SharedBuf::default();
+        rt.block_on(gatecrew_actors::run_episode(&setup, Box::new(buf.clone()), None)).unwrap();
+        let restarts = events(&buf.take()).iter().filter(|e| matches!(e.kind, EventKind::Restart { .. })).count();
+        assert_eq!(restarts, 1, "the restarted actor is among those stopped");
+        assert_eq!(rt.metrics().num_alive_tasks(), 0, "tasks left running on {workers} thread(s)");
+    }
 }
