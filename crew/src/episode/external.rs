@@ -71,7 +71,8 @@ impl Episode {
         e
     }
 
-    /// The mirror world, for the driver to bring in line with observations.
+    /// The world, to change: the episode's own actions go through it, and an external
+    /// world's driver brings the mirror in line with observations through it.
     pub fn world_mut(&mut self) -> &mut World {
         // Copied only if a clone of the episode or a view still being taken shares it:
         // the runtimes take every view of a round before the round's outputs change
