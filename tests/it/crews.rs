@@ -181,22 +181,20 @@ fn a_thousand_bots_build_the_village() {
     assert_eq!(f.reason, EndReason::Complete, "{f:?}");
 }
 
-/// A round with more awake agents than [`STEP_BATCH`] is handed to the driver in
-/// batches (a round's observations were most of a 10,000-bot run's memory, issue 20):
-/// no `Step` need is larger, some round is split, every input's view is what the world
-/// shows at that moment (nothing moves between the batches of a round), and the actors,
-/// which step each batch concurrently, write the stepper's trace.
-#[test]
-fn a_large_round_is_stepped_in_batches() {
+/// Runs `ep` as the stepper does, the board and the agents' cores held here, and returns
+/// its trace events. Each step need's inputs go to `on_step` first, with the episode as
+/// it stands; `after` sees the episode after every answer.
+fn drive(
+    setup: &Setup,
+    ep: &mut gatecrew_crew::Episode,
+    mut on_step: impl FnMut(&gatecrew_crew::Episode, &mut [(AgentId, StepInput)]),
+    mut after: impl FnMut(&gatecrew_crew::Episode),
+) -> Vec<Event> {
     use gatecrew_crew::episode::stepper::step_all;
-    use gatecrew_crew::{Answer, Episode, Need, STEP_BATCH};
-    use gatecrew_protocol::Board;
-    let agents = 2 * STEP_BATCH + 44;
-    let setup = Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
-    let mut ep = Episode::new(&setup);
-    let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    use gatecrew_crew::{Answer, Need};
+    let mut board = gatecrew_protocol::Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut cores = setup.agents();
-    let (mut largest, mut split_rounds, mut batches_this_round) = (0, 0, 0);
+    let mut events = Vec::new();
     loop {
         let answer = match ep.poll() {
             Need::Deadline => Answer::Deadline(board.next_deadline()),
@@ -204,26 +202,46 @@ fn a_large_round_is_stepped_in_batches() {
             Need::Expire(now) => Answer::Expired(board.expire(now)),
             Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
             Need::Outside(_) | Need::Over(_) => Answer::Ready,
-            Need::Step(inputs) => {
-                largest = largest.max(inputs.len());
-                batches_this_round += 1;
-                for (id, input) in &inputs {
-                    assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
-                }
+            Need::Step(mut inputs) => {
+                on_step(ep, &mut inputs);
                 Answer::Stepped(step_all(&mut cores, inputs))
             }
             Need::Flush => {
-                split_rounds += usize::from(batches_this_round > 1);
-                batches_this_round = 0;
-                let _ = ep.drain();
+                events.extend(ep.drain());
                 Answer::Ready
             }
-            Need::Done(_) => break,
+            Need::Done(_) => return events,
         };
         ep.answer(answer);
+        after(ep);
     }
+}
+
+/// A round with more awake agents than [`STEP_BATCH`] is handed to the driver in
+/// batches (a round's observations were most of a 10,000-bot run's memory, issue 20):
+/// no `Step` need is larger, some round is split, every input's view is what the world
+/// shows at that moment (nothing moves between the batches of a round), and the actors,
+/// which step each batch concurrently, write the stepper's trace.
+#[test]
+fn a_large_round_is_stepped_in_batches() {
+    use gatecrew_crew::{Episode, STEP_BATCH};
+    let agents = 2 * STEP_BATCH + 44;
+    let setup = Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
+    let mut largest = 0;
+    // Batches per round, by the round's tick (the last step is a round of its own).
+    let mut batches: std::collections::BTreeMap<(u64, bool), usize> = Default::default();
+    let on_step = |ep: &Episode, inputs: &mut [(AgentId, StepInput)]| {
+        largest = largest.max(inputs.len());
+        if let Some((_, first)) = inputs.first() {
+            *batches.entry((first.tick.0, first.final_call)).or_default() += 1;
+        }
+        for (id, input) in inputs.iter() {
+            assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
+        }
+    };
+    drive(&setup, &mut Episode::new(&setup), on_step, |_| {});
     assert!(largest <= STEP_BATCH, "a step need of {largest} inputs");
-    assert!(split_rounds > 0, "no round of {agents} bots was split");
+    assert!(batches.values().any(|&n| n > 1), "no round of {agents} bots was split");
     use crate::episode::{actor_trace, stepper_trace};
     assert!(String::from_utf8(actor_trace(&setup)).unwrap() == String::from_utf8(stepper_trace(&setup)).unwrap());
 }
@@ -235,50 +253,33 @@ fn a_large_round_is_stepped_in_batches() {
 /// a sight until the next round costs a copy, and still the same trace.
 #[test]
 fn views_taken_by_the_agents_are_the_episodes_own() {
-    use gatecrew_crew::episode::stepper::step_all;
-    use gatecrew_crew::{Answer, Episode, Need, STEP_BATCH};
-    use gatecrew_protocol::Board;
+    use gatecrew_crew::{Episode, STEP_BATCH};
     use gatecrew_world::Observation;
     let agents = STEP_BATCH + 44;
     let setup = Setup::load(&default_config(), &Overrides { agents: Some(agents), ..Overrides::default() }).unwrap();
     let run = |hold: bool| {
         let mut ep = Episode::new(&setup);
         assert!(ep.defer_views(), "the scripted simulator defers");
-        let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
-        let mut cores = setup.agents();
-        let (mut events, mut copies, mut held) = (Vec::new(), 0, Vec::new());
-        let mut world: *const gatecrew_world::World = ep.world();
-        loop {
-            let answer = match ep.poll() {
-                Need::Deadline => Answer::Deadline(board.next_deadline()),
-                Need::Adjudicate(_) => unreachable!("the default config has no tier 3"),
-                Need::Expire(now) => Answer::Expired(board.expire(now)),
-                Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
-                Need::Outside(_) | Need::Over(_) => Answer::Ready,
-                Need::Step(mut inputs) => {
-                    let sight = ep.sight().expect("views are deferred");
-                    for (id, input) in &mut inputs {
-                        assert_eq!(input.view, Observation::default(), "{id} came with a view");
-                        sight.clone().fill(*id, input);
-                        assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
-                    }
-                    // Held until the next step: through the outputs' application.
-                    held.clear();
-                    held.extend(hold.then_some(sight));
-                    Answer::Stepped(step_all(&mut cores, inputs))
-                }
-                Need::Flush => {
-                    events.extend(ep.drain());
-                    Answer::Ready
-                }
-                Need::Done(_) => break,
-            };
-            ep.answer(answer);
+        let mut held = Vec::new();
+        let on_step = |ep: &Episode, inputs: &mut [(AgentId, StepInput)]| {
+            let sight = ep.sight().expect("views are deferred");
+            for (id, input) in inputs.iter_mut() {
+                assert_eq!(input.view, Observation::default(), "{id} came with a view");
+                sight.clone().fill(*id, input);
+                assert_eq!(input.view, ep.world().observe(*id), "{id}'s view at tick {}", input.tick.0);
+            }
+            // Held until the next step: through the outputs' application.
+            held.clear();
+            held.extend(hold.then_some(sight));
+        };
+        let (mut copies, mut world) = (0, std::ptr::from_ref(ep.world()));
+        let after = |ep: &Episode| {
             if !std::ptr::eq(world, ep.world()) {
                 copies += 1;
                 world = ep.world();
             }
-        }
+        };
+        let events = drive(&setup, &mut ep, on_step, after);
         (events, copies)
     };
     let mut stepper = Vec::new();

@@ -161,13 +161,10 @@ fn every_actor_is_gone_when_the_episode_returns() {
     // other actors' tasks were awaited (the check caught the old stop at 300 bots, not
     // at 3).
     let setup = with_crash_at(dir.path(), 0, Some(300));
-    {
-        let workers = 1;
-        let rt = gatecrew_actors::runtime::with_workers(workers).unwrap();
-        let buf = crate::episode::SharedBuf::default();
-        rt.block_on(gatecrew_actors::run_episode(&setup, Box::new(buf.clone()), None)).unwrap();
-        let restarts = events(&buf.take()).iter().filter(|e| matches!(e.kind, EventKind::Restart { .. })).count();
-        assert_eq!(restarts, 1, "the restarted actor is among those stopped");
-        assert_eq!(rt.metrics().num_alive_tasks(), 0, "tasks left running on {workers} thread(s)");
-    }
+    let rt = gatecrew_actors::runtime::with_workers(1).unwrap();
+    let buf = crate::episode::SharedBuf::default();
+    rt.block_on(gatecrew_actors::run_episode(&setup, Box::new(buf.clone()), None)).unwrap();
+    let restarts = events(&buf.take()).iter().filter(|e| matches!(e.kind, EventKind::Restart { .. })).count();
+    assert_eq!(restarts, 1, "the restarted actor is among those stopped");
+    assert_eq!(rt.metrics().num_alive_tasks(), 0, "agents' tasks left running");
 }
