@@ -108,9 +108,7 @@ fn consults_of_different_agents_are_in_flight_at_once_and_the_episode_replays_by
         body: answer_body(if n % 2 == 0 { "escalate" } else { "stay_local" }, 0.8),
     });
     let recorded = dir.path().join("live.jsonl");
-    let started = std::time::Instant::now();
     let summary = run(cfg, &slow.url, &recorded, false);
-    let took = started.elapsed();
     let evs = trace(&recorded);
     let adj = adjudications(&evs);
     let agents: std::collections::BTreeSet<_> = evs
@@ -119,12 +117,11 @@ fn consults_of_different_agents_are_in_flight_at_once_and_the_episode_replays_by
         .collect();
     assert!(adj.len() >= 2 && agents.len() >= 2, "{adj:?}");
     assert_eq!(summary["adjudication"]["model_verdicts"], adj.len() as u64);
+    // The fake counts the calls out at once: two means two agents' consults overlapped.
+    // (A bound on the run's wall time said the same less surely: the whole run, process
+    // start included, went over 2 x 700 ms under a loaded full test run while the peak
+    // was 2.)
     assert!(slow.peak() >= 2, "the actor runtime had {} calls out at once", slow.peak());
-    assert!(
-        took < std::time::Duration::from_millis(700 * adj.len() as u64),
-        "concurrent calls: {took:?} for {} calls of 700 ms",
-        adj.len()
-    );
     // Every issue is gated (a blocker met again is gated again under the same id), and
     // no gate event is about an issue never detected.
     let issues: std::collections::BTreeSet<_> = evs
