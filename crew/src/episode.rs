@@ -18,7 +18,7 @@ pub mod consult;
 mod exec;
 mod external;
 mod faults;
-pub mod manager;
+pub use crate::style::central_dag::manager;
 pub mod oracle;
 pub(crate) mod probe;
 mod record;

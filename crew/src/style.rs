@@ -16,7 +16,7 @@
 //! the news it hands over ([`reading_ticks`]). A style with a channel of its own adds a
 //! variant to one of the payloads; a style without one adds nothing here.
 
-mod central_dag;
+pub(crate) mod central_dag;
 mod flatcomm;
 mod no_partition;
 mod protocol;

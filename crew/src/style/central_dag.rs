@@ -3,6 +3,8 @@
 //! (`crew/src/episode/manager.rs` is the manager; the agent's side of its directives
 //! is in `crew/src/agent/baseline.rs`).
 
+pub mod manager;
+
 use super::Style;
 
 /// `central_dag`: the manager holds the plan (the only answer that differs).
