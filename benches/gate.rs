@@ -26,7 +26,7 @@ fn gate(c: &mut Criterion) {
     let mut g = c.benchmark_group("gate");
     g.bench_function("decision_200_nodes", |b| b.iter(|| std::hint::black_box(agent.evaluate(issue, Some(node)))));
     g.bench_function("score_only", |b| {
-        let gate = gatecrew_gating::Gate::new(setup.gate, gatecrew_crew::policy::gate_policy(setup.policy));
+        let gate = gatecrew_gating::Gate::new(setup.gate, gatecrew_crew::style::of(setup.policy).gate());
         let q = gatecrew_gating::GateQuery {
             features: gatecrew_gating::Features::new(2, 1, 2, 0, 0).expect("levels in range"),
             ctx: gatecrew_gating::RuleContext { requestable: true, teammate_reachable: true, other_work: true },

@@ -16,7 +16,7 @@
 # are the server's.
 # usage: scripts/kitchen-digests.sh BIN OUT_DIR   (the list goes to OUT_DIR/digests.txt)
 set -euo pipefail
-BIN=$1; OUT=$2
+BIN=$(realpath "$1"); OUT=$2
 rm -rf "$OUT"; mkdir -p "$OUT/runs" "$OUT/rows"
 run() { # name args...
   local name=$1; shift
@@ -32,7 +32,7 @@ for seed in 0 1; do run "llm-file-s$seed" --executor llm --seed "$seed"; done
 run llm-oracle-x4-s0 --executor llm --timing oracle --error-scale 4
 "$BIN" analyze --json --ci 200 "$OUT/runs/stepper" > "$OUT/rows/analyze.json"
 for p in dispatcher gated flatcomm; do
-  "$BIN" check "$OUT/runs/stepper/level_3-$p-a3-x1.5-file-scripted-s0.jsonl" > "$OUT/rows/check-$p.txt" 2>&1 || echo "exit $?" >> "$OUT/rows/check-$p.txt"
+  (cd "$OUT/runs/stepper" && "$BIN" check "level_3-$p-a3-x1.5-file-scripted-s0.jsonl") > "$OUT/rows/check-$p.txt" 2>&1 || echo "exit $?" >> "$OUT/rows/check-$p.txt"
 done
 (cd "$OUT" && find runs rows -type f | sort | xargs sha256sum) > "$OUT/digests.txt"
 # The runtimes must agree: the same names with the same digests.

@@ -411,11 +411,8 @@ pub struct AgentCore {
     // What the board said, by item.
     offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
     refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
-    // central_dag: the issue the agent waits on the manager for, and the issues sent.
-    waiting_manager: Option<IssueId>,
-    sent_to_manager: BTreeMap<IssueId, Issue>,
-    // central_dag: the inventory last reported to the manager (`None` before the first).
-    reported: Option<Inventory>,
+    // The coordination style's own state in this bot, if it keeps any (central_dag's).
+    side: Option<Box<dyn crate::style::BotSide>>,
     // The pillar this agent is building or standing on, nodes a walk could not reach,
     // and pillar bases it could not get to.
     scaffold: Option<scaffold::OwnPillar>,
@@ -448,7 +445,7 @@ impl AgentCore {
             blueprint: s.blueprint,
             gate: s.gate,
             consult: s.consult,
-            style: crate::style::style(s.policy),
+            style: crate::style::of(s.policy),
             tuning: s.tuning,
             physics: s.physics,
             board_cfg: s.board,
@@ -475,9 +472,7 @@ impl AgentCore {
             recent: VecDeque::new(),
             offered: BTreeMap::new(),
             refused: BTreeMap::new(),
-            waiting_manager: None,
-            sent_to_manager: BTreeMap::new(),
-            reported: None,
+            side: crate::style::of(s.policy).bot(),
             scaffold: None,
             temps: Vec::new(),
             lift: BTreeSet::new(),
@@ -576,7 +571,7 @@ impl AgentCore {
         }
         for d in &input.style {
             match d {
-                crate::style::Delivery::Directive(d) => self.on_directive(*d, &mut out),
+                crate::style::Delivery::Directive(d) => self.on_directive(*d),
             }
         }
         self.expire_awaiting();
@@ -589,7 +584,9 @@ impl AgentCore {
             out.intent = Intent::Done;
             return out;
         }
-        self.report_first(&mut out);
+        if let Some(side) = &mut self.side {
+            side.wake(&self.inv, &mut out.style);
+        }
         out.intent = if self.in_flight {
             Intent::Continue
         } else if work {
@@ -748,7 +745,7 @@ impl AgentCore {
                 self.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
             }
-            if self.waiting_manager.is_some() {
+            if self.waits_on_channel() {
                 // central_dag: the agent waits for the manager's re-plan.
                 return Intent::Wait(None);
             }

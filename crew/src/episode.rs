@@ -13,12 +13,11 @@
 //! with the tick at which their verdicts enter (see [`consult`]); the driver resolves
 //! them in between, however long that takes, and the trace does not depend on it.
 
-mod baseline;
+mod channel;
 pub mod consult;
 mod exec;
 mod external;
 mod faults;
-pub use crate::style::central_dag::manager;
 pub mod oracle;
 pub(crate) mod probe;
 mod record;
@@ -72,7 +71,6 @@ struct Slot {
     /// What the style's own channel holds for the agent, and when it wakes it.
     deliveries: Vec<crate::style::Delivery>,
     delivery_due: Option<Tick>,
-    chat_lines_seen: u32,
     /// Waiting only for teammates' blocks (`Intent::Watch`), and how many actions had
     /// completed when it last looked.
     watching: bool,
@@ -112,7 +110,11 @@ pub struct Episode {
     started: bool,
     muted: Vec<bool>,
     policy_kind: crate::policy::Policy,
-    manager: Option<manager::Manager>,
+    /// How the crew coordinates ([`crate::style`]).
+    style: &'static dyn crate::style::Style,
+    /// The style's own channel beside the board, if it has one (taken out while it
+    /// runs: see `channel.rs`).
+    channel: Option<Box<dyn crate::style::Channel>>,
     scorer: Option<Arc<dyn crate::setup::EndScorer>>,
     probe: Option<Arc<dyn WorldProbe>>,
     /// A real world's state (see [`external`]); `None` in the simulator.
@@ -156,10 +158,8 @@ impl Episode {
             started: false,
             muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
             policy_kind: setup.policy,
-            manager: crate::style::style(setup.policy).central_manager().then(|| {
-                let owners = crate::plan::split_work(&setup.blueprint, setup.labels.builders(n));
-                manager::Manager::new(manager::ManagerConfig::default(), owners, n)
-            }),
+            style: crate::style::of(setup.policy),
+            channel: crate::style::of(setup.policy).channel(setup),
             scorer: setup.scorer.clone(),
             probe: setup.probe.clone(),
             external: None,
@@ -319,7 +319,7 @@ impl Episode {
                 s.wake = true;
             }
         }
-        self.expire_deliveries(now);
+        self.channel_expire(now);
         true
     }
 
@@ -356,7 +356,7 @@ impl Episode {
                 consider(t);
             }
         }
-        if let Some(t) = self.manager.as_ref().and_then(manager::Manager::next_deadline) {
+        if let Some(t) = self.channel.as_ref().and_then(|c| c.next_deadline()) {
             consider(t);
         }
         if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
@@ -434,10 +434,9 @@ impl Episode {
             let agent = AgentId(i as u32);
             let view = self.view_for(agent);
             let random_crash = self.faults.crashes();
-            let style = crate::style::style(self.policy_kind);
             let s = &mut self.slots[i];
             s.wake = false;
-            s.reading = crate::style::reading_ticks(style, agent, &s.news);
+            s.reading = crate::style::reading_ticks(self.style, agent, &s.news);
             self.exec_wake(i, &view);
             let s = &mut self.slots[i];
             let chosen_crash = s.crash_at.is_some_and(|t| t <= now);
@@ -474,9 +473,8 @@ impl Episode {
             .map(|i| {
                 let agent = AgentId(i as u32);
                 let view = self.view_for(agent);
-                let style = crate::style::style(self.policy_kind);
                 let s = &mut self.slots[i];
-                s.reading = crate::style::reading_ticks(style, agent, &s.news);
+                s.reading = crate::style::reading_ticks(self.style, agent, &s.news);
                 let input = StepInput {
                     tick: now,
                     outcome: s.outcome.take(),
@@ -515,22 +513,19 @@ impl Episode {
         } else {
             let (style, posts, lost) = self.exec_write(agent, style, posts);
             for issue in lost {
-                self.report_lost(agent, issue);
+                self.channel_lost(agent, issue);
             }
             (style, posts)
         };
         if !muted {
             for aside in style {
-                self.aside(agent, aside);
+                self.hear(agent, aside);
             }
         } else {
-            // Nothing a muted bot says arrives; an issue it sends `central_dag`'s manager
-            // is lost like a dropped one, and the bot, hearing nothing for a board
-            // window, recovers locally (before, it waited for a re-plan to the end).
-            for aside in style {
-                if let crate::style::Aside::Ask(manager::ManagerAsk::Issue { issue, .. }) = aside {
-                    self.report_lost(agent, issue);
-                }
+            // Nothing a muted bot says arrives; an issue it hands the style's channel is
+            // lost like a dropped one.
+            for issue in style.iter().filter_map(crate::style::Aside::issue) {
+                self.channel_lost(agent, issue);
             }
         }
         let now = self.tick;
@@ -600,10 +595,9 @@ impl Episode {
         match result {
             Ok(receipt) => {
                 let window = receipt.posted.window;
-                if crate::style::style(self.policy_kind).board_as_chat() {
-                    // flatcomm's coordination is free chat: the same exchange, as chat lines.
-                    self.record_chat(receipt.posted.msg.from(), receipt.posted.msg.to());
-                } else {
+                // A style whose board is free chat (flatcomm) records the exchange as its
+                // chat lines.
+                if !self.channel_posted(receipt.posted.msg.from(), receipt.posted.msg.to()) {
                     self.record_board(&receipt.posted.msg, window);
                 }
                 if matches!(msg, BoardMessage::RequestMaterial { .. }) {

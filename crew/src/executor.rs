@@ -45,6 +45,7 @@ use gatecrew_protocol::trace::ExecutorLabel;
 use serde::{Deserialize, Serialize};
 
 pub use model::LlmModel;
+pub use state::Call;
 
 /// MindCraft's default `max_messages`: the chat lines a bot keeps in its context.
 pub const DEFAULT_CONTEXT_LINES: u32 = 15;

@@ -24,7 +24,7 @@ use crate::agent::AgentCore;
 use crate::episode::Finished;
 use crate::episode::consult::ByAdjudicator;
 use crate::episode::stepper::run_watched;
-use crate::{Episode, Policy, Setup};
+use crate::{Episode, Setup};
 
 /// One broken invariant.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +104,8 @@ pub struct Checked {
 /// every invariant of the module docs.
 pub fn run_checked(setup: &Setup) -> Checked {
     let start = setup.world.item_census();
-    let reads = matches!(setup.policy, Policy::Flatcomm | Policy::NoPartition);
+    let style = crate::style::of(setup.policy);
+    let reads = style.charges_reading();
     let mut events = Vec::new();
     let mut violations = Vec::new();
     let mut det = ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() });
@@ -127,8 +128,7 @@ pub fn run_checked(setup: &Setup) -> Checked {
     }
     // The cooldown is a rule of the gate: no_gate escalates everything and flatcomm
     // asks again at once, by design.
-    let gated = !matches!(setup.policy, Policy::Flatcomm | Policy::NoGate);
-    let cooldown = if gated { setup.gate.spec().cooldown_ticks } else { 0 };
+    let cooldown = crate::style::kept_cooldown(style, setup.gate.spec().cooldown_ticks);
     violations.extend(re_escalations(&events, cooldown));
     Checked { finished, events, episode, violations }
 }

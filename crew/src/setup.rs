@@ -451,7 +451,7 @@ impl Setup {
             faults: &file.faults,
             llm: llm
                 .as_ref()
-                .filter(|_| crate::policy::gate_policy(file.episode.policy) == GatePolicy::Gated)
+                .filter(|_| crate::style::of(file.episode.policy).gate() == GatePolicy::Gated)
                 .map(LlmSpec::episode_terms),
             world: &file.world,
             agents: &agents,
@@ -505,7 +505,7 @@ impl Setup {
     /// Whether the gray zone goes to an external adjudicator: a `[llm]` section (or
     /// its command-line overrides) under the `gated` policy.
     pub fn consults(&self) -> bool {
-        self.llm.is_some() && crate::policy::gate_policy(self.policy) == GatePolicy::Gated
+        self.llm.is_some() && crate::style::of(self.policy).gate() == GatePolicy::Gated
     }
 
     /// Whether the agents park gray-zone issues for a verdict that enters later: with
@@ -515,7 +515,7 @@ impl Setup {
     pub fn parks_gray(&self) -> bool {
         self.consults()
             || (matches!(self.executor, crate::executor::Executor::Llm(_))
-                && crate::policy::gate_policy(self.policy) == GatePolicy::Gated)
+                && crate::style::of(self.policy).gate() == GatePolicy::Gated)
     }
 
     /// The crew roster.
@@ -554,7 +554,7 @@ impl Setup {
             blueprint: self.blueprint.clone(),
             plan: self.plan.clone(),
             kept_ground: crate::agent::kept_ground(&self.blueprint),
-            gate: Gate::new(self.gate, crate::policy::gate_policy(self.policy)),
+            gate: Gate::new(self.gate, crate::style::of(self.policy).gate()),
             policy: self.policy,
             tuning: self.tuning,
             physics,

@@ -1,15 +1,16 @@
-//! What the baseline policies change in an agent (DESIGN section 6; docs/baselines.md):
+//! What a coordination style changes in an agent (DESIGN section 6; docs/baselines.md):
 //! who is too busy to answer, who reacts to others' requests as if they were its own,
-//! and how the central manager's directives are carried out. (What reading public
-//! messages costs is charged by the episode: [`crate::style::reading_ticks`].)
+//! where an issue goes when the style's own channel takes it (the bot's side of that
+//! channel, [`crate::style::BotSide`], keeps its state), and how the channel's
+//! directives are carried out. What reading public messages costs is charged by the
+//! episode ([`crate::style::reading_ticks`]).
 
 use gatecrew_gating::Issue;
 use gatecrew_protocol::trace::ResolvedBy;
-use gatecrew_protocol::{BoardMessage, IssueId, Recipient};
+use gatecrew_protocol::{BoardMessage, IssueId, ItemId, Recipient};
 
 use super::{AgentCore, Awaiting, Blocker, Handover, Retry, StepOutput};
-use crate::episode::manager::{Directive, ManagerAsk, Report};
-use crate::style::Aside;
+use crate::style::{Aside, Directive};
 
 impl AgentCore {
     /// `flatcomm`: one conversation at a time; a bot already in one ignores requests.
@@ -37,48 +38,32 @@ impl AgentCore {
         self.run_gate(id, issue, node, out);
     }
 
-    /// `central_dag`: the bot's first report of its inventory, at its first step (the
-    /// manager knows nothing of what a bot holds but what it reports).
-    pub(super) fn report_first(&mut self, out: &mut StepOutput) {
-        if self.reported.is_none() {
-            self.report_inventory(out);
-        }
+    /// Whether the bot waits for its style's channel to answer (`central_dag`: the
+    /// manager's re-plan) and does nothing else meanwhile.
+    pub(super) fn waits_on_channel(&self) -> bool {
+        self.side.as_ref().is_some_and(|s| s.waiting())
     }
 
-    /// `central_dag`: reports what the bot holds, when that changed since its last report
-    /// (or it never reported). The model of VillagerAgent's agents returning their state
-    /// with their feedback: a bot reports at its first step and with each issue it sends,
-    /// not after every action (between those, the manager's belief can be out of date).
-    fn report_inventory(&mut self, out: &mut StepOutput) {
-        if !self.style.central_manager() || self.reported.as_ref() == Some(&self.inv) {
-            return;
-        }
-        let items = self.inv.iter().filter(|(_, n)| *n > 0).collect();
-        out.style.push(Aside::Ask(ManagerAsk::Report(Report { items })));
-        self.reported = Some(self.inv.clone());
-    }
-
-    /// `central_dag`: every issue goes to the manager (with a fresh report of the bot's
-    /// inventory, if it changed), and the bot waits for the re-plan.
-    pub(super) fn ask_manager(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) {
-        self.report_inventory(out);
-        out.style.push(Aside::Ask(ManagerAsk::Issue { issue: id, item: issue.requestable() }));
-        self.sent_to_manager.insert(id, issue);
-        self.waiting_manager = Some(id);
+    /// The style's channel takes the decided issue over from the board (`central_dag`:
+    /// every issue goes to the manager): the bot holds the blocker until it answers.
+    pub(super) fn hand_to_channel(&mut self, id: IssueId, issue: Issue, out: &mut StepOutput) -> bool {
+        let Some(side) = &mut self.side else { return false };
+        let Some(why) = side.take_issue(id, issue, &self.inv, &mut out.style) else { return false };
         if let Some((item, _)) = issue.requestable() {
-            // Until the manager answers, the item counts as awaited.
-            self.hold(Blocker::Item(item), Retry::WhenIdle, "waiting for the manager's re-plan".into());
+            // Until the channel answers, the item counts as awaited.
+            self.hold(Blocker::Item(item), Retry::WhenIdle, why.into());
         }
+        true
     }
 
-    /// Carries out a directive of the manager.
-    pub(super) fn on_directive(&mut self, d: Directive, out: &mut StepOutput) {
+    /// Carries out a directive of the style's channel (`central_dag`'s manager).
+    pub(super) fn on_directive(&mut self, d: Directive) {
         match d {
             Directive::Deliver { window, to, item, count } => {
                 self.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
             }
             Directive::Incoming { window, from, item, count, deadline } => {
-                let issue = self.waiting_manager.take();
+                let issue = self.side.as_mut().and_then(|s| s.incoming());
                 self.blocks.remove(&Blocker::Item(item));
                 let key = Issue::MissingMaterial { item, count }.key();
                 // The manager's deadline: it decides when the delivery has failed.
@@ -98,33 +83,27 @@ impl AgentCore {
                 );
             }
             Directive::RecoverLocally { issue } => {
-                if self.waiting_manager == Some(issue) {
-                    self.waiting_manager = None;
-                }
-                if let Some((item, count)) = self.sent_to_manager.get(&issue).and_then(|i| i.requestable()) {
+                let sent = self.side.as_mut().and_then(|s| s.answered(issue));
+                if let Some((item, count)) = sent.and_then(|i| i.requestable()) {
                     self.awaiting.remove(&item);
                     self.blocks.remove(&Blocker::Item(item));
                     self.fall_back_now(item, count);
                 }
-                let _ = out;
             }
             Directive::Resume { issue } => {
-                if self.waiting_manager == Some(issue) {
-                    self.waiting_manager = None;
+                if let Some(s) = &mut self.side {
+                    s.answered(issue);
                 }
             }
         }
     }
 
-    /// `central_dag`: items of a delivery arrived; the manager closes the window.
-    pub(super) fn confirm_to_manager(&mut self, item: gatecrew_protocol::ItemId, out: &mut StepOutput) -> bool {
-        if !self.style.central_manager() {
-            return false;
-        }
+    /// Items of a delivery the style's channel announced arrived: confirmed there, not
+    /// on the board. Whether the channel took them.
+    pub(super) fn confirm_on_channel(&mut self, item: ItemId, out: &mut StepOutput) -> bool {
+        let Some(side) = &mut self.side else { return false };
         let Some(aw) = self.awaiting.remove(&item) else { return true };
-        if let Some(window) = aw.window {
-            out.style.push(Aside::Ask(ManagerAsk::Received { window }));
-        }
+        side.confirm(aw.window, &mut out.style);
         self.history.confirmed(aw.key);
         self.resolve(Blocker::Item(item), ResolvedBy::Board, out);
         true

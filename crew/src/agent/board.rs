@@ -165,7 +165,7 @@ impl AgentCore {
     /// Items from a teammate, verified by the world: confirm on the board.
     pub(super) fn on_receipt(&mut self, r: Receipt, out: &mut StepOutput) {
         self.inv.insert_unchecked(r.item, r.count);
-        if self.confirm_to_manager(r.item, out) {
+        if self.confirm_on_channel(r.item, out) {
             if let Some(rec) = &mut self.recovery {
                 rec.unpause(r.item);
             }

@@ -167,7 +167,7 @@ impl AgentCore {
             || !self.handovers.is_empty()
             || self.recovery.is_some()
             || !self.parked.is_empty()
-            || self.waiting_manager.is_some();
+            || self.waits_on_channel();
         if busy {
             return Ok(None);
         }

@@ -428,8 +428,7 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
-        if self.style.central_manager() {
-            self.ask_manager(id, issue, out);
+        if self.hand_to_channel(id, issue, out) {
             return;
         }
         if issue.requestable().is_none() {

@@ -54,7 +54,7 @@ impl Episode {
     pub(super) fn exec_wake(&mut self, i: usize, view: &Observation) {
         let Some(x) = &mut self.exec else { return };
         let agent = AgentId(i as u32);
-        let chat = crate::style::style(self.policy_kind).board_as_chat();
+        let chat = self.style.board_as_chat();
         let data = self.world.data().clone();
         let s = &mut self.slots[i];
         let lines = s.news.iter().filter(|n| teammate_line(agent, n)).count();
@@ -156,29 +156,21 @@ impl Episode {
         asides: Vec<Aside>,
         posts: Vec<Post>,
     ) -> (Vec<Aside>, Vec<Post>, Vec<IssueId>) {
-        let style = crate::style::style(self.policy_kind);
-        if self.exec.is_none() || !style.writes_with_model() {
+        if self.exec.is_none() || !self.style.writes_with_model() {
             return (asides, posts, Vec::new());
         }
         let data = self.world.data().clone();
-        let chat = style.board_as_chat();
+        let chat = self.style.board_as_chat();
         // Every line of one step is written from the same state.
         let view = self.world.observe(agent);
         let own = self.exec.as_ref().map_or(0, |x| x.model().tokens(&render::state(&self.world, agent, &view)));
         let mut lost = Vec::new();
         let mut kept_asides = Vec::with_capacity(asides.len());
         for a in asides {
-            let text = match &a {
-                Aside::Chat(_) => render::status(agent),
-                Aside::Ask(ask) => render::ask(agent, ask, &data),
-            };
-            // A confirmation closes a delivery the manager tracks; like the drop fault,
-            // the model's mistakes spare it.
-            let spared = matches!(a, Aside::Ask(crate::episode::manager::ManagerAsk::Received { .. }));
-            if self.write_call(agent, own, &text) && !spared {
-                if let Aside::Ask(crate::episode::manager::ManagerAsk::Issue { issue, .. }) = a {
-                    lost.push(issue);
-                }
+            let text = a.text(agent, &data);
+            // Like the drop fault, the model's mistakes spare a confirmation.
+            if self.write_call(agent, own, &text) && !a.confirms() {
+                lost.extend(a.issue());
                 continue;
             }
             kept_asides.push(a);

@@ -151,17 +151,6 @@ impl super::Episode {
         true
     }
 
-    /// A `central_dag` report was lost: the manager never re-plans for it, so the bot,
-    /// hearing nothing for a board window, recovers locally, as a bot of the gated
-    /// policies does when its request's window never opens.
-    pub(super) fn report_lost(&mut self, agent: AgentId, issue: IssueId) {
-        let due = self.tick + gatecrew_protocol::BoardConfig::default().window_ticks;
-        if let Some(s) = self.slots.get_mut(agent.index()) {
-            s.deliveries.push(crate::style::Delivery::Directive(super::manager::Directive::RecoverLocally { issue }));
-            s.delivery_due = Some(s.delivery_due.map_or(due, |t| t.min(due)));
-        }
-    }
-
     /// The messages the delay fault held back until now, with their senders, for the
     /// driver to post (and report with [`Self::posted`]) like any others.
     pub(super) fn released(&mut self) -> Vec<(AgentId, BoardMessage, Option<IssueId>)> {

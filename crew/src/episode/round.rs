@@ -231,7 +231,7 @@ impl Episode {
                     Some((inputs, next)) if !inputs.is_empty() => Phase::Step(inputs, Batches { done: b.done, next }),
                     _ => {
                         let mut outputs = self.restarts(b.done);
-                        self.read_reports(&mut outputs);
+                        self.channel_round(&mut outputs);
                         Phase::Applying(outputs)
                     }
                 }

@@ -11,8 +11,8 @@ use std::fmt::Write;
 use gatecrew_protocol::{AgentId, BoardMessage, ItemId, Pos};
 use gatecrew_world::{Action, GameData, Observation, World};
 
-use crate::episode::manager::{Directive, ManagerAsk};
 use crate::news::BoardNews;
+use crate::style::{Directive, ManagerAsk};
 
 /// The bot's state as its prompt shows it.
 pub fn state(world: &World, agent: AgentId, view: &Observation) -> String {

@@ -15,7 +15,7 @@ const STREAM: u64 = 0x6578_6563_7574_6f72;
 
 /// One call's cost and fate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Call {
+pub struct Call {
     /// Prompt tokens.
     pub prompt: u32,
     /// Completion tokens.
