@@ -13,27 +13,35 @@
 //! is handed.
 
 mod baseline;
+mod blocker;
 mod board;
 mod build;
 mod consult;
 mod explore;
 mod factory;
 mod gate;
+mod history;
+mod knowledge;
 mod memory;
 mod recover;
 mod request;
 mod scaffold;
+mod work;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use gatecrew_gating::{Gate, History, Issue, IssueKey, Verdict};
+use gatecrew_gating::{Gate, Issue, Verdict};
 use gatecrew_protocol::trace::ResolvedBy;
 use gatecrew_protocol::{AgentId, BoardConfig, BoardMessage, IssueId, ItemId, Pos, Tick, WindowId};
 use gatecrew_world::{Action, Blueprint, GameData, Inventory, Observation, Outcome, Receipt};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{NodeId, TaskGraph};
+
+use blocker::{Awaiting, Blocker, Blockers, Retry};
+use history::History;
+use knowledge::Knowledge;
+use work::{Handover, Purpose, Work};
 
 pub use board::FALLBACK_REACH;
 pub use consult::Consult;
@@ -224,89 +232,6 @@ pub struct StepOutput {
     pub intent: Intent,
 }
 
-/// What the action in flight is for.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Purpose {
-    Build(NodeId),
-    Scaffold(NodeId),
-    Recover,
-    Handover,
-    Explore,
-}
-
-/// What a blocker is about: an item (material or tool) or one node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Blocker {
-    Item(ItemId),
-    Node(NodeId),
-}
-
-/// An issue not yet resolved: one per blocker and kind of issue (DESIGN section 8: a
-/// re-detection of the same blocker is the same issue, whatever its features are now).
-#[derive(Debug, Clone, PartialEq)]
-struct OpenIssue {
-    id: IssueId,
-    kind: gatecrew_protocol::trace::IssueName,
-    /// For an item blocker: how many of the item the agent must hold for the blocker to
-    /// be gone (what it held at detection plus what was missing). Items that arrive any
-    /// way at all (a hand-over outside a window, a pick-up, its own recovery) clear it.
-    clears_at: u32,
-}
-
-/// A blocker being waited out: retried at `retry_at` (for a set-aside node, only once
-/// the agent has nothing else to do); given up after too many attempts.
-#[derive(Debug, Clone, PartialEq)]
-struct Block {
-    retry_at: Tick,
-    when_idle: bool,
-    attempts: u32,
-    why: String,
-    /// Set aside because a local recovery failed: the gate's decision (recover) stands,
-    /// and the revisit carries it out again, with what the bot has learnt since (the
-    /// source it went for may be gone from its memory), rather than only setting the
-    /// blocker aside again.
-    recover_again: bool,
-    /// A wait for a teammate's block. Given up by count like any other, so that the bot
-    /// builds around it; but the teammate may be slow rather than gone, so the bot keeps
-    /// watching, and takes the node up again when the block appears.
-    teammate: bool,
-    /// Given up because its support was: taken up again once the support stands.
-    until_supported: bool,
-}
-
-/// A poll's back-off doubles at most this many times: 20 ticks grow to 1,280, so a slow
-/// teammate is looked at again about once a minute of game time.
-const MAX_DOUBLINGS: u32 = 6;
-
-/// How a blocker is waited out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Retry {
-    /// `LOCAL_SKIP`: set aside and revisited when independent work runs out.
-    WhenIdle,
-    /// Poll again with exponential back-off (a busy cell, a pillar that failed).
-    Poll,
-    /// Look again, with the same back-off, for a teammate's block this node stands on.
-    Teammate,
-}
-
-/// An escalation in flight.
-#[derive(Debug, Clone, PartialEq)]
-struct Awaiting {
-    key: IssueKey,
-    /// The issue that escalated: every ring's request carries it (`None` for the
-    /// manager's assignment under central_dag).
-    issue: Option<IssueId>,
-    reason: gatecrew_protocol::RequestReason,
-    since: Tick,
-    count: u32,
-    window: Option<WindowId>,
-    deadline: Tick,
-    offered_by: Option<(AgentId, u32)>,
-    /// Teammates named by earlier rings of this escalation, sorted (empty when the
-    /// request went to `all`).
-    asked: Vec<AgentId>,
-}
-
 /// A request an agent is waiting on (see [`AgentCore::waiting`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Waiting {
@@ -318,16 +243,6 @@ pub struct Waiting {
     pub since: Tick,
     /// The agent gives up on it (and falls back to the local solver) one tick after this.
     pub deadline: Tick,
-}
-
-/// A transfer this agent committed to.
-#[derive(Debug, Clone, PartialEq)]
-struct Handover {
-    window: WindowId,
-    to: AgentId,
-    item: ItemId,
-    count: u32,
-    attempts: u32,
 }
 
 /// Everything an agent starts with.
@@ -366,61 +281,49 @@ pub struct AgentSetup {
     pub consult: bool,
 }
 
-/// One bot's mind. Cloning it is how the supervisors checkpoint it (the stepper before
-/// a step with an injected crash, the actors' journal every few steps).
+/// One bot's mind: its private execution state `S = (I, T, P, B, H)` and its
+/// knowledge (DESIGN section 4), each a part of its own, beside what it was given at
+/// spawn. Cloning it is how the supervisors checkpoint it (the stepper before a step
+/// with an injected crash, the actors' journal every few steps).
 #[derive(Debug, Clone)]
 pub struct AgentCore {
     id: AgentId,
+    now: Tick,
+    ctx: Context,
+    gate: Gate,
+    /// I: the verified inventory.
+    inv: Inventory,
+    /// T: the bot's work.
+    work: Work,
+    /// P: where it stands (its work region is the crew's split, in [`Context::regions`]).
+    pos: Pos,
+    /// B: what holds it back.
+    blocker: Blockers,
+    /// H: what happened to its asks and its actions.
+    history: History,
+    /// What it has seen, and what the board said.
+    knowledge: Knowledge,
+    /// The coordination style's own state in this bot, if it keeps any (central_dag's).
+    side: Option<Box<dyn crate::style::BotSide>>,
+    /// Buffers the gate reuses between decisions (not state: a clone starts empty).
+    gate_scratch: gate::Scratch,
+}
+
+/// What a bot is given at spawn and never changes: the crew, the split, the game data,
+/// the blueprint, its tuning, the public physics and board timing, and how it
+/// coordinates.
+#[derive(Debug, Clone)]
+struct Context {
     crew: Arc<[AgentId]>,
     regions: Arc<[Pos]>,
     data: Arc<GameData>,
     blueprint: Arc<Blueprint>,
-    gate: Gate,
-    consult: bool,
-    style: &'static dyn crate::style::Style,
     tuning: AgentTuning,
     physics: Physics,
     board_cfg: BoardConfig,
-    now: Tick,
-    // I, P
-    inv: Inventory,
-    pos: Pos,
-    mem: Memory,
-    // T
-    plan: TaskGraph,
-    targets: BTreeMap<NodeId, u32>,
-    // B
-    issues: BTreeMap<Blocker, Vec<OpenIssue>>,
-    blocks: BTreeMap<Blocker, Block>,
-    last_features: BTreeMap<Blocker, gatecrew_gating::Features>,
-    next_issue: u32,
-    recovery: Option<recover::Recovery>,
-    // Items the board failed with no known route, and the search for them (explore.rs).
-    unsourced: BTreeMap<ItemId, explore::Unsourced>,
-    explore: Option<explore::Exploration>,
-    awaiting: BTreeMap<ItemId, Awaiting>,
-    parked: BTreeMap<IssueId, consult::Parked>,
-    handovers: VecDeque<Handover>,
-    purpose: Option<Purpose>,
-    in_flight: bool,
-    // Fallbacks decided while reading news, for the trace of this step.
-    fallbacks: Vec<Note>,
-    // H
-    history: History,
-    recent: VecDeque<(Tick, gatecrew_protocol::trace::ActionName, bool)>,
-    // What the board said, by item.
-    offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
-    refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
-    // The coordination style's own state in this bot, if it keeps any (central_dag's).
-    side: Option<Box<dyn crate::style::BotSide>>,
-    // The pillar this agent is building or standing on, nodes a walk could not reach,
-    // and pillar bases it could not get to.
-    scaffold: Option<scaffold::OwnPillar>,
-    temps: Vec<(NodeId, Pos)>,
-    lift: BTreeSet<NodeId>,
-    bad_bases: BTreeSet<Pos>,
-    // Buffers the gate reuses between decisions (not state: a clone starts empty).
-    gate_scratch: gate::Scratch,
+    /// Whether the gray zone goes to an external adjudicator (a consult).
+    consult: bool,
+    style: &'static dyn crate::style::Style,
 }
 
 /// The columns under the blueprint and one block around it: their ground stays.
@@ -437,46 +340,29 @@ impl AgentCore {
     pub fn new(s: AgentSetup) -> Self {
         let mut mem = Memory::default();
         mem.keep_ground(s.kept_ground);
+        let style = crate::style::of(s.policy);
         AgentCore {
             id: s.id,
-            crew: s.crew,
-            regions: s.regions,
-            data: s.data,
-            blueprint: s.blueprint,
-            gate: s.gate,
-            consult: s.consult,
-            style: crate::style::of(s.policy),
-            tuning: s.tuning,
-            physics: s.physics,
-            board_cfg: s.board,
             now: Tick(0),
+            ctx: Context {
+                crew: s.crew,
+                regions: s.regions,
+                data: s.data,
+                blueprint: s.blueprint,
+                tuning: s.tuning,
+                physics: s.physics,
+                board_cfg: s.board,
+                consult: s.consult,
+                style,
+            },
+            gate: s.gate,
             inv: s.inventory,
+            work: Work::new(s.plan),
             pos: s.start,
-            mem,
-            plan: s.plan,
-            targets: BTreeMap::new(),
-            issues: BTreeMap::new(),
-            blocks: BTreeMap::new(),
-            last_features: BTreeMap::new(),
-            next_issue: 0,
-            recovery: None,
-            unsourced: BTreeMap::new(),
-            explore: None,
-            awaiting: BTreeMap::new(),
-            parked: BTreeMap::new(),
-            handovers: VecDeque::new(),
-            purpose: None,
-            in_flight: false,
-            fallbacks: Vec::new(),
+            blocker: Blockers::default(),
             history: History::default(),
-            recent: VecDeque::new(),
-            offered: BTreeMap::new(),
-            refused: BTreeMap::new(),
-            side: crate::style::of(s.policy).bot(),
-            scaffold: None,
-            temps: Vec::new(),
-            lift: BTreeSet::new(),
-            bad_bases: BTreeSet::new(),
+            knowledge: Knowledge { mem, ..Knowledge::default() },
+            side: style.bot(),
             gate_scratch: gate::Scratch::default(),
         }
     }
@@ -493,12 +379,13 @@ impl AgentCore {
 
     /// The task graph as this agent sees it.
     pub fn plan(&self) -> &TaskGraph {
-        &self.plan
+        &self.work.plan
     }
 
     /// The requests this agent is waiting on, in item order.
     pub fn waiting(&self) -> Vec<Waiting> {
-        self.awaiting
+        self.blocker
+            .awaiting
             .iter()
             .map(|(item, aw)| Waiting { item: *item, window: aw.window, since: aw.since, deadline: aw.deadline })
             .collect()
@@ -554,10 +441,10 @@ impl AgentCore {
             intent: Intent::Continue,
         };
         if let Some(o) = &input.outcome {
-            self.in_flight = false;
+            self.work.in_flight = false;
             self.absorb(o, &mut out);
             // A local recovery resolves what it obtains itself, when its step is done.
-            if self.recovery.is_none() {
+            if self.blocker.recovery.is_none() {
                 self.resolve_arrived(ResolvedBy::Local, &mut out);
             }
         }
@@ -578,7 +465,7 @@ impl AgentCore {
         for &(id, verdict) in &input.verdicts {
             self.on_verdict(id, verdict, &mut out);
         }
-        out.notes.append(&mut self.fallbacks);
+        out.notes.append(&mut self.blocker.fallbacks);
         if input.final_call {
             self.report_unfinished(&mut out);
             out.intent = Intent::Done;
@@ -587,7 +474,7 @@ impl AgentCore {
         if let Some(side) = &mut self.side {
             side.wake(&self.inv, &mut out.style);
         }
-        out.intent = if self.in_flight {
+        out.intent = if self.work.in_flight {
             Intent::Continue
         } else if work {
             self.decide(&mut out)
@@ -595,7 +482,7 @@ impl AgentCore {
             Intent::Wait(None)
         };
         if let Intent::Act(_) = out.intent {
-            self.in_flight = true;
+            self.work.in_flight = true;
         }
         out
     }
@@ -604,96 +491,33 @@ impl AgentCore {
     /// detected before with the same kind of issue and has not cleared (no new issue is
     /// recorded; the gate runs again under its id), else a new one.
     fn new_issue(&mut self, issue: Issue, blocker: Blocker, node: Option<NodeId>, out: &mut StepOutput) -> IssueId {
-        let kind = issue.name();
-        let open = self.issues.entry(blocker).or_default();
-        if let Some(i) = open.iter().find(|i| i.kind == kind) {
-            return i.id;
+        let held = issue.requestable().map_or(0, |(item, _)| self.inv.count(item));
+        let (id, new) = self.blocker.open(self.id, issue, blocker, held);
+        if new {
+            out.notes.push(Note::Issue { id, issue, node });
         }
-        let id = IssueId::new(self.id, self.next_issue);
-        self.next_issue += 1;
-        let clears_at = issue.requestable().map_or(0, |(item, n)| self.inv.count(item).saturating_add(n));
-        open.push(OpenIssue { id, kind, clears_at });
-        out.notes.push(Note::Issue { id, issue, node });
         id
     }
 
     /// Item blockers the agent now holds enough for are gone, however the items came:
     /// resolved by the board when a teammate handed them over, locally otherwise.
     fn resolve_arrived(&mut self, by: ResolvedBy, out: &mut StepOutput) {
-        let cleared: Vec<Blocker> = self
-            .issues
-            .iter()
-            .filter_map(|(b, open)| match *b {
-                Blocker::Item(item) => {
-                    let held = self.inv.count(item);
-                    open.iter().any(|i| i.clears_at > 0 && held >= i.clears_at).then_some(*b)
-                }
-                Blocker::Node(_) => None,
-            })
-            .collect();
-        for b in cleared {
-            self.resolve(b, by, out);
+        for b in self.blocker.cleared(|item| self.inv.count(item)) {
+            self.blocker.resolve(b, by, &mut out.notes);
         }
     }
 
-    /// The blocker is gone: every open issue about it is resolved, and it no longer
-    /// holds anything back.
-    fn resolve(&mut self, blocker: Blocker, by: ResolvedBy, out: &mut StepOutput) {
-        self.blocks.remove(&blocker);
-        if let Some(open) = self.issues.remove(&blocker) {
-            for i in open {
-                out.notes.push(Note::Resolved { id: i.id, by });
-            }
-        }
-    }
-
-    fn first_issue(&self, blocker: Blocker) -> Option<IssueId> {
-        self.issues.get(&blocker).and_then(|v| v.first()).map(|i| i.id)
-    }
-
-    /// Sets a blocker aside; after too many attempts the nodes behind it are given up.
+    /// Sets a blocker aside now; after too many attempts the nodes behind it are given up.
     fn hold(&mut self, blocker: Blocker, retry: Retry, why: String) {
-        let (poll, revisit) = (self.tuning.poll_ticks, self.tuning.revisit_ticks);
-        let b = self.blocks.entry(blocker).or_insert(Block {
-            retry_at: self.now,
-            when_idle: false,
-            attempts: 0,
-            why: String::new(),
-            recover_again: false,
-            teammate: false,
-            until_supported: false,
-        });
-        b.attempts += 1;
-        b.recover_again = false;
-        b.teammate = retry == Retry::Teammate;
-        b.until_supported = b.teammate;
-        let delay = match retry {
-            Retry::WhenIdle => revisit,
-            // 20, 40, 80, ... ticks: a teammate gets time to finish what this waits for.
-            Retry::Poll | Retry::Teammate => poll.saturating_mul(1 << (b.attempts - 1).min(MAX_DOUBLINGS)),
-        };
-        b.retry_at = self.now + delay;
-        b.when_idle = retry == Retry::WhenIdle;
-        b.why = why;
-    }
-
-    fn exhausted(&self, blocker: Blocker) -> bool {
-        self.blocks.get(&blocker).is_some_and(|b| b.attempts > self.tuning.max_attempts)
-    }
-
-    fn remember(&mut self, action: gatecrew_protocol::trace::ActionName, ok: bool) {
-        self.recent.push_back((self.now, action, ok));
-        while self.recent.len() > self.tuning.history_len {
-            self.recent.pop_front();
-        }
+        self.blocker.hold(blocker, retry, why, self.now, &self.ctx.tuning);
     }
 
     fn absorb(&mut self, o: &Outcome, out: &mut StepOutput) {
-        self.remember(o.action.name(), o.ok());
+        self.history.remember(self.now, o.action.name(), o.ok(), self.ctx.tuning.history_len);
         // Ground someone else dug, or that cannot be dug here: not a source any more.
         if let (Action::Mine { pos }, Err(_)) = (&o.action, &o.result) {
             if pos.y < 0 {
-                self.mem.saw_dug(*pos);
+                self.knowledge.mem.saw_dug(*pos);
             }
         }
         if let Ok(delta) = &o.result {
@@ -708,16 +532,16 @@ impl AgentCore {
                 self.pos = p;
             }
             for &(p, b) in &delta.placed {
-                self.mem.saw_block(p, b);
+                self.knowledge.mem.saw_block(p, b);
             }
             for &(p, _) in &delta.removed {
                 if p.y < 0 {
-                    self.mem.saw_dug(p);
+                    self.knowledge.mem.saw_dug(p);
                 }
-                self.mem.saw_block(p, gatecrew_world::BlockId::AIR);
+                self.knowledge.mem.saw_block(p, gatecrew_world::BlockId::AIR);
             }
         }
-        match self.purpose.take() {
+        match self.work.purpose.take() {
             Some(Purpose::Build(node)) => self.build_outcome(node, o, out),
             Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, o),
             Some(Purpose::Recover) => self.recover_outcome(o, out),
@@ -734,25 +558,25 @@ impl AgentCore {
         // action in the same step.
         for _ in 0..8 {
             // A hand-over or a recovery walks: off the pillar first, taking it down.
-            let walks = !self.handovers.is_empty() || self.recovery.as_ref().is_some_and(|r| !r.paused());
+            let walks = !self.work.handovers.is_empty() || self.blocker.recovery.as_ref().is_some_and(|r| !r.paused());
             if walks && self.on_pillar() {
                 if let Some(build::Next::Scaffold(node, a)) = self.leave_pillar() {
-                    self.purpose = Some(Purpose::Scaffold(node));
+                    self.work.purpose = Some(Purpose::Scaffold(node));
                     return Intent::Act(a);
                 }
             }
             if let Some(a) = self.next_handover_action() {
-                self.purpose = Some(Purpose::Handover);
+                self.work.purpose = Some(Purpose::Handover);
                 return Intent::Act(a);
             }
             if self.waits_on_channel() {
                 // central_dag: the agent waits for the manager's re-plan.
                 return Intent::Wait(None);
             }
-            if self.recovery.as_ref().is_some_and(|r| !r.paused()) {
+            if self.blocker.recovery.as_ref().is_some_and(|r| !r.paused()) {
                 match self.next_recovery_action(out) {
                     Some(a) => {
-                        self.purpose = Some(Purpose::Recover);
+                        self.work.purpose = Some(Purpose::Recover);
                         return Intent::Act(a);
                     }
                     None => continue,
@@ -760,18 +584,18 @@ impl AgentCore {
             }
             match self.next_build(out) {
                 build::Next::Act(node, a) => {
-                    self.purpose = Some(Purpose::Build(node));
+                    self.work.purpose = Some(Purpose::Build(node));
                     return Intent::Act(a);
                 }
                 build::Next::Scaffold(node, a) => {
-                    self.purpose = Some(Purpose::Scaffold(node));
+                    self.work.purpose = Some(Purpose::Scaffold(node));
                     return Intent::Act(a);
                 }
                 build::Next::Again => continue,
                 // Nothing else to do: the last resort for an item nobody supplied.
                 next @ (build::Next::Wait(_) | build::Next::Watch(_)) => match self.explore_next() {
                     Ok(Some(a)) => {
-                        self.purpose = Some(Purpose::Explore);
+                        self.work.purpose = Some(Purpose::Explore);
                         return Intent::Act(a);
                     }
                     Err(()) => continue,
@@ -784,10 +608,10 @@ impl AgentCore {
                 build::Next::Done => return Intent::Done,
             }
         }
-        Intent::Wait(Some(self.now + self.tuning.poll_ticks))
+        Intent::Wait(Some(self.now + self.ctx.tuning.poll_ticks))
     }
 
     fn teammates(&self) -> impl Iterator<Item = AgentId> + '_ {
-        self.crew.iter().copied().filter(move |a| *a != self.id)
+        self.ctx.crew.iter().copied().filter(move |a| *a != self.id)
     }
 }

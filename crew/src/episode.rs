@@ -19,6 +19,7 @@ mod exec;
 mod external;
 mod faults;
 pub mod oracle;
+mod parts;
 pub(crate) mod probe;
 mod record;
 pub mod replay;
@@ -29,10 +30,8 @@ pub mod stepper;
 use std::sync::Arc;
 
 use gatecrew_protocol::trace::{Event, EventKind, TRACE_VERSION};
-use gatecrew_protocol::{
-    AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed, WindowId,
-};
-use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
+use gatecrew_protocol::{AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed};
+use gatecrew_world::World;
 
 use crate::agent::{BoardNews, Intent, StepInput, StepOutput};
 use crate::setup::Setup;
@@ -56,75 +55,22 @@ pub struct Progress {
     pub scaffold_left: u32,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Slot {
-    pending: Option<(Tick, Pending)>,
-    wait_until: Option<Tick>,
-    wake: bool,
-    news: Vec<BoardNews>,
-    news_due: Option<Tick>,
-    receipts: Vec<Receipt>,
-    outcome: Option<Outcome>,
-    verdicts: Vec<(IssueId, gatecrew_gating::Verdict)>,
-    done: bool,
-    crash_at: Option<Tick>,
-    /// What the style's own channel holds for the agent, and when it wakes it.
-    deliveries: Vec<crate::style::Delivery>,
-    delivery_due: Option<Tick>,
-    /// Waiting only for teammates' blocks (`Intent::Watch`), and how many actions had
-    /// completed when it last looked.
-    watching: bool,
-    looked: u64,
-    /// Ticks of work the news handed over at this wake-up costs (charged when its
-    /// output is applied).
-    reading: u64,
-    /// The `llm` executor's call chose the action in flight wrongly, with the call's
-    /// second draw for what it got wrong ([`Episode::mistaken_outcome`]).
-    mistaken: Option<u64>,
-}
-
-/// The episode core. See the module docs.
+/// The episode core, in its parts (see `parts.rs`). See the module docs.
 #[derive(Debug, Clone)]
 pub struct Episode {
-    id: String,
-    seed: u64,
-    config_hash: String,
-    labels: crate::setup::Labels,
-    data: Arc<GameData>,
-    blueprint: Arc<Blueprint>,
-    /// Shared with the agents' [`Sight`]s while a round's views are taken (see
-    /// [`Episode::defer_views`]); changed through [`Episode::world_mut`], which finds
-    /// it unshared again by then.
-    world: Arc<World>,
-    tick: Tick,
-    tick_limit: u64,
-    oracle_ticks: u64,
-    slots: Vec<Slot>,
-    /// Actions completed so far: a watcher that looked after the last one has seen all
-    /// there is to see.
-    completed: u64,
-    events: Vec<Event>,
-    window_issue: std::collections::BTreeMap<WindowId, IssueId>,
-    tier3: Option<consult::Tier3>,
-    ended: Option<EndReason>,
-    started: bool,
-    muted: Vec<bool>,
-    policy_kind: crate::policy::Policy,
-    /// How the crew coordinates ([`crate::style`]).
-    style: &'static dyn crate::style::Style,
-    /// The style's own channel beside the board, if it has one (taken out while it
-    /// runs: see `channel.rs`).
-    channel: Option<Box<dyn crate::style::Channel>>,
-    scorer: Option<Arc<dyn crate::setup::EndScorer>>,
-    probe: Option<Arc<dyn WorldProbe>>,
-    /// A real world's state (see [`external`]); `None` in the simulator.
-    external: Option<external::External>,
-    held_open: bool,
+    /// What the trace says of the episode, and its buffer.
+    trace: parts::Trace,
+    /// The clock and why the episode ended.
+    clock: parts::Clock,
+    /// The world and what is built in it.
+    site: parts::Site,
+    /// Every agent's schedule.
+    crew: parts::Crew,
+    /// How the crew coordinates beside the board.
+    coord: parts::Coordination,
     faults: faults::Faults,
     /// The `llm` executor's state (`None`: scripted).
     exec: Option<crate::executor::state::ExecState>,
-    /// The driver takes the agents' views ([`Episode::defer_views`]).
-    defer_views: bool,
     phase: round::Phase,
 }
 
@@ -132,41 +78,52 @@ impl Episode {
     /// A new episode from a setup; nothing happened yet.
     pub fn new(setup: &Setup) -> Self {
         let n = setup.world.agent_count();
-        let mut slots = vec![Slot::default(); n];
+        let mut slots = vec![parts::Slot::default(); n];
         for c in &setup.faults.crash {
             if let Some(s) = slots.get_mut(c.agent as usize) {
                 s.crash_at = Some(Tick(c.tick));
             }
         }
+        let style = crate::style::of(setup.policy);
         Episode {
-            id: setup.name.clone(),
-            seed: setup.seed,
-            config_hash: setup.config_hash.clone(),
-            labels: setup.labels.clone(),
-            data: setup.data.clone(),
-            blueprint: setup.blueprint.clone(),
-            world: Arc::new(setup.world.clone()),
-            tick: Tick(0),
-            tick_limit: setup.tick_limit,
-            oracle_ticks: setup.oracle_ticks,
-            slots,
-            completed: 0,
-            events: Vec::new(),
-            window_issue: Default::default(),
-            tier3: consult::Tier3::for_setup(setup),
-            ended: None,
-            started: false,
-            muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
-            policy_kind: setup.policy,
-            style: crate::style::of(setup.policy),
-            channel: crate::style::of(setup.policy).channel(setup),
-            scorer: setup.scorer.clone(),
-            probe: setup.probe.clone(),
-            external: None,
-            held_open: false,
+            trace: parts::Trace {
+                id: setup.name.clone(),
+                seed: setup.seed,
+                config_hash: setup.config_hash.clone(),
+                labels: setup.labels.clone(),
+                policy_kind: setup.policy,
+                events: Vec::new(),
+                window_issue: Default::default(),
+                oracle_ticks: setup.oracle_ticks,
+                scorer: setup.scorer.clone(),
+                probe: setup.probe.clone(),
+            },
+            clock: parts::Clock {
+                tick: Tick(0),
+                tick_limit: setup.tick_limit,
+                started: false,
+                ended: None,
+                held_open: false,
+            },
+            site: parts::Site {
+                data: setup.data.clone(),
+                blueprint: setup.blueprint.clone(),
+                world: Arc::new(setup.world.clone()),
+                external: None,
+            },
+            crew: parts::Crew {
+                slots,
+                muted: (0..n).map(|i| setup.faults.mute.contains(&(i as u32))).collect(),
+                completed: 0,
+                defer_views: false,
+            },
+            coord: parts::Coordination {
+                style,
+                channel: style.channel(setup),
+                tier3: consult::Tier3::for_setup(setup),
+            },
             faults: faults::Faults::new(&setup.faults, setup.seed),
             exec: setup.executor.model().map(|m| crate::executor::state::ExecState::new(m.clone(), setup.seed, n)),
-            defer_views: false,
             phase: round::Phase::default(),
         }
     }
@@ -175,13 +132,13 @@ impl Episode {
     /// still give a partner work (`gatecrew run --interactive`); the tick limit still
     /// ends it. The driver then passes the next tick it needs as a deadline.
     pub fn hold_open(&mut self, open: bool) {
-        self.held_open = open;
+        self.clock.held_open = open;
     }
 
     /// Wakes an agent at the current tick (a person's line changed its plan). Only
     /// for an agent with no action in flight.
     pub fn nudge(&mut self, agent: AgentId) {
-        if let Some(s) = self.slots.get_mut(agent.index()) {
+        if let Some(s) = self.crew.slots.get_mut(agent.index()) {
             s.wake = true;
             s.done = false;
         }
@@ -198,17 +155,17 @@ impl Episode {
     /// `interrupted` reason, and the agent wakes now with that outcome. `false` when
     /// nothing is in flight here (an action on a real server runs to its end).
     pub fn interrupt(&mut self, agent: AgentId) -> bool {
-        let now = self.tick;
-        let Some(s) = self.slots.get_mut(agent.index()) else { return false };
+        let now = self.clock.tick;
+        let Some(s) = self.crew.slots.get_mut(agent.index()) else { return false };
         let Some((end, pending)) = s.pending.take() else { return false };
         // Reading costs may have pushed the end back: those ticks were not walked.
         let elapsed = pending.ticks.saturating_sub(end.0.saturating_sub(now.0));
-        if let Some(x) = &mut self.external {
+        if let Some(x) = &mut self.site.external {
             x.ready[agent.index()] = None;
         }
         let outcome = self.world_mut().interrupt(agent, pending, elapsed);
         self.record_action(agent, &outcome);
-        let s = &mut self.slots[agent.index()];
+        let s = &mut self.crew.slots[agent.index()];
         s.outcome = Some(outcome);
         s.wake = true;
         true
@@ -216,88 +173,88 @@ impl Episode {
 
     /// Whether `agent` has an action in flight.
     pub fn acting(&self, agent: AgentId) -> bool {
-        agent.index() < self.slots.len() && !self.idle(agent.index())
+        agent.index() < self.crew.slots.len() && !self.idle(agent.index())
     }
 
     /// The episode's clock: the tick of the round in progress (or the last one).
     pub fn tick(&self) -> Tick {
-        self.tick
+        self.clock.tick
     }
 
     /// The world as it is now.
     pub fn world(&self) -> &World {
-        &self.world
+        &self.site.world
     }
 
     /// Why it ended, once it has.
     pub fn ended(&self) -> Option<EndReason> {
-        self.ended
+        self.clock.ended
     }
 
     fn push(&mut self, kind: EventKind) {
-        self.events.push(Event { v: TRACE_VERSION, ep: self.id.clone(), t: self.tick.0, kind });
+        self.trace.events.push(Event { v: TRACE_VERSION, ep: self.trace.id.clone(), t: self.clock.tick.0, kind });
     }
 
     /// Trace events so far, in order; the buffer is emptied. The setup's
     /// [`WorldProbe`], if any, sees the world first: every driver drains once per step.
     pub fn drain(&mut self) -> Vec<Event> {
-        if let Some(p) = &self.probe {
-            p.step(self.tick, &self.world, &self.events);
+        if let Some(p) = &self.trace.probe {
+            p.step(self.clock.tick, &self.site.world, &self.trace.events);
         }
-        std::mem::take(&mut self.events)
+        std::mem::take(&mut self.trace.events)
     }
 
     /// Blocks in place.
     pub fn progress(&self) -> Progress {
-        let correct = self.blueprint.cells().iter().filter(|c| self.world.has_cell(c)).count() as u32;
-        let scaffold_left = self.world.scaffold_left(&self.blueprint).len() as u32;
-        Progress { correct, total: self.blueprint.len() as u32, tick: self.tick.0, scaffold_left }
+        let correct = self.site.blueprint.cells().iter().filter(|c| self.site.world.has_cell(c)).count() as u32;
+        let scaffold_left = self.site.world.scaffold_left(&self.site.blueprint).len() as u32;
+        Progress { correct, total: self.site.blueprint.len() as u32, tick: self.clock.tick.0, scaffold_left }
     }
 
     /// Advances to the next tick at which something happens and applies the actions
     /// completing then. Returns `false` once the episode is over (call
     /// [`Self::final_inputs`] and [`Self::end`]).
     pub(super) fn advance(&mut self, board_deadline: Option<Tick>) -> bool {
-        if self.ended.is_some() {
+        if self.clock.ended.is_some() {
             return false;
         }
-        if !self.started {
-            self.started = true;
+        if !self.clock.started {
+            self.clock.started = true;
             self.start();
             return true;
         }
         if self.work_over() {
-            self.ended = Some(self.judge(EndReason::Stalled));
+            self.clock.ended = Some(self.judge(EndReason::Stalled));
             return false;
         }
         let Some(next) = self.next_event(board_deadline) else {
-            self.ended = Some(self.judge(EndReason::Stalled));
+            self.clock.ended = Some(self.judge(EndReason::Stalled));
             return false;
         };
-        if next.0 > self.tick_limit {
-            self.tick = Tick(self.tick_limit);
-            self.ended = Some(self.judge(EndReason::TickLimit));
+        if next.0 > self.clock.tick_limit {
+            self.clock.tick = Tick(self.clock.tick_limit);
+            self.clock.ended = Some(self.judge(EndReason::TickLimit));
             return false;
         }
-        self.tick = next.max(self.tick);
-        let now = self.tick;
-        for i in 0..self.slots.len() {
-            let due = matches!(&self.slots[i].pending, Some((t, _)) if *t <= now);
+        self.clock.tick = next.max(self.clock.tick);
+        let now = self.clock.tick;
+        for i in 0..self.crew.slots.len() {
+            let due = matches!(&self.crew.slots[i].pending, Some((t, _)) if *t <= now);
             if due {
-                let (_, pending) = self.slots[i].pending.take().expect("checked above");
+                let (_, pending) = self.crew.slots[i].pending.take().expect("checked above");
                 let agent = AgentId(i as u32);
-                let delivered = self.external.as_mut().and_then(|x| x.ready[i].take());
-                let mistaken = std::mem::take(&mut self.slots[i].mistaken);
+                let delivered = self.site.external.as_mut().and_then(|x| x.ready[i].take());
+                let mistaken = std::mem::take(&mut self.crew.slots[i].mistaken);
                 let (outcome, receipt) = match (delivered, mistaken) {
                     (Some(delivered), _) => delivered,
                     (None, Some(pick)) => self.mistaken_outcome(agent, pending, pick),
                     (None, None) => self.world_mut().complete(agent, pending),
                 };
                 self.record_action(agent, &outcome);
-                self.slots[i].outcome = Some(outcome);
-                self.slots[i].wake = true;
+                self.crew.slots[i].outcome = Some(outcome);
+                self.crew.slots[i].wake = true;
                 if let Some((to, r)) = receipt {
-                    if let Some(s) = self.slots.get_mut(to.index()) {
+                    if let Some(s) = self.crew.slots.get_mut(to.index()) {
                         s.receipts.push(r);
                         s.wake = true;
                     }
@@ -305,7 +262,7 @@ impl Episode {
             }
         }
         self.enter_verdicts();
-        for s in &mut self.slots {
+        for s in &mut self.crew.slots {
             if s.wait_until.is_some_and(|t| t <= now) {
                 s.wait_until = None;
                 s.wake = true;
@@ -325,11 +282,11 @@ impl Episode {
 
     /// Every agent is done, or the blueprint is complete with no action in flight.
     fn work_over(&self) -> bool {
-        if self.held_open {
+        if self.clock.held_open {
             return false;
         }
-        let all_idle = (0..self.slots.len()).all(|i| self.idle(i));
-        let all_done = all_idle && self.slots.iter().all(|s| s.done);
+        let all_idle = (0..self.crew.slots.len()).all(|i| self.idle(i));
+        let all_done = all_idle && self.crew.slots.iter().all(|s| s.done);
         // A finished blueprint ends the episode only once the scaffolds are down too.
         let p = self.progress();
         all_done || p.correct == p.total && p.scaffold_left == 0 && all_idle
@@ -339,14 +296,14 @@ impl Episode {
     fn next_event(&self, board_deadline: Option<Tick>) -> Option<Tick> {
         let mut next: Option<Tick> = board_deadline;
         let mut consider = |t: Tick| next = Some(next.map_or(t, |n| n.min(t)));
-        for s in &self.slots {
+        for s in &self.crew.slots {
             if let Some((t, _)) = &s.pending {
                 consider(*t);
             }
             // A bot that only watches for teammates' blocks and has looked since the last
             // action completed has nothing new to see: its wake-up alone does not keep
             // the episode going (the blocks it waits for cannot come any more).
-            if let Some(t) = s.wait_until.filter(|_| !(s.watching && s.looked == self.completed)) {
+            if let Some(t) = s.wait_until.filter(|_| !(s.watching && s.looked == self.crew.completed)) {
                 consider(t);
             }
             if let Some(t) = s.news_due {
@@ -356,10 +313,10 @@ impl Episode {
                 consider(t);
             }
         }
-        if let Some(t) = self.channel.as_ref().and_then(|c| c.next_deadline()) {
+        if let Some(t) = self.coord.channel.as_ref().and_then(|c| c.next_deadline()) {
             consider(t);
         }
-        if let Some(t) = self.tier3.as_ref().and_then(consult::Tier3::next_due) {
+        if let Some(t) = self.coord.tier3.as_ref().and_then(consult::Tier3::next_due) {
             consider(t);
         }
         if let Some(t) = self.faults.next_due() {
@@ -370,9 +327,9 @@ impl Episode {
 
     /// A complete blueprint is a complete episode, whatever else was going on.
     fn judge(&self, otherwise: EndReason) -> EndReason {
-        if self.progress().correct == self.blueprint.len() as u32 {
+        if self.progress().correct == self.site.blueprint.len() as u32 {
             EndReason::Complete
-        } else if !self.slots.is_empty() && (0..self.slots.len()).all(|i| self.failed(i)) {
+        } else if !self.crew.slots.is_empty() && (0..self.crew.slots.len()).all(|i| self.failed(i)) {
             EndReason::AgentsFailed
         } else {
             otherwise
@@ -380,22 +337,22 @@ impl Episode {
     }
 
     fn start(&mut self) {
-        let agents = (0..self.slots.len() as u32).map(AgentId).collect();
+        let agents = (0..self.crew.slots.len() as u32).map(AgentId).collect();
         self.push(EventKind::EpisodeStart {
-            policy: self.policy_kind,
-            seed: self.seed,
-            config_hash: self.config_hash.clone(),
+            policy: self.trace.policy_kind,
+            seed: self.trace.seed,
+            config_hash: self.trace.config_hash.clone(),
             agents,
-            blueprint_blocks: self.blueprint.len() as u32,
-            class: self.labels.class,
-            template: self.labels.template.clone(),
-            split: self.labels.split,
-            warnings: self.labels.warnings.clone(),
-            humans: self.labels.humans.clone(),
-            blueprint: Some(self.blueprint.name.clone()),
+            blueprint_blocks: self.site.blueprint.len() as u32,
+            class: self.trace.labels.class,
+            template: self.trace.labels.template.clone(),
+            split: self.trace.labels.split,
+            warnings: self.trace.labels.warnings.clone(),
+            humans: self.trace.labels.humans.clone(),
+            blueprint: Some(self.site.blueprint.name.clone()),
             executor: self.exec.as_ref().map(|x| x.model().label()),
         });
-        for s in &mut self.slots {
+        for s in &mut self.crew.slots {
             s.wake = true;
         }
     }
@@ -411,8 +368,8 @@ impl Episode {
     /// News for every agent but the muted: a mute fault cuts a bot off the board both
     /// ways, so it neither hears a request nor answers or hands anything over.
     fn broadcast(&mut self, news: BoardNews) {
-        let due = self.tick + 1;
-        for (s, _) in self.slots.iter_mut().zip(&self.muted).filter(|(_, muted)| !**muted) {
+        let due = self.clock.tick + 1;
+        for (s, _) in self.crew.slots.iter_mut().zip(&self.crew.muted).filter(|(_, muted)| !**muted) {
             s.news.push(news.clone());
             s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
         }
@@ -422,30 +379,30 @@ impl Episode {
     /// at most [`STEP_BATCH`](round::STEP_BATCH) of them; and where the next batch starts,
     /// if any agent is left to look at.
     pub(super) fn wakes(&mut self, from: usize) -> (Vec<(AgentId, StepInput)>, Option<usize>) {
-        let now = self.tick;
+        let now = self.clock.tick;
         let mut out = Vec::new();
-        for i in from..self.slots.len() {
+        for i in from..self.crew.slots.len() {
             if out.len() == round::STEP_BATCH {
                 return (out, Some(i));
             }
-            if !self.slots[i].wake || self.failed(i) {
+            if !self.crew.slots[i].wake || self.failed(i) {
                 continue;
             }
             let agent = AgentId(i as u32);
             let view = self.view_for(agent);
             let random_crash = self.faults.crashes();
-            let s = &mut self.slots[i];
+            let s = &mut self.crew.slots[i];
             s.wake = false;
-            s.reading = crate::style::reading_ticks(self.style, agent, &s.news);
+            s.reading = crate::style::reading_ticks(self.coord.style, agent, &s.news);
             self.exec_wake(i, &view);
-            let s = &mut self.slots[i];
+            let s = &mut self.crew.slots[i];
             let chosen_crash = s.crash_at.is_some_and(|t| t <= now);
             if chosen_crash {
                 s.crash_at = None;
             }
             // A real server's bots are not crash-drilled (docs/minecraft.md); the draw is
             // still made, so the fault stream stays the simulator's.
-            let crash = (chosen_crash || random_crash) && self.external.is_none();
+            let crash = (chosen_crash || random_crash) && self.site.external.is_none();
             out.push((
                 agent,
                 StepInput {
@@ -467,14 +424,14 @@ impl Episode {
     /// The last inputs, asking every agent for its unfinished work, from agent index
     /// `from` on, a batch at a time like [`Episode::wakes`].
     pub(super) fn final_inputs(&mut self, from: usize) -> (Vec<(AgentId, StepInput)>, Option<usize>) {
-        let now = self.tick;
-        let to = self.slots.len().min(from + round::STEP_BATCH);
+        let now = self.clock.tick;
+        let to = self.crew.slots.len().min(from + round::STEP_BATCH);
         let inputs = (from..to)
             .map(|i| {
                 let agent = AgentId(i as u32);
                 let view = self.view_for(agent);
-                let s = &mut self.slots[i];
-                s.reading = crate::style::reading_ticks(self.style, agent, &s.news);
+                let s = &mut self.crew.slots[i];
+                s.reading = crate::style::reading_ticks(self.coord.style, agent, &s.news);
                 let input = StepInput {
                     tick: now,
                     outcome: s.outcome.take(),
@@ -489,7 +446,7 @@ impl Episode {
                 (agent, input)
             })
             .collect();
-        (inputs, (to < self.slots.len()).then_some(to))
+        (inputs, (to < self.crew.slots.len()).then_some(to))
     }
 
     /// The supervisor restarted an agent from its snapshot.
@@ -507,7 +464,7 @@ impl Episode {
         for c in consults {
             self.consult(agent, c);
         }
-        let muted = self.muted.get(agent.index()).copied().unwrap_or(false);
+        let muted = self.crew.muted.get(agent.index()).copied().unwrap_or(false);
         let (style, posts) = if muted {
             (style, posts)
         } else {
@@ -528,19 +485,19 @@ impl Episode {
                 self.channel_lost(agent, issue);
             }
         }
-        let now = self.tick;
-        let Some(slot) = self.slots.get(agent.index()) else {
+        let now = self.clock.tick;
+        let Some(slot) = self.crew.slots.get(agent.index()) else {
             return Vec::new();
         };
         let _ = slot;
-        self.slots[agent.index()].watching = false;
+        self.crew.slots[agent.index()].watching = false;
         match intent {
             Intent::Continue => {}
             Intent::Act(action) => {
                 let pending = self.world_mut().begin(agent, action);
                 let (think, mistaken) = self.exec_act(agent, &action);
-                let s = &mut self.slots[agent.index()];
-                match &mut self.external {
+                let s = &mut self.crew.slots[agent.index()];
+                match &mut self.site.external {
                     // On a real server the action runs there; its outcome is delivered.
                     Some(x) => x.start(agent, action, pending),
                     None => {
@@ -552,26 +509,26 @@ impl Episode {
                 s.done = false;
             }
             Intent::Wait(until) => {
-                let s = &mut self.slots[agent.index()];
+                let s = &mut self.crew.slots[agent.index()];
                 s.wait_until = until.map(|t| t.max(now + 1));
                 s.done = false;
             }
             Intent::Watch(until) => {
-                let s = &mut self.slots[agent.index()];
+                let s = &mut self.crew.slots[agent.index()];
                 s.wait_until = Some(until.max(now + 1));
                 s.done = false;
                 s.watching = true;
-                s.looked = self.completed;
+                s.looked = self.crew.completed;
             }
             Intent::Done => {
-                let s = &mut self.slots[agent.index()];
+                let s = &mut self.crew.slots[agent.index()];
                 s.wait_until = None;
                 s.done = true;
             }
         }
         // Reading messages costs the baselines work time: the action in flight (or the
         // wait) ends that much later.
-        let s = &mut self.slots[agent.index()];
+        let s = &mut self.crew.slots[agent.index()];
         let reading = std::mem::take(&mut s.reading);
         if reading > 0 {
             if let Some((t, _)) = &mut s.pending {
@@ -602,7 +559,7 @@ impl Episode {
                 }
                 if matches!(msg, BoardMessage::RequestMaterial { .. }) {
                     if let Some(id) = issue {
-                        self.window_issue.insert(window, id);
+                        self.trace.window_issue.insert(window, id);
                     }
                     self.push(EventKind::Window {
                         window,
@@ -623,8 +580,8 @@ impl Episode {
                 if e.kind() == gatecrew_protocol::RejectKind::Duplicate {
                     return;
                 }
-                let due = self.tick + 1;
-                if let Some(s) = self.slots.get_mut(agent.index()) {
+                let due = self.clock.tick + 1;
+                if let Some(s) = self.crew.slots.get_mut(agent.index()) {
                     s.news.push(BoardNews::Rejected { msg, error: e.kind() });
                     s.news_due = Some(s.news_due.map_or(due, |d| d.min(due)));
                 }
@@ -634,13 +591,13 @@ impl Episode {
 
     /// Writes `episode_end`; returns the final progress.
     pub(super) fn end(&mut self) -> Progress {
-        let reason = self.ended.unwrap_or(EndReason::Stalled);
+        let reason = self.clock.ended.unwrap_or(EndReason::Stalled);
         let p = self.progress();
         metrics::histogram!("gatecrew_episode_ticks").record(p.tick as f64);
         metrics::counter!("gatecrew_episodes_total", "reason" => reason.as_str()).increment(1);
-        tracing::info!(episode = %self.id, reason = reason.as_str(), correct = p.correct, total = p.total, ticks = p.tick, "episode ended");
+        tracing::info!(episode = %self.trace.id, reason = reason.as_str(), correct = p.correct, total = p.total, ticks = p.tick, "episode ended");
         let tsr = if p.total == 0 { 1.0 } else { f64::from(p.correct) / f64::from(p.total) };
-        let scores = self.scorer.as_ref().map(|s| s.score(&self.world)).unwrap_or_default();
+        let scores = self.trace.scorer.as_ref().map(|s| s.score(&self.site.world)).unwrap_or_default();
         self.push(EventKind::EpisodeEnd {
             tsr,
             complete: p.correct == p.total,

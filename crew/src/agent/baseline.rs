@@ -15,23 +15,26 @@ use crate::style::{Aside, Directive};
 impl AgentCore {
     /// `flatcomm`: one conversation at a time; a bot already in one ignores requests.
     pub(super) fn busy_for_chat(&self) -> bool {
-        self.style.busy(!self.handovers.is_empty(), !self.awaiting.is_empty())
+        self.ctx.style.busy(!self.work.handovers.is_empty(), !self.blocker.awaiting.is_empty())
     }
 
     /// `no_partition`: a teammate's request is taken as if it were the bot's own issue:
     /// if it is short of the same item, it raises the issue at once.
     pub(super) fn echo(&mut self, msg: &BoardMessage, out: &mut StepOutput) {
         let BoardMessage::RequestMaterial { from, item, .. } = *msg else { return };
-        if !self.style.echoes_requests() || from == self.id {
+        if !self.ctx.style.echoes_requests() || from == self.id {
             return;
         }
-        let deficit = self.own_need(item).saturating_sub(self.inv.count(item));
-        if deficit == 0 || self.awaiting.contains_key(&item) || self.first_issue(Blocker::Item(item)).is_some() {
+        let deficit = self.work.own_need(self.id, item).saturating_sub(self.inv.count(item));
+        if deficit == 0
+            || self.blocker.awaiting.contains_key(&item)
+            || self.blocker.first_issue(Blocker::Item(item)).is_some()
+        {
             return;
         }
-        let node = self.own_places().into_iter().find(|n| {
-            super::build::place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item)
-                && self.plan.node(*n).state != crate::plan::NodeState::Done
+        let node = self.work.own_places(self.id).into_iter().find(|n| {
+            super::build::place_of(&self.work.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item)
+                && self.work.plan.node(*n).state != crate::plan::NodeState::Done
         });
         let issue = Issue::MissingMaterial { item, count: deficit };
         let id = self.new_issue(issue, Blocker::Item(item), node, out);
@@ -60,14 +63,14 @@ impl AgentCore {
     pub(super) fn on_directive(&mut self, d: Directive) {
         match d {
             Directive::Deliver { window, to, item, count } => {
-                self.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
+                self.work.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
             }
             Directive::Incoming { window, from, item, count, deadline } => {
                 let issue = self.side.as_mut().and_then(|s| s.incoming());
-                self.blocks.remove(&Blocker::Item(item));
+                self.blocker.blocks.remove(&Blocker::Item(item));
                 let key = Issue::MissingMaterial { item, count }.key();
                 // The manager's deadline: it decides when the delivery has failed.
-                self.awaiting.insert(
+                self.blocker.awaiting.insert(
                     item,
                     Awaiting {
                         key,
@@ -85,8 +88,8 @@ impl AgentCore {
             Directive::RecoverLocally { issue } => {
                 let sent = self.side.as_mut().and_then(|s| s.answered(issue));
                 if let Some((item, count)) = sent.and_then(|i| i.requestable()) {
-                    self.awaiting.remove(&item);
-                    self.blocks.remove(&Blocker::Item(item));
+                    self.blocker.awaiting.remove(&item);
+                    self.blocker.blocks.remove(&Blocker::Item(item));
                     self.fall_back_now(item, count);
                 }
             }
@@ -102,16 +105,16 @@ impl AgentCore {
     /// on the board. Whether the channel took them.
     pub(super) fn confirm_on_channel(&mut self, item: ItemId, out: &mut StepOutput) -> bool {
         let Some(side) = &mut self.side else { return false };
-        let Some(aw) = self.awaiting.remove(&item) else { return true };
+        let Some(aw) = self.blocker.awaiting.remove(&item) else { return true };
         side.confirm(aw.window, &mut out.style);
-        self.history.confirmed(aw.key);
-        self.resolve(Blocker::Item(item), ResolvedBy::Board, out);
+        self.history.gate.confirmed(aw.key);
+        self.blocker.resolve(Blocker::Item(item), ResolvedBy::Board, &mut out.notes);
         true
     }
 
     /// `flatcomm`: issues the protocol cannot carry are still chatted about.
     pub(super) fn chat_status(&mut self, out: &mut StepOutput) {
-        if self.style.chats_status() {
+        if self.ctx.style.chats_status() {
             out.style.push(Aside::Chat(Recipient::All));
         }
     }
@@ -119,6 +122,6 @@ impl AgentCore {
     /// Whether a repeated detection of an unchanged issue may be suppressed (`flatcomm`
     /// asks again every time: it has no cooldown).
     pub(super) fn suppress_repeats(&self) -> bool {
-        self.style.suppresses_repeats()
+        self.ctx.style.suppresses_repeats()
     }
 }

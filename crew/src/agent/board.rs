@@ -25,7 +25,7 @@ impl AgentCore {
             BoardNews::Posted { window, msg } => match msg {
                 BoardMessage::RequestMaterial { from, to, item, count, .. } => {
                     if from == self.id {
-                        if let Some(aw) = self.awaiting.get_mut(&item) {
+                        if let Some(aw) = self.blocker.awaiting.get_mut(&item) {
                             if aw.window.is_none() {
                                 aw.window = Some(window);
                             }
@@ -36,39 +36,39 @@ impl AgentCore {
                     self.echo(&msg, out);
                 }
                 BoardMessage::OfferTransfer { from, to, item, count, .. } => {
-                    self.offered.entry(item).or_default().insert(from);
-                    self.refused.remove(&item);
+                    self.knowledge.offer(item, from);
                     if to == self.id {
-                        if let Some(aw) = self.awaiting.get_mut(&item) {
+                        if let Some(aw) = self.blocker.awaiting.get_mut(&item) {
                             if aw.window == Some(window) {
                                 aw.offered_by = Some((from, count.get()));
-                                aw.deadline = self.now + self.board_cfg.handover_ticks;
+                                aw.deadline = self.now + self.ctx.board_cfg.handover_ticks;
                             }
                         }
                     }
                 }
                 BoardMessage::CannotSupply { from, item, .. } => {
-                    self.refused.entry(item).or_default().insert(from);
+                    self.knowledge.refusal(item, from);
                 }
                 BoardMessage::ConfirmTransfer { .. } => {}
             },
             BoardNews::Chat { .. } => {}
             BoardNews::Closed(c) => {
-                self.handovers.retain(|h| h.window != c.window);
+                self.work.handovers.retain(|h| h.window != c.window);
                 if c.requester == self.id {
-                    let mine = self.awaiting.get(&c.item).is_some_and(|aw| aw.window == Some(c.window));
+                    let mine = self.blocker.awaiting.get(&c.item).is_some_and(|aw| aw.window == Some(c.window));
                     if mine {
-                        let aw = self.awaiting.remove(&c.item).expect("checked above");
+                        let aw = self.blocker.awaiting.remove(&c.item).expect("checked above");
                         match c.outcome {
                             CloseOutcome::Confirmed => {}
                             CloseOutcome::CannotSupply if self.ask_next_ring(c.item, aw.clone(), out) => {}
                             CloseOutcome::CannotSupply => {
-                                let cooldown = self.style.refusal_cooldown(self.gate.params().spec().cooldown_ticks);
-                                self.history.cannot_supply(aw.key, self.now, cooldown);
+                                let cooldown =
+                                    self.ctx.style.refusal_cooldown(self.gate.params().spec().cooldown_ticks);
+                                self.history.gate.cannot_supply(aw.key, self.now, cooldown);
                                 self.fall_back(c.item, aw.count, FallbackCause::CannotSupply);
                             }
                             CloseOutcome::Timeout => {
-                                self.history.timed_out(aw.key);
+                                self.history.gate.timed_out(aw.key);
                                 self.fall_back(c.item, aw.count, FallbackCause::Timeout);
                             }
                         }
@@ -76,10 +76,10 @@ impl AgentCore {
                 }
             }
             BoardNews::Rejected { msg, error } => match msg {
-                BoardMessage::OfferTransfer { window, .. } => self.handovers.retain(|h| h.window != window),
+                BoardMessage::OfferTransfer { window, .. } => self.work.handovers.retain(|h| h.window != window),
                 BoardMessage::RequestMaterial { item, count, .. } => {
                     tracing::warn!(agent = %self.id, ?error, "request rejected");
-                    if self.awaiting.remove(&item).is_some() {
+                    if self.blocker.awaiting.remove(&item).is_some() {
                         self.fall_back(item, count.get(), FallbackCause::Rejected);
                     }
                 }
@@ -97,11 +97,11 @@ impl AgentCore {
     /// forever.
     pub(super) fn expire_awaiting(&mut self) {
         let stale: Vec<ItemId> =
-            self.awaiting.iter().filter(|(_, aw)| self.now > aw.deadline + 1).map(|(item, _)| *item).collect();
+            self.blocker.awaiting.iter().filter(|(_, aw)| self.now > aw.deadline + 1).map(|(item, _)| *item).collect();
         for item in stale {
-            if let Some(aw) = self.awaiting.remove(&item) {
+            if let Some(aw) = self.blocker.awaiting.remove(&item) {
                 tracing::debug!(agent = %self.id, item = item.0, "request lost: treated as timed out");
-                self.history.timed_out(aw.key);
+                self.history.gate.timed_out(aw.key);
                 self.fall_back(item, aw.count, FallbackCause::Lost);
             }
         }
@@ -119,7 +119,7 @@ impl AgentCore {
         let surplus = self.surplus(item);
         let msg = if surplus > 0 {
             let give = surplus.min(count);
-            self.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0 });
+            self.work.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0 });
             let count = Count::new(i64::from(give)).expect("1..=requested is a valid count");
             BoardMessage::OfferTransfer { window, from: self.id, to: from, item, count, handover: Way::Give }
         } else {
@@ -134,14 +134,14 @@ impl AgentCore {
     }
 
     fn fall_back(&mut self, item: ItemId, count: u32, cause: FallbackCause) {
-        if let Some(rec) = &mut self.recovery {
+        if let Some(rec) = &mut self.blocker.recovery {
             if rec.paused_for() == Some(item) {
                 // The recovery that needed this tool goes on with its local alternatives.
                 rec.unpause(item);
                 return;
             }
         }
-        let Some(id) = self.first_issue(Blocker::Item(item)) else {
+        let Some(id) = self.blocker.first_issue(Blocker::Item(item)) else {
             return;
         };
         let want = self.inv.count(item) + count;
@@ -151,13 +151,13 @@ impl AgentCore {
         let k = self.known_for(Some(item));
         let local = Planner::new(&k, budget).obtain(item, want).is_some();
         let action = if local { GateAction::LocalRecover } else { GateAction::LocalSkip };
-        self.fallbacks.push(super::Note::Fallback { id, action, cause });
+        self.blocker.fallbacks.push(super::Note::Fallback { id, action, cause });
         if local {
             self.start_recovery(item, want, id, budget);
         } else {
             // Last resort, once nothing else is left to do: go and look (explore.rs).
             self.unsourced(item, id, cause, want);
-            let why = format!("no local source of {} and no teammate supplied it", self.data.item_name(item));
+            let why = format!("no local source of {} and no teammate supplied it", self.ctx.data.item_name(item));
             self.hold(Blocker::Item(item), Retry::WhenIdle, why);
         }
     }
@@ -166,12 +166,12 @@ impl AgentCore {
     pub(super) fn on_receipt(&mut self, r: Receipt, out: &mut StepOutput) {
         self.inv.insert_unchecked(r.item, r.count);
         if self.confirm_on_channel(r.item, out) {
-            if let Some(rec) = &mut self.recovery {
+            if let Some(rec) = &mut self.blocker.recovery {
                 rec.unpause(r.item);
             }
             return;
         }
-        let Some(aw) = self.awaiting.get(&r.item) else {
+        let Some(aw) = self.blocker.awaiting.get(&r.item) else {
             return;
         };
         let (Some(window), Some((giver, offered))) = (aw.window, aw.offered_by) else {
@@ -184,36 +184,36 @@ impl AgentCore {
         let key = aw.key;
         let count = Count::new(i64::from(r.count.min(offered))).expect("a receipt carries at least one item");
         out.posts.push((BoardMessage::ConfirmTransfer { window, from: self.id, to: giver, item: r.item, count }, None));
-        self.awaiting.remove(&r.item);
-        self.history.confirmed(key);
-        self.resolve(Blocker::Item(r.item), ResolvedBy::Board, out);
-        if let Some(rec) = &mut self.recovery {
+        self.blocker.awaiting.remove(&r.item);
+        self.history.gate.confirmed(key);
+        self.blocker.resolve(Blocker::Item(r.item), ResolvedBy::Board, &mut out.notes);
+        if let Some(rec) = &mut self.blocker.recovery {
             rec.unpause(r.item);
         }
     }
 
     pub(super) fn next_handover_action(&mut self) -> Option<Action> {
         loop {
-            let h = self.handovers.front()?.clone();
+            let h = self.work.handovers.front()?.clone();
             if self.inv.count(h.item) < h.count || h.attempts > 12 {
-                self.handovers.pop_front();
+                self.work.handovers.pop_front();
                 continue;
             }
-            let seen = self.mem.visible().iter().find(|(a, _)| *a == h.to).map(|(_, p)| *p);
-            let Some(target) = seen.or_else(|| self.mem.last_seen(h.to)) else {
+            let seen = self.knowledge.mem.visible().iter().find(|(a, _)| *a == h.to).map(|(_, p)| *p);
+            let Some(target) = seen.or_else(|| self.knowledge.mem.last_seen(h.to)) else {
                 // Never seen (it works out of view): go to where its share of the
                 // blueprint lies, which every bot knows from the split, on the ground,
                 // until it comes into view.
                 let r = self.region_of(h.to);
-                if let Some(front) = self.handovers.front_mut() {
+                if let Some(front) = self.work.handovers.front_mut() {
                     front.attempts += 1;
                 }
                 return Some(Action::MoveTo { target: Pos::new(r.x, 0, r.z), range: SEEK_RANGE });
             };
-            if self.pos.dist(target) <= self.physics.reach - 0.5 {
+            if self.pos.dist(target) <= self.ctx.physics.reach - 0.5 {
                 return Some(Action::Give { to: h.to, item: h.item, count: h.count, window: Some(h.window) });
             }
-            if let Some(front) = self.handovers.front_mut() {
+            if let Some(front) = self.work.handovers.front_mut() {
                 front.attempts += 1;
             }
             return Some(Action::MoveTo { target, range: 2.0 });
@@ -227,8 +227,8 @@ impl AgentCore {
             _ => None,
         };
         if let Some(w) = settled {
-            self.handovers.retain(|h| h.window != w);
-        } else if let Some(front) = self.handovers.front_mut() {
+            self.work.handovers.retain(|h| h.window != w);
+        } else if let Some(front) = self.work.handovers.front_mut() {
             front.attempts += 1;
         }
     }

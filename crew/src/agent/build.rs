@@ -34,41 +34,28 @@ pub(super) fn place_of(kind: &NodeKind) -> Option<(Pos, gatecrew_world::BlockId,
 }
 
 impl AgentCore {
-    /// Own place nodes in build order.
-    pub(super) fn own_places(&self) -> Vec<NodeId> {
-        self.plan.agent_root(self.id).map(|r| self.plan.children(r)).unwrap_or_default()
-    }
-
-    /// Items the agent still needs for its own share.
-    pub(super) fn own_need(&self, item: ItemId) -> u32 {
-        self.own_places()
-            .into_iter()
-            .filter(|n| matches!(self.plan.node(*n).state, NodeState::Pending | NodeState::SetAside))
-            .filter(|n| place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item))
-            .count() as u32
-    }
-
     /// Items held beyond the agent's own remaining needs and commitments: what it may
     /// offer. Raw materials count as needed when a held recipe would turn them into a
     /// missing block item.
     pub(super) fn surplus(&self, item: ItemId) -> u32 {
-        let committed: u32 = self.handovers.iter().filter(|h| h.item == item).map(|h| h.count).sum();
-        let mut reserved = self.own_need(item) + committed;
+        let committed = self.work.committed(item);
+        let mut reserved = self.work.own_need(self.id, item) + committed;
         let mut needed_items: Vec<ItemId> = self
-            .own_places()
+            .work
+            .own_places(self.id)
             .into_iter()
-            .filter(|n| self.plan.node(*n).state != NodeState::Done)
-            .filter_map(|n| place_of(&self.plan.node(n).kind).map(|(_, _, i)| i))
+            .filter(|n| self.work.plan.node(*n).state != NodeState::Done)
+            .filter_map(|n| place_of(&self.work.plan.node(n).kind).map(|(_, _, i)| i))
             .collect();
         needed_items.sort();
         needed_items.dedup();
         for want in needed_items {
-            let deficit = self.own_need(want).saturating_sub(self.inv.count(want));
+            let deficit = self.work.own_need(self.id, want).saturating_sub(self.inv.count(want));
             if deficit == 0 {
                 continue;
             }
-            for &rid in self.data.recipes_for(want) {
-                let r = self.data.recipe(rid);
+            for &rid in self.ctx.data.recipes_for(want) {
+                let r = self.ctx.data.recipe(rid);
                 if let Some((_, per)) = r.ingredients.iter().find(|(i, _)| *i == item) {
                     reserved += per * deficit.div_ceil(r.count);
                     break;
@@ -88,15 +75,15 @@ impl AgentCore {
         if view.near > 0 {
             self.pos = view.pos;
         }
-        let mut heed: Vec<gatecrew_protocol::AgentId> = self.handovers.iter().map(|h| h.to).collect();
-        heed.extend(self.awaiting.values().filter_map(|aw| aw.offered_by.map(|(from, _)| from)));
-        self.mem.update(view, self.now, &heed);
+        let mut heed: Vec<gatecrew_protocol::AgentId> = self.work.handovers.iter().map(|h| h.to).collect();
+        heed.extend(self.blocker.awaiting.values().filter_map(|aw| aw.offered_by.map(|(from, _)| from)));
+        self.knowledge.mem.update(view, self.now, &heed);
         for &(p, b) in &view.blocks {
-            if let Some(i) = self.blueprint.index_of(p) {
-                if self.blueprint.cells()[i].block == b {
-                    if let Some(n) = self.plan.cell_node(i) {
-                        if self.plan.node(n).state != NodeState::Done {
-                            self.plan.set_state(n, NodeState::Done);
+            if let Some(i) = self.ctx.blueprint.index_of(p) {
+                if self.ctx.blueprint.cells()[i].block == b {
+                    if let Some(n) = self.work.plan.cell_node(i) {
+                        if self.work.plan.node(n).state != NodeState::Done {
+                            self.work.plan.set_state(n, NodeState::Done);
                         }
                     }
                 }
@@ -105,8 +92,8 @@ impl AgentCore {
     }
 
     fn support_missing(&self, n: NodeId) -> Option<(NodeId, Pos)> {
-        self.plan.requires(n).into_iter().find_map(|s| {
-            let node = self.plan.node(s);
+        self.work.plan.requires(n).into_iter().find_map(|s| {
+            let node = self.work.plan.node(s);
             let (pos, _, _) = place_of(&node.kind)?;
             (node.state != NodeState::Done).then_some((s, pos))
         })
@@ -128,8 +115,8 @@ impl AgentCore {
                 return next;
             }
         }
-        for n in self.own_places() {
-            let node = self.plan.node(n);
+        for n in self.work.own_places(self.id) {
+            let node = self.work.plan.node(n);
             let Some((pos, block, item)) = place_of(&node.kind) else {
                 continue;
             };
@@ -138,25 +125,25 @@ impl AgentCore {
                 NodeState::Failed if !self.revive(n, &mut watch) => continue,
                 NodeState::Failed | NodeState::SetAside | NodeState::Pending => {}
             }
-            if self.mem.block(pos) == Some(block) {
-                self.plan.set_state(n, NodeState::Done);
+            if self.knowledge.mem.block(pos) == Some(block) {
+                self.work.plan.set_state(n, NodeState::Done);
                 continue;
             }
             // Given up?
             for b in [Blocker::Node(n), Blocker::Item(item)] {
-                if self.exhausted(b) {
-                    self.plan.set_state(n, NodeState::Failed);
+                if self.blocker.exhausted(b, self.ctx.tuning.max_attempts) {
+                    self.work.plan.set_state(n, NodeState::Failed);
                 }
             }
-            if self.plan.node(n).state == NodeState::Failed && !self.revive(n, &mut watch) {
+            if self.work.plan.node(n).state == NodeState::Failed && !self.revive(n, &mut watch) {
                 continue;
             }
             remaining = true;
-            if let Some(aw) = self.awaiting.get(&item) {
+            if let Some(aw) = self.blocker.awaiting.get(&item) {
                 earliest(aw.deadline, &mut wake);
                 continue;
             }
-            if self.recovery.as_ref().is_some_and(|r| r.item == item) || self.explores_for(item) {
+            if self.blocker.recovery.as_ref().is_some_and(|r| r.item == item) || self.explores_for(item) {
                 // In recovery, or waiting for the exploration (which is its revisit).
                 continue;
             }
@@ -166,11 +153,13 @@ impl AgentCore {
             }
             // A teammate's block waited for is there now: a watching bot looks at every
             // step, not only when its back-off runs out.
-            if self.blocks.get(&Blocker::Node(n)).is_some_and(|b| b.teammate) && self.support_missing(n).is_none() {
-                self.blocks.remove(&Blocker::Node(n));
+            if self.blocker.blocks.get(&Blocker::Node(n)).is_some_and(|b| b.teammate)
+                && self.support_missing(n).is_none()
+            {
+                self.blocker.blocks.remove(&Blocker::Node(n));
             }
             let mut held = false;
-            for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocks.get(&b)) {
+            for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocker.blocks.get(&b)) {
                 if b.retry_at > self.now {
                     held = true;
                     earliest(b.retry_at, &mut wake);
@@ -180,43 +169,43 @@ impl AgentCore {
                 }
             }
             if held {
-                self.plan.set_state(n, NodeState::SetAside);
+                self.work.plan.set_state(n, NodeState::SetAside);
                 continue;
             }
-            if self.plan.node(n).state == NodeState::SetAside {
-                self.plan.set_state(n, NodeState::Pending);
+            if self.work.plan.node(n).state == NodeState::SetAside {
+                self.work.plan.set_state(n, NodeState::Pending);
             }
             // A support given up does not hold back a node something else holds now.
             let waits = |me: &Self, s: NodeId| {
-                let sn = me.plan.node(s);
+                let sn = me.work.plan.node(s);
                 !(sn.owner == me.id && sn.state == NodeState::Failed && me.anchored(pos, block))
             };
             if let Some((s, spos)) = self.support_missing(n).filter(|(s, _)| waits(self, *s)) {
-                if self.plan.node(s).owner == self.id {
+                if self.work.plan.node(s).owner == self.id {
                     // Own supports come earlier in build order; this one waits for it.
                     // Still, every blocked node is an issue the gate sees: one behind a
                     // support given up, and one whose item is not held at all (else a
                     // node behind a stuck support never asks for an item only a
                     // teammate holds).
-                    let failed = self.plan.node(s).state == NodeState::Failed;
+                    let failed = self.work.plan.node(s).state == NodeState::Failed;
                     if failed && !self.anchored(pos, block) {
                         // Its support was given up and nothing else holds it: it cannot
                         // be placed either.
-                        if self.first_issue(Blocker::Node(n)).is_none() {
+                        if self.blocker.first_issue(Blocker::Node(n)).is_none() {
                             let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
                             let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
                             self.run_gate(id, issue, Some(n), out);
                         }
                         self.hold(Blocker::Node(n), Retry::WhenIdle, format!("its support at {spos} was given up"));
-                        if let Some(b) = self.blocks.get_mut(&Blocker::Node(n)) {
+                        if let Some(b) = self.blocker.blocks.get_mut(&Blocker::Node(n)) {
                             b.until_supported = true;
                         }
-                        self.plan.set_state(n, NodeState::Failed);
+                        self.work.plan.set_state(n, NodeState::Failed);
                         continue;
                     }
-                    let quiet = self.first_issue(Blocker::Item(item)).is_none()
-                        && !self.blocks.contains_key(&Blocker::Item(item))
-                        && self.recovery.is_none();
+                    let quiet = self.blocker.first_issue(Blocker::Item(item)).is_none()
+                        && !self.blocker.blocks.contains_key(&Blocker::Item(item))
+                        && self.blocker.recovery.is_none();
                     if self.inv.count(item) == 0 && quiet && !self.on_pillar() {
                         return self.raise_missing(n, item, out);
                     }
@@ -229,21 +218,23 @@ impl AgentCore {
                     continue;
                 }
                 if !near {
-                    return Next::Act(n, Action::MoveTo { target: spos, range: self.physics.reach - 0.5 });
+                    return Next::Act(n, Action::MoveTo { target: spos, range: self.ctx.physics.reach - 0.5 });
                 }
-                if self.first_issue(Blocker::Node(n)).is_none() {
+                if self.blocker.first_issue(Blocker::Node(n)).is_none() {
                     let issue = Issue::DependencyBlocked { node: n.index() as u32, pos: spos };
                     let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
                     self.run_gate(id, issue, Some(n), out);
                 }
-                let why = format!("waiting for {}'s block at {spos}", self.plan.node(s).owner);
+                let why = format!("waiting for {}'s block at {spos}", self.work.plan.node(s).owner);
                 self.hold(Blocker::Node(n), Retry::Teammate, why);
                 return Next::Again;
             }
             if self.inv.count(item) == 0 {
                 return self.raise_missing(n, item, out);
             }
-            if self.on_pillar() && !(reach_distance(self.pos, pos) <= self.physics.reach && self.anchored(pos, block)) {
+            if self.on_pillar()
+                && !(reach_distance(self.pos, pos) <= self.ctx.physics.reach && self.anchored(pos, block))
+            {
                 deferred.get_or_insert((n, pos, block, item));
                 continue;
             }
@@ -255,19 +246,19 @@ impl AgentCore {
         if let Some(next) = self.leave_pillar() {
             return next;
         }
-        if !remaining && self.awaiting.is_empty() && self.parked.is_empty() {
+        if !remaining && self.blocker.awaiting.is_empty() && self.blocker.parked.is_empty() {
             return watch.map_or(Next::Done, Next::Watch);
         }
         if idle_ready {
             // Independent work ran out: revisit what was set aside.
-            for b in self.blocks.values_mut() {
+            for b in self.blocker.blocks.values_mut() {
                 if b.when_idle && b.retry_at <= self.now {
                     b.when_idle = false;
                 }
             }
             return Next::Again;
         }
-        for aw in self.awaiting.values() {
+        for aw in self.blocker.awaiting.values() {
             earliest(aw.deadline, &mut wake);
         }
         match (wake, watch) {
@@ -281,18 +272,18 @@ impl AgentCore {
     /// support stands. One given up on a teammate's block is watched meanwhile: the bot
     /// looks again at the back-off's longest interval.
     fn revive(&mut self, n: NodeId, watch: &mut Option<Tick>) -> bool {
-        let Some(b) = self.blocks.get(&Blocker::Node(n)).filter(|b| b.until_supported) else {
+        let Some(b) = self.blocker.blocks.get(&Blocker::Node(n)).filter(|b| b.until_supported) else {
             return false;
         };
         let teammate = b.teammate;
         if self.support_missing(n).is_none() {
-            self.blocks.remove(&Blocker::Node(n));
-            self.plan.set_state(n, NodeState::Pending);
+            self.blocker.blocks.remove(&Blocker::Node(n));
+            self.work.plan.set_state(n, NodeState::Pending);
             return true;
         }
         if teammate {
-            let longest = self.tuning.poll_ticks.saturating_mul(1 << super::MAX_DOUBLINGS);
-            let b = self.blocks.get_mut(&Blocker::Node(n)).expect("checked above");
+            let longest = self.ctx.tuning.poll_ticks.saturating_mul(1 << super::blocker::MAX_DOUBLINGS);
+            let b = self.blocker.blocks.get_mut(&Blocker::Node(n)).expect("checked above");
             if b.retry_at <= self.now {
                 b.retry_at = self.now + longest;
             }
@@ -304,32 +295,33 @@ impl AgentCore {
     /// The node's item is not held: a missing-material issue through the gate (a
     /// revisit with unchanged features only sets it aside again).
     fn raise_missing(&mut self, n: NodeId, item: ItemId, out: &mut StepOutput) -> Next {
-        let deficit = self.own_need(item).saturating_sub(self.inv.count(item)).max(1);
+        let deficit = self.work.own_need(self.id, item).saturating_sub(self.inv.count(item)).max(1);
         let issue = Issue::MissingMaterial { item, count: deficit };
         // A revisit re-detects the issue only if something changed: the gate is
         // deterministic, so the same features would give the same decision.
         let features = self.evaluate(issue, Some(n)).features;
         let blocker = Blocker::Item(item);
         if self.suppress_repeats()
-            && self.first_issue(blocker).is_some()
-            && self.last_features.get(&blocker) == Some(&features)
+            && self.blocker.first_issue(blocker).is_some()
+            && self.blocker.last_features.get(&blocker) == Some(&features)
         {
             // The same decision, then: a local recovery that failed is carried out again
             // (until the blocker's attempts run out), anything else set aside again.
-            let again = self.blocks.get(&blocker).is_some_and(|b| b.recover_again) && !self.exhausted(blocker);
-            if let (true, Some(id)) = (again, self.first_issue(blocker)) {
-                if let Some(b) = self.blocks.get_mut(&blocker) {
+            let again = self.blocker.blocks.get(&blocker).is_some_and(|b| b.recover_again)
+                && !self.blocker.exhausted(blocker, self.ctx.tuning.max_attempts);
+            if let (true, Some(id)) = (again, self.blocker.first_issue(blocker)) {
+                if let Some(b) = self.blocker.blocks.get_mut(&blocker) {
                     b.recover_again = false;
                 }
                 let budget = self.gate.params().spec().search_ticks;
                 self.start_recovery(item, self.inv.count(item) + deficit, id, budget);
                 return Next::Again;
             }
-            let why = self.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
+            let why = self.blocker.blocks.get(&blocker).map(|b| b.why.clone()).unwrap_or_default();
             self.hold(blocker, Retry::WhenIdle, why);
             return Next::Again;
         }
-        self.last_features.insert(blocker, features);
+        self.blocker.last_features.insert(blocker, features);
         let id = self.new_issue(issue, blocker, Some(n), out);
         self.run_gate(id, issue, Some(n), out);
         Next::Again
@@ -345,25 +337,25 @@ impl AgentCore {
     }
 
     pub(super) fn build_outcome(&mut self, n: NodeId, o: &Outcome, out: &mut StepOutput) {
-        let Some((pos, block, _)) = place_of(&self.plan.node(n).kind) else {
+        let Some((pos, block, _)) = place_of(&self.work.plan.node(n).kind) else {
             return;
         };
         match (&o.action, &o.result) {
             (Action::Place { .. }, Ok(_)) => {
-                self.plan.set_state(n, NodeState::Done);
-                self.resolve(Blocker::Node(n), ResolvedBy::Local, out);
+                self.work.plan.set_state(n, NodeState::Done);
+                self.blocker.resolve(Blocker::Node(n), ResolvedBy::Local, &mut out.notes);
             }
             // A walk that arrives changes nothing yet: the next step places.
             (Action::MoveTo { .. }, Ok(_)) => {}
             (Action::Place { .. }, Err(Failure::Occupied { pos: at }))
-                if self.mem.block(*at) == Some(block) && *at == pos =>
+                if self.knowledge.mem.block(*at) == Some(block) && *at == pos =>
             {
-                self.plan.set_state(n, NodeState::Done);
+                self.work.plan.set_state(n, NodeState::Done);
             }
             (action, Err(f)) => {
                 if matches!(f, Failure::NoPath { .. }) {
                     // No walk gets there: next time, a pillar.
-                    self.lift.insert(n);
+                    self.work.lift.insert(n);
                 }
                 let issue = match (action.name(), f) {
                     (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {
@@ -374,7 +366,7 @@ impl AgentCore {
                     }
                     (name, f) => Issue::ActionFailed { action: name, reason: f.tag() },
                 };
-                if self.first_issue(Blocker::Node(n)).is_none() {
+                if self.blocker.first_issue(Blocker::Node(n)).is_none() {
                     let id = self.new_issue(issue, Blocker::Node(n), Some(n), out);
                     self.run_gate(id, issue, Some(n), out);
                 }
@@ -390,29 +382,30 @@ impl AgentCore {
 
     /// At the end: every own node not done, with the reason.
     pub(super) fn report_unfinished(&mut self, out: &mut StepOutput) {
-        for n in self.own_places() {
-            let node = self.plan.node(n);
+        for n in self.work.own_places(self.id) {
+            let node = self.work.plan.node(n);
             if node.state == NodeState::Done {
                 continue;
             }
             let Some((pos, _, item)) = place_of(&node.kind) else {
                 continue;
             };
-            let why = if let Some(aw) = self.awaiting.get(&item) {
+            let why = if let Some(aw) = self.blocker.awaiting.get(&item) {
                 format!(
                     "waiting for {} from the board (window {})",
-                    self.data.item_name(item),
+                    self.ctx.data.item_name(item),
                     aw.window.map_or("pending".into(), |w| w.to_string())
                 )
             } else if self.parked_item(item) {
-                format!("waiting for the adjudicator's verdict on {}", self.data.item_name(item))
-            } else if let Some(b) = self.blocks.get(&Blocker::Node(n)).or_else(|| self.blocks.get(&Blocker::Item(item)))
+                format!("waiting for the adjudicator's verdict on {}", self.ctx.data.item_name(item))
+            } else if let Some(b) =
+                self.blocker.blocks.get(&Blocker::Node(n)).or_else(|| self.blocker.blocks.get(&Blocker::Item(item)))
             {
                 let gave_up =
-                    if b.attempts > self.tuning.max_attempts { "gave up after repeated attempts: " } else { "" };
+                    if b.attempts > self.ctx.tuning.max_attempts { "gave up after repeated attempts: " } else { "" };
                 format!("{gave_up}{}", b.why)
             } else if self.inv.count(item) == 0 {
-                format!("no {} in inventory", self.data.item_name(item))
+                format!("no {} in inventory", self.ctx.data.item_name(item))
             } else {
                 "not reached before the end".into()
             };

@@ -47,21 +47,21 @@ impl AgentCore {
         out: &mut StepOutput,
     ) {
         let requested = issue.requestable();
-        let item = requested.map(|(i, _)| self.data.item_name(i).to_owned());
+        let item = requested.map(|(i, _)| self.ctx.data.item_name(i).to_owned());
         let card = DecisionCard::new(issue.name(), item, requested.map(|(_, n)| n), q.features, score);
         tracing::debug!(agent = %self.id, issue = %id, card = %card.to_json(), "consulting the adjudicator");
         out.consults.push(Consult { issue_id: id, card, score });
-        self.parked.insert(id, Parked { issue, node, q, score, oracle });
+        self.blocker.parked.insert(id, Parked { issue, node, q, score, oracle });
     }
 
     /// Whether an issue about `item` waits for a verdict.
     pub(super) fn parked_item(&self, item: ItemId) -> bool {
-        self.parked.values().any(|p| p.issue.requestable().is_some_and(|(i, _)| i == item))
+        self.blocker.parked.values().any(|p| p.issue.requestable().is_some_and(|(i, _)| i == item))
     }
 
     /// A verdict entered: record the tier-3 decision and act on it.
     pub(super) fn on_verdict(&mut self, id: IssueId, verdict: Verdict, out: &mut StepOutput) {
-        let Some(p) = self.parked.remove(&id) else {
+        let Some(p) = self.blocker.parked.remove(&id) else {
             tracing::warn!(agent = %self.id, issue = %id, "verdict for an issue that is not waiting for one");
             return;
         };
@@ -72,12 +72,13 @@ impl AgentCore {
         };
         // The blocker may have cleared while the question was out (the items turned up):
         // then there is nothing left to act on.
-        let open = self.issues.get(&Blocker::Item(item)).is_some_and(|v| v.iter().any(|i| i.id == id));
-        let in_recovery = p.node.is_none() && self.recovery.as_ref().is_some_and(|r| r.paused_for() == Some(item));
+        let open = self.blocker.issues.get(&Blocker::Item(item)).is_some_and(|v| v.iter().any(|i| i.id == id));
+        let in_recovery =
+            p.node.is_none() && self.blocker.recovery.as_ref().is_some_and(|r| r.paused_for() == Some(item));
         match (open, in_recovery, decision.decision) {
             (false, true, _) | (true, true, Decision::StayLocal) => {
                 // The recovery that needed this tool goes on with its local alternatives.
-                if let Some(r) = &mut self.recovery {
+                if let Some(r) = &mut self.blocker.recovery {
                     r.unpause(item);
                 }
             }

@@ -105,18 +105,18 @@ fn waypoints(centre: Pos, step: i32, bounds: Option<(Pos, Pos)>, max_ring: i32) 
 impl AgentCore {
     /// The fallback set `item` aside with no known route: remember it for exploring.
     pub(super) fn unsourced(&mut self, item: ItemId, issue: IssueId, cause: FallbackCause, want: u32) {
-        self.unsourced.insert(item, Unsourced { issue, cause, want });
+        self.blocker.unsourced.insert(item, Unsourced { issue, cause, want });
     }
 
     /// Whether `item`'s nodes wait for the exploration (not revisited meanwhile: the
     /// exploration is the revisit).
     pub(super) fn explores_for(&self, item: ItemId) -> bool {
         // Not once the items came some other way: the node is placeable again.
-        let open = self
-            .unsourced
-            .get(&item)
-            .is_some_and(|u| self.issues.contains_key(&Blocker::Item(item)) && self.inv.count(item) < u.want);
-        open && self.explore.as_ref().is_none_or(|e| e.stopped.is_none())
+        let open =
+            self.blocker.unsourced.get(&item).is_some_and(|u| {
+                self.blocker.issues.contains_key(&Blocker::Item(item)) && self.inv.count(item) < u.want
+            });
+        open && self.blocker.explore.as_ref().is_none_or(|e| e.stopped.is_none())
     }
 
     /// The fallback's planning budget, which is also the exploration's walking budget.
@@ -128,30 +128,32 @@ impl AgentCore {
     /// forgotten: the items came some other way).
     fn still_unsourced(&mut self) -> Vec<ItemId> {
         let inv = &self.inv;
-        let issues = &self.issues;
-        self.unsourced.retain(|item, u| issues.contains_key(&Blocker::Item(*item)) && inv.count(*item) < u.want);
-        self.unsourced.keys().copied().collect()
+        let issues = &self.blocker.issues;
+        self.blocker
+            .unsourced
+            .retain(|item, u| issues.contains_key(&Blocker::Item(*item)) && inv.count(*item) < u.want);
+        self.blocker.unsourced.keys().copied().collect()
     }
 
     /// After a walk of the pattern, with the new view folded in: the first unsourced item
     /// a route now obtains goes to the local solver, as the fallback would have sent it.
     /// Returns whether a recovery started.
     pub(super) fn explore_found(&mut self, out: &mut StepOutput) -> bool {
-        let Some(e) = self.explore.as_mut().filter(|e| e.looked) else {
+        let Some(e) = self.blocker.explore.as_mut().filter(|e| e.looked) else {
             return false;
         };
         e.looked = false;
-        if self.recovery.is_some() {
+        if self.blocker.recovery.is_some() {
             return false;
         }
         let budget = self.fallback_budget();
         for item in self.still_unsourced() {
-            let u = self.unsourced[&item].clone();
+            let u = self.blocker.unsourced[&item].clone();
             let k = self.known_for(Some(item));
             if Planner::new(&k, budget).obtain(item, u.want).is_none() {
                 continue;
             }
-            self.unsourced.remove(&item);
+            self.blocker.unsourced.remove(&item);
             out.notes.push(Note::Fallback { id: u.issue, action: GateAction::LocalRecover, cause: u.cause });
             self.start_recovery(item, u.want, u.issue, budget);
             return true;
@@ -163,15 +165,15 @@ impl AgentCore {
     /// when the exploration just stopped (its items' nodes are revisited again as before:
     /// the caller looks at the build once more); `Ok(None)` when it does not explore now.
     pub(super) fn explore_next(&mut self) -> Result<Option<Action>, ()> {
-        let busy = !self.awaiting.is_empty()
-            || !self.handovers.is_empty()
-            || self.recovery.is_some()
-            || !self.parked.is_empty()
+        let busy = !self.blocker.awaiting.is_empty()
+            || !self.work.handovers.is_empty()
+            || self.blocker.recovery.is_some()
+            || !self.blocker.parked.is_empty()
             || self.waits_on_channel();
         if busy {
             return Ok(None);
         }
-        if let Some(e) = self.explore.as_mut().filter(|e| e.stopped.is_some()) {
+        if let Some(e) = self.blocker.explore.as_mut().filter(|e| e.stopped.is_some()) {
             // A search that found nothing ends where a player's would: back at the work,
             // among the teammates it may ask again (out there, nobody is in view and the
             // gate's `alone` rule keeps every revisit local).
@@ -187,19 +189,19 @@ impl AgentCore {
         if items.is_empty() {
             return Ok(None);
         }
-        let per_block = self.physics.ticks.move_per_block.max(1);
+        let per_block = self.ctx.physics.ticks.move_per_block.max(1);
         let budget = self.fallback_budget();
-        let step = self.physics.sight.max(1);
-        if self.explore.is_none() {
+        let step = self.ctx.physics.sight.max(1);
+        if self.blocker.explore.is_none() {
             let centre = self.region_of(self.id);
             let max_ring = (budget / (per_block * step as u64)).min(64) as i32;
-            let bounds = self.physics.bounds.map(|b| (b.min, b.max));
+            let bounds = self.ctx.physics.bounds.map(|b| (b.min, b.max));
             let left = waypoints(centre, step, bounds, max_ring);
-            self.explore =
+            self.blocker.explore =
                 Some(Exploration { left, visited: 0, spent: 0, budget, looked: false, stopped: None, home: false });
         }
         let here = self.pos;
-        let e = self.explore.as_mut().expect("set above");
+        let e = self.blocker.explore.as_mut().expect("set above");
         loop {
             // Inner ring first; in it, the nearest waypoint (then the lowest position).
             let Some(i) = (0..e.left.len()).min_by_key(|&i| {
@@ -234,7 +236,7 @@ impl AgentCore {
     /// A walk of the pattern ended (arrived or not): its ticks count, and the bot looks.
     pub(super) fn explore_outcome(&mut self, o: &Outcome) {
         // The walk home is not part of the search.
-        if let Some(e) = self.explore.as_mut().filter(|e| !e.home) {
+        if let Some(e) = self.blocker.explore.as_mut().filter(|e| !e.home) {
             e.spent += o.ticks;
             e.visited += 1;
             e.looked = true;
@@ -244,7 +246,7 @@ impl AgentCore {
     /// What the exploration did, for the report of an item still unsourced at the end
     /// (`None`: the bot never explored for it).
     pub(super) fn explored_why(&self, item: ItemId) -> Option<String> {
-        let e = self.explore.as_ref().filter(|_| self.unsourced.contains_key(&item))?;
+        let e = self.blocker.explore.as_ref().filter(|_| self.blocker.unsourced.contains_key(&item))?;
         let how = match e.stopped {
             Some(Stop::Exhausted) => "explored the whole pattern",
             Some(Stop::Budget) => "explored until its walking budget ran out",

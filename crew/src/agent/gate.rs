@@ -121,9 +121,9 @@ impl AgentCore {
     fn desc_facts(&self, desc: Desc<'_>, owner: Option<AgentId>) -> (usize, bool) {
         let (mut mates_waiting, mut other_owner) = (0usize, false);
         for &m in desc.list {
-            let (kind, by) = self.plan.kind(m);
+            let (kind, by) = self.work.plan.kind(m);
             other_owner |= Some(by) != owner;
-            if by != self.id && place_of(kind).is_some() && self.plan.state(m) != NodeState::Done {
+            if by != self.id && place_of(kind).is_some() && self.work.plan.state(m) != NodeState::Done {
                 mates_waiting += 1;
             }
         }
@@ -135,9 +135,9 @@ impl AgentCore {
     /// on `n`.
     fn own_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> (usize, bool) {
         let (mut left, mut all_behind) = (0usize, true);
-        for m in self.own_unordered() {
-            let state = self.plan.state(m);
-            if state != NodeState::Done && place_of(self.plan.kind(m).0).is_some() {
+        for m in self.work.own_unordered(self.id) {
+            let state = self.work.plan.state(m);
+            if state != NodeState::Done && place_of(self.work.plan.kind(m).0).is_some() {
                 left += 1;
             }
             if Some(m) != n && state != NodeState::Failed && state != NodeState::Done && !desc.contains(m) {
@@ -154,47 +154,42 @@ impl AgentCore {
     /// needs for the floor would only move the shortage.
     pub(super) fn known_for(&self, target: Option<ItemId>) -> Known<'_> {
         Known {
-            data: &self.data,
-            mem: &self.mem,
+            data: &self.ctx.data,
+            mem: &self.knowledge.mem,
             inv: &self.inv,
             pos: self.pos,
-            physics: &self.physics,
+            physics: &self.ctx.physics,
             reserved: self.reserved_map(target),
         }
     }
 
     /// What [`AgentCore::known_for`] reserves, by item.
     pub(super) fn reserved_map(&self, target: Option<ItemId>) -> std::collections::BTreeMap<ItemId, u32> {
-        self.plan.open_places_by_item().filter(|(i, _)| Some(*i) != target).collect()
+        self.work.plan.open_places_by_item().filter(|(i, _)| Some(*i) != target).collect()
     }
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
     /// depending on `n` (`desc`: `n`'s descendants).
     fn other_work(&self, n: Option<NodeId>, desc: Desc<'_>, item: Option<ItemId>) -> bool {
-        self.own_unordered().any(|m| {
-            let Some((_, _, i)) = place_of(self.plan.kind(m).0) else {
+        self.work.own_unordered(self.id).any(|m| {
+            let Some((_, _, i)) = place_of(self.work.plan.kind(m).0) else {
                 return false;
             };
             Some(m) != n
-                && self.plan.state(m) == NodeState::Pending
+                && self.work.plan.state(m) == NodeState::Pending
                 && !desc.contains(m)
                 && Some(i) != item
                 && self.inv.count(i) > 0
-                && !self.awaiting.contains_key(&i)
+                && !self.blocker.awaiting.contains_key(&i)
                 && !self.parked_item(i)
-                && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocks.contains_key(b))
+                && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocker.blocks.contains_key(b))
                 && self
+                    .work
                     .plan
                     .requires_iter(m)
-                    .all(|s| place_of(self.plan.kind(s).0).is_none() || self.plan.state(s) == NodeState::Done)
+                    .all(|s| place_of(self.work.plan.kind(s).0).is_none() || self.work.plan.state(s) == NodeState::Done)
         })
-    }
-
-    /// The agent's own place nodes, in no particular order (no allocation): `any` and
-    /// `all` over them do not care.
-    fn own_unordered(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.plan.agent_root(self.id).into_iter().flat_map(|r| self.plan.children_iter(r))
     }
 
     /// `other_owner`: whether a descendant of `n` is not `n`'s owner's; `all_behind`:
@@ -209,7 +204,7 @@ impl AgentCore {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.plan.reach_with(n, desc.list.len(), other_owner);
+        let reach = self.work.plan.reach_with(n, desc.list.len(), other_owner);
         CriticalityFacts {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
@@ -232,17 +227,13 @@ impl AgentCore {
 
     fn advantage_facts(&self, item: Option<ItemId>) -> AdvantageFacts {
         let dist = |p: gatecrew_protocol::Pos| self.pos.dist(p);
-        let visible = self.mem.visible();
+        let visible = self.knowledge.mem.visible();
         let nearest_teammate = visible.iter().map(|(_, p)| dist(*p)).min_by(f64::total_cmp);
         let (all_refused, nearest_offerer) = match item {
             None => (false, None),
             Some(item) => {
-                let refused = self.refused.get(&item);
-                // The length first: a crew of thousands is not walked while teammates
-                // are still to answer.
-                let all =
-                    refused.is_some_and(|r| r.len() + 1 >= self.crew.len() && self.teammates().all(|a| r.contains(&a)));
-                let offerers = self.offered.get(&item);
+                let all = self.knowledge.all_refused(item, self.ctx.crew.len(), self.teammates());
+                let offerers = self.knowledge.offered.get(&item);
                 let near = visible
                     .iter()
                     .filter(|(a, _)| offerers.is_some_and(|o| o.contains(a)))
@@ -257,24 +248,24 @@ impl AgentCore {
     fn recoverability_with(&self, item: ItemId, want: u32, planner: &mut cost::Scratch) -> RecoverabilityFacts {
         // An empty map allocates nothing: the counts stand in for it.
         let known = Known {
-            data: &self.data,
-            mem: &self.mem,
+            data: &self.ctx.data,
+            mem: &self.knowledge.mem,
             inv: &self.inv,
             pos: self.pos,
-            physics: &self.physics,
+            physics: &self.ctx.physics,
             reserved: std::collections::BTreeMap::new(),
         };
-        let k = Counted { k: known, plan: &self.plan, target: item };
+        let k = Counted { k: known, plan: &self.work.plan, target: item };
         let deficit = want.saturating_sub(self.inv.count(item));
         // The stores are listed in the planner's spare buffer, lent and given back.
         let mut stores = Vec::new();
         k.stored_into(item, planner.lend_stores(&mut stores));
         let in_reach =
-            stores.iter().any(|(p, n)| *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.physics.reach);
+            stores.iter().any(|(p, n)| *n >= deficit.max(1) && reach_distance(self.pos, *p) <= self.ctx.physics.reach);
         planner.give_back_stores(stores);
-        let table_near = k.table().is_some_and(|t| reach_distance(self.pos, t) <= self.physics.reach);
-        let one_craft = self.data.recipes_for(item).iter().any(|&rid| {
-            let r = self.data.recipe(rid);
+        let table_near = k.table().is_some_and(|t| reach_distance(self.pos, t) <= self.ctx.physics.reach);
+        let one_craft = self.ctx.data.recipes_for(item).iter().any(|&rid| {
+            let r = self.ctx.data.recipe(rid);
             let times = deficit.max(1).div_ceil(r.count);
             (r.grid == 2 || table_near) && r.ingredients.iter().all(|(i, n)| k.held(*i) >= n * times)
         });
@@ -305,7 +296,7 @@ impl AgentCore {
         let (_, q, oracle) = self.query(issue, node);
         let decision = match self.gate.assess(q) {
             Stage::Decided(d) => d,
-            Stage::Gray { score } if self.consult => {
+            Stage::Gray { score } if self.ctx.consult => {
                 self.park(id, issue, node, q, score, oracle, out);
                 return None;
             }
@@ -361,9 +352,9 @@ impl AgentCore {
         // blocked is this agent's `obtain` node for the item, whose dependents are all
         // those place nodes and what rests on them.
         let node = match issue {
-            Issue::MissingMaterial { item, .. } => self.plan.obtain_node(self.id, item).or(node),
+            Issue::MissingMaterial { item, .. } => self.work.plan.obtain_node(self.id, item).or(node),
             Issue::MissingTool { .. } => {
-                self.recovery.as_ref().and_then(|r| self.plan.obtain_node(self.id, r.item)).or(node)
+                self.blocker.recovery.as_ref().and_then(|r| self.work.plan.obtain_node(self.id, r.item)).or(node)
             }
             _ => node,
         };
@@ -372,13 +363,13 @@ impl AgentCore {
         list.clear();
         seen.clear();
         if let Some(n) = node {
-            self.plan.descendants_with(n, list, seen);
+            self.work.plan.descendants_with(n, list, seen);
         }
         let desc = Desc { list, bits: seen };
-        let owner = node.map(|n| self.plan.node(n).owner);
+        let owner = node.map(|n| self.work.plan.node(n).owner);
         let (mates_waiting, other_owner) = self.desc_facts(desc, owner);
         let (own_left, all_behind) = self.own_facts(node, desc);
-        let mates_left = (self.plan.places_not_done() as usize).saturating_sub(own_left);
+        let mates_left = (self.work.plan.places_not_done() as usize).saturating_sub(own_left);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
             (_, Some((item, n))) => {
                 let want = self.inv.count(item) + n;
@@ -392,8 +383,8 @@ impl AgentCore {
                 (RecoverabilityFacts { chain_ticks: ticks, ..Default::default() }, ticks, OracleQuery::Retry)
             }
             (Issue::ActionFailed { .. }, None) => (
-                RecoverabilityFacts { chain_ticks: Some(self.tuning.poll_ticks), ..Default::default() },
-                Some(self.tuning.poll_ticks),
+                RecoverabilityFacts { chain_ticks: Some(self.ctx.tuning.poll_ticks), ..Default::default() },
+                Some(self.ctx.tuning.poll_ticks),
                 OracleQuery::Retry,
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
@@ -405,11 +396,11 @@ impl AgentCore {
             a: advantage(self.advantage_facts(item)),
             d: impact(self.impact_facts((mates_left, mates_waiting), other_work, recovery_ticks), detour),
             r: recoverability(r_facts),
-            h: self.history.level(issue.key(), self.now),
+            h: self.history.gate.level(issue.key(), self.now),
         };
         let ctx = RuleContext {
-            requestable: requested.is_some() && self.crew.len() > 1,
-            teammate_reachable: !self.mem.visible().is_empty(),
+            requestable: requested.is_some() && self.ctx.crew.len() > 1,
+            teammate_reachable: !self.knowledge.mem.visible().is_empty(),
             other_work,
         };
         (features, GateQuery { features, ctx }, oracle)
@@ -444,7 +435,7 @@ impl AgentCore {
             | (_, GateAction::RequestMaterial, _) => {
                 let why = match issue.requestable() {
                     Some((item, _)) => {
-                        format!("no local source of {} known", self.data.item_name(item))
+                        format!("no local source of {} known", self.ctx.data.item_name(item))
                     }
                     None => "set aside".into(),
                 };

@@ -65,9 +65,9 @@ impl AgentCore {
     /// Starts `LOCAL_RECOVER` for holding `want` of `item`, considering routes that cost
     /// at most `budget` ticks.
     pub(super) fn start_recovery(&mut self, item: ItemId, want: u32, issue: IssueId, budget: u64) {
-        let top = self.plan.obtain_node_or_add(self.id, item);
-        self.plan.clear_below(top);
-        self.recovery = Some(Recovery {
+        let top = self.work.plan.obtain_node_or_add(self.id, item);
+        self.work.plan.clear_below(top);
+        self.blocker.recovery = Some(Recovery {
             item,
             issue,
             stack: vec![Frame::Obtain { node: top, item, target: want, depth: 0 }],
@@ -78,10 +78,10 @@ impl AgentCore {
     }
 
     fn step_label(&self, task: &Task) -> String {
-        let n = |i: ItemId| self.data.item_name(i).to_owned();
+        let n = |i: ItemId| self.ctx.data.item_name(i).to_owned();
         match *task {
             Task::Fetch { item } => format!("fetch {}", n(item)),
-            Task::Craft { recipe } => format!("craft {}", n(self.data.recipe(recipe).result)),
+            Task::Craft { recipe } => format!("craft {}", n(self.ctx.data.recipe(recipe).result)),
             Task::Collect { item, .. } => format!("collect {}", n(item)),
             Task::Smelt { input, output } => format!("smelt {} -> {}", n(input), n(output)),
             Task::Station { item } => format!("station {}", n(item)),
@@ -92,7 +92,7 @@ impl AgentCore {
     /// Generates the alternatives of an `obtain` node in cost order.
     fn expand(&mut self, or: NodeId, item: ItemId, target: u32) {
         let deficit = target.saturating_sub(self.inv.count(item)).max(1);
-        let budget = self.recovery.as_ref().map_or(self.gate.params().spec().search_ticks, |r| r.budget);
+        let budget = self.blocker.recovery.as_ref().map_or(self.gate.params().spec().search_ticks, |r| r.budget);
         // Priced routes only, cheapest first (the partner's planner ranks the same way,
         // and keeps unpriced ones too).
         let alts = {
@@ -103,41 +103,42 @@ impl AgentCore {
         // What the blueprint still places stays for it: an ingredient or a fuel is
         // obtained on top of the reserved count, so a craft or a smelt never eats the
         // planks a floor needs (the planner priced the route that way too).
-        let reserved = self.reserved_map(self.recovery.as_ref().map(|r| r.item));
+        let reserved = self.reserved_map(self.blocker.recovery.as_ref().map(|r| r.item));
         let keep = |i: ItemId| reserved.get(&i).copied().unwrap_or(0);
         for Alternative { way, fuel, .. } in alts {
             // A tool is obtained first only when none that would do is held.
             let tool = match way {
-                Way::Mine(block) => self.data.block_info(block).needs.and_then(|need| {
-                    let tools = self.data.tools_satisfying(need);
+                Way::Mine(block) => self.ctx.data.block_info(block).needs.and_then(|need| {
+                    let tools = self.ctx.data.tools_satisfying(need);
                     (!tools.iter().any(|t| self.inv.count(*t) > 0)).then(|| tools.first().copied()).flatten()
                 }),
                 _ => None,
             };
-            let extras = Extras { table: self.physics.table.1, furnace: self.physics.furnace.1, tool, fuel };
-            let parent = if way.all_of(&extras) { self.plan.add_child(or, NodeKind::And(AndKind::AllOf)) } else { or };
-            for part in way.parts(&self.data, item, deficit, extras, keep) {
+            let extras = Extras { table: self.ctx.physics.table.1, furnace: self.ctx.physics.furnace.1, tool, fuel };
+            let parent =
+                if way.all_of(&extras) { self.work.plan.add_child(or, NodeKind::And(AndKind::AllOf)) } else { or };
+            for part in way.parts(&self.ctx.data, item, deficit, extras, keep) {
                 match part {
                     Part::Obtain { item, count } => {
-                        let o = self.plan.add_child(parent, NodeKind::Obtain { item });
-                        self.targets.insert(o, count);
+                        let o = self.work.plan.add_child(parent, NodeKind::Obtain { item });
+                        self.work.targets.insert(o, count);
                     }
                     Part::Station { item } => {
-                        self.plan.add_child(parent, NodeKind::Task(Task::Station { item }));
+                        self.work.plan.add_child(parent, NodeKind::Task(Task::Station { item }));
                     }
                     Part::Work(task) => {
-                        let c = self.plan.add_child(parent, NodeKind::Task(task));
-                        self.targets.insert(c, target);
+                        let c = self.work.plan.add_child(parent, NodeKind::Task(task));
+                        self.work.targets.insert(c, target);
                     }
                 }
             }
         }
-        self.plan.mark_expanded(or);
+        self.work.plan.mark_expanded(or);
     }
 
     fn frame_for(&self, node: NodeId, depth: usize) -> Frame {
-        let target = self.targets.get(&node).copied().unwrap_or(1);
-        match self.plan.node(node).kind {
+        let target = self.work.targets.get(&node).copied().unwrap_or(1);
+        match self.work.plan.node(node).kind {
             NodeKind::Obtain { item } => Frame::Obtain { node, item, target, depth: depth + 1 },
             NodeKind::And(_) => Frame::AllOf { node, next: 0, depth },
             NodeKind::Task(_) => Frame::Task { node, target, actions: 0 },
@@ -146,11 +147,11 @@ impl AgentCore {
 
     /// Marks a node failed and unwinds the stack to the nearest valid branching point.
     fn fail_node(&mut self, node: NodeId) -> bool {
-        self.plan.set_state(node, NodeState::Failed);
-        let Some(rec) = &mut self.recovery else {
+        self.work.plan.set_state(node, NodeState::Failed);
+        let Some(rec) = &mut self.blocker.recovery else {
             return false;
         };
-        match self.plan.backtrack(node) {
+        match self.work.plan.backtrack(node) {
             Backtrack::Alternative { or, .. } => {
                 while let Some(top) = rec.stack.last() {
                     if matches!(top, Frame::Obtain { node, .. } if *node == or) {
@@ -168,15 +169,15 @@ impl AgentCore {
     }
 
     fn finish_recovery(&mut self, ok: bool, out: &mut StepOutput) {
-        let Some(rec) = self.recovery.take() else {
+        let Some(rec) = self.blocker.recovery.take() else {
             return;
         };
         if ok {
-            self.resolve(Blocker::Item(rec.item), ResolvedBy::Local, out);
+            self.blocker.resolve(Blocker::Item(rec.item), ResolvedBy::Local, &mut out.notes);
         } else {
-            let why = format!("local recovery of {} failed", self.data.item_name(rec.item));
+            let why = format!("local recovery of {} failed", self.ctx.data.item_name(rec.item));
             self.hold(Blocker::Item(rec.item), Retry::WhenIdle, why);
-            if let Some(b) = self.blocks.get_mut(&Blocker::Item(rec.item)) {
+            if let Some(b) = self.blocker.blocks.get_mut(&Blocker::Item(rec.item)) {
                 b.recover_again = true;
             }
         }
@@ -185,7 +186,7 @@ impl AgentCore {
     /// The next action of the recovery, or `None` when it ended or paused.
     pub(super) fn next_recovery_action(&mut self, out: &mut StepOutput) -> Option<Action> {
         for _ in 0..256 {
-            let rec = self.recovery.as_ref()?;
+            let rec = self.blocker.recovery.as_ref()?;
             if rec.paused() {
                 return None;
             }
@@ -197,30 +198,34 @@ impl AgentCore {
             match top {
                 Frame::Obtain { node, item, target, depth } => {
                     if self.inv.count(item) >= target {
-                        self.plan.set_state(node, NodeState::Done);
+                        self.work.plan.set_state(node, NodeState::Done);
                         self.pop_frame();
-                        if self.first_issue(Blocker::Item(item)).is_some()
-                            && Some(item) != self.recovery.as_ref().map(|r| r.item)
+                        if self.blocker.first_issue(Blocker::Item(item)).is_some()
+                            && Some(item) != self.blocker.recovery.as_ref().map(|r| r.item)
                         {
-                            self.resolve(Blocker::Item(item), ResolvedBy::Local, out);
+                            self.blocker.resolve(Blocker::Item(item), ResolvedBy::Local, &mut out.notes);
                         }
                         continue;
                     }
-                    if depth > self.tuning.max_obtain_depth {
+                    if depth > self.ctx.tuning.max_obtain_depth {
                         if !self.fail_node(node) {
                             self.finish_recovery(false, out);
                             return None;
                         }
                         continue;
                     }
-                    if self.data.tool(item).is_some() && self.ask_for_tool(item, out) {
+                    if self.ctx.data.tool(item).is_some() && self.ask_for_tool(item, out) {
                         return None;
                     }
-                    if !self.plan.node(node).expanded {
+                    if !self.work.plan.node(node).expanded {
                         self.expand(node, item, target);
                     }
-                    let next =
-                        self.plan.children(node).into_iter().find(|c| self.plan.node(*c).state == NodeState::Pending);
+                    let next = self
+                        .work
+                        .plan
+                        .children(node)
+                        .into_iter()
+                        .find(|c| self.work.plan.node(*c).state == NodeState::Pending);
                     match next {
                         Some(c) => {
                             let f = self.frame_for(c, depth);
@@ -235,15 +240,15 @@ impl AgentCore {
                     }
                 }
                 Frame::AllOf { node, next, depth } => {
-                    let children = self.plan.children(node);
+                    let children = self.work.plan.children(node);
                     match children.get(next) {
                         None => {
-                            self.plan.set_state(node, NodeState::Done);
+                            self.work.plan.set_state(node, NodeState::Done);
                             self.pop_frame();
                         }
                         Some(&c) => {
                             if let Some(Frame::AllOf { next, .. }) =
-                                self.recovery.as_mut().and_then(|r| r.stack.last_mut())
+                                self.blocker.recovery.as_mut().and_then(|r| r.stack.last_mut())
                             {
                                 *next += 1;
                             }
@@ -253,10 +258,10 @@ impl AgentCore {
                     }
                 }
                 Frame::Task { node, target, actions } => {
-                    let NodeKind::Task(task) = self.plan.node(node).kind else {
+                    let NodeKind::Task(task) = self.work.plan.node(node).kind else {
                         unreachable!("task frames hold tasks")
                     };
-                    let step = if actions > self.tuning.max_task_actions {
+                    let step = if actions > self.ctx.tuning.max_task_actions {
                         TaskStep::Fail
                     } else {
                         self.task_step(task, target)
@@ -264,20 +269,20 @@ impl AgentCore {
                     match step {
                         TaskStep::Act(a) => {
                             if let Some(Frame::Task { actions, .. }) =
-                                self.recovery.as_mut().and_then(|r| r.stack.last_mut())
+                                self.blocker.recovery.as_mut().and_then(|r| r.stack.last_mut())
                             {
                                 *actions += 1;
                             }
                             return Some(a);
                         }
                         TaskStep::Done => {
-                            let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                            let id = self.blocker.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
                             out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: true });
-                            self.plan.set_state(node, NodeState::Done);
+                            self.work.plan.set_state(node, NodeState::Done);
                             self.pop_frame();
                         }
                         TaskStep::Fail => {
-                            let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                            let id = self.blocker.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
                             out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: false });
                             if !self.fail_node(node) {
                                 self.finish_recovery(false, out);
@@ -293,13 +298,13 @@ impl AgentCore {
     }
 
     fn push_frame(&mut self, f: Frame) {
-        if let Some(r) = &mut self.recovery {
+        if let Some(r) = &mut self.blocker.recovery {
             r.stack.push(f);
         }
     }
 
     fn pop_frame(&mut self) {
-        if let Some(r) = &mut self.recovery {
+        if let Some(r) = &mut self.blocker.recovery {
             r.stack.pop();
         }
     }
@@ -307,10 +312,10 @@ impl AgentCore {
     /// A tool the recovery needs is missing: that is an issue of its own, gated like any
     /// other. Returns whether the recovery now waits for the board.
     fn ask_for_tool(&mut self, tool: ItemId, out: &mut StepOutput) -> bool {
-        if self.inv.count(tool) > 0 || self.recovery.as_ref().is_some_and(|r| r.asked.contains(&tool)) {
+        if self.inv.count(tool) > 0 || self.blocker.recovery.as_ref().is_some_and(|r| r.asked.contains(&tool)) {
             return false;
         }
-        if let Some(r) = &mut self.recovery {
+        if let Some(r) = &mut self.blocker.recovery {
             r.asked.push(tool);
         }
         let issue = Issue::MissingTool { tool };
@@ -321,14 +326,14 @@ impl AgentCore {
             // Parked for the adjudicator: the recovery waits for the verdict.
             None => {}
         }
-        if let Some(r) = &mut self.recovery {
+        if let Some(r) = &mut self.blocker.recovery {
             r.paused_for = Some(tool);
         }
         true
     }
 
     fn task_step(&mut self, task: Task, target: u32) -> TaskStep {
-        let reach = self.physics.reach;
+        let reach = self.ctx.physics.reach;
         let in_reach = |me: Pos, p: Pos| reach_distance(me, p) <= reach;
         let approach = |p: Pos| TaskStep::Act(Action::MoveTo { target: p, range: reach - 0.5 });
         match task {
@@ -346,14 +351,14 @@ impl AgentCore {
                 if !in_reach(self.pos, p) {
                     return approach(p);
                 }
-                if self.mem.dropped().contains_key(&p) {
+                if self.knowledge.mem.dropped().contains_key(&p) {
                     TaskStep::Act(Action::PickUp { pos: p })
                 } else {
                     TaskStep::Act(Action::Withdraw { chest: p, item, count: n.min(target - have) })
                 }
             }
             Task::Craft { recipe } => {
-                let r = self.data.recipe(recipe).clone();
+                let r = self.ctx.data.recipe(recipe).clone();
                 let have = self.inv.count(r.result);
                 if have >= target {
                     return TaskStep::Done;
@@ -391,7 +396,7 @@ impl AgentCore {
                 // Never an input or a fuel the blueprint still places (planks burn too).
                 let k = self.known_for(Some(output));
                 let count = k.held(input).min(target - have);
-                let fuel = self.data.fuels().into_iter().find(|(i, _)| k.held(*i) > 0).map(|(i, _)| i);
+                let fuel = self.ctx.data.fuels().into_iter().find(|(i, _)| k.held(*i) > 0).map(|(i, _)| i);
                 match (count, fuel) {
                     (0, _) | (_, None) => TaskStep::Fail,
                     (count, Some(fuel)) => TaskStep::Act(Action::Smelt { furnace: f, input, count, fuel }),
@@ -399,7 +404,7 @@ impl AgentCore {
             }
             Task::Station { item } => {
                 let kind =
-                    if Some(item) == self.physics.table.1 { ContainerKind::Table } else { ContainerKind::Furnace };
+                    if Some(item) == self.ctx.physics.table.1 { ContainerKind::Table } else { ContainerKind::Furnace };
                 let k = self.known();
                 let known = if kind == ContainerKind::Table { k.table() } else { k.furnace() };
                 if let Some(p) = known {
@@ -429,37 +434,38 @@ impl AgentCore {
             .into_iter()
             .map(|(dx, dz)| here.offset(dx, 0, dz))
             .find(|p| {
-                self.mem.block(*p).is_none()
-                    && self.mem.block(p.up()).is_none()
-                    && (p.y == 0 || self.mem.block(p.down()).is_some())
-                    && self.blueprint.index_of(*p).is_none()
+                self.knowledge.mem.block(*p).is_none()
+                    && self.knowledge.mem.block(p.up()).is_none()
+                    && (p.y == 0 || self.knowledge.mem.block(p.down()).is_some())
+                    && self.ctx.blueprint.index_of(*p).is_none()
             })
     }
 
     pub(super) fn recover_outcome(&mut self, o: &Outcome, out: &mut StepOutput) {
         match (&o.action, &o.result) {
             (Action::Withdraw { chest, item, count }, Ok(_)) => {
-                self.mem.adjust_container(*chest, *item, -i64::from(*count))
+                self.knowledge.mem.adjust_container(*chest, *item, -i64::from(*count))
             }
-            (Action::PickUp { pos }, Ok(_)) => self.mem.forget_dropped(*pos),
+            (Action::PickUp { pos }, Ok(_)) => self.knowledge.mem.forget_dropped(*pos),
             (Action::Place { pos, item, .. }, Ok(_)) => {
-                if Some(*item) == self.physics.table.1 {
-                    self.mem.add_station(*pos, ContainerKind::Table);
-                } else if Some(*item) == self.physics.furnace.1 {
-                    self.mem.add_station(*pos, ContainerKind::Furnace);
+                if Some(*item) == self.ctx.physics.table.1 {
+                    self.knowledge.mem.add_station(*pos, ContainerKind::Table);
+                } else if Some(*item) == self.ctx.physics.furnace.1 {
+                    self.knowledge.mem.add_station(*pos, ContainerKind::Furnace);
                 }
             }
             (_, Ok(_)) => {}
             (_, Err(_)) => {
                 // The task failed: record it and backtrack.
-                let Some(Frame::Task { node, .. }) = self.recovery.as_ref().and_then(|r| r.stack.last().cloned())
+                let Some(Frame::Task { node, .. }) =
+                    self.blocker.recovery.as_ref().and_then(|r| r.stack.last().cloned())
                 else {
                     return;
                 };
-                let NodeKind::Task(task) = self.plan.node(node).kind else {
+                let NodeKind::Task(task) = self.work.plan.node(node).kind else {
                     return;
                 };
-                let id = self.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
+                let id = self.blocker.recovery.as_ref().map(|r| r.issue).expect("recovery is active");
                 out.notes.push(Note::Recovery { id, step: self.step_label(&task), ok: false });
                 if !self.fail_node(node) {
                     self.finish_recovery(false, out);

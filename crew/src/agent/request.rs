@@ -76,21 +76,21 @@ impl AgentCore {
         out.posts.push((msg, aw.issue));
         aw.window = None;
         aw.offered_by = None;
-        aw.deadline = self.now + self.board_cfg.window_ticks + 1;
-        self.awaiting.insert(item, aw);
+        aw.deadline = self.now + self.ctx.board_cfg.window_ticks + 1;
+        self.blocker.awaiting.insert(item, aw);
     }
 
     /// The addressees of the next request for `item`, given the teammates already asked
     /// (sorted): `all` while the crew fits in one ring, else up to k teammates not yet
     /// asked, best first (see the module docs); `None` when nobody is left.
     pub(super) fn next_ring(&self, item: ItemId, asked: &[AgentId]) -> Option<Recipient> {
-        let k = self.board_cfg.ring.get();
-        if self.crew.len() <= k + 1 {
+        let k = self.ctx.board_cfg.ring.get();
+        if self.ctx.crew.len() <= k + 1 {
             return asked.is_empty().then_some(Recipient::All);
         }
         let here = self.region_of(self.id);
-        let offered = self.offered.get(&item);
-        let refused = self.refused.get(&item);
+        let offered = self.knowledge.offered.get(&item);
+        let refused = self.knowledge.refused.get(&item);
         let rank = |a: AgentId| {
             let tier = if offered.is_some_and(|s| s.contains(&a)) {
                 0u8
@@ -103,7 +103,7 @@ impl AgentCore {
         };
         // The k best, kept sorted: one pass, no sort of the whole crew.
         let mut best: Vec<(u8, i64, AgentId)> = Vec::with_capacity(k + 1);
-        for &a in self.crew.iter() {
+        for &a in self.ctx.crew.iter() {
             if a == self.id || asked.binary_search(&a).is_ok() {
                 continue;
             }
@@ -119,7 +119,7 @@ impl AgentCore {
     }
 
     pub(super) fn region_of(&self, a: AgentId) -> Pos {
-        self.regions.get(a.index()).copied().unwrap_or(self.pos)
+        self.ctx.regions.get(a.index()).copied().unwrap_or(self.pos)
     }
 }
 

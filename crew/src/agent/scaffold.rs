@@ -40,36 +40,37 @@ impl AgentCore {
     /// Whether the agent has a pillar standing: it is on its top or on the structure
     /// beside it, and walks back to it before it goes anywhere else.
     pub(super) fn on_pillar(&self) -> bool {
-        self.scaffold.as_ref().is_some_and(|s| !s.blocks.is_empty())
+        self.work.scaffold.as_ref().is_some_and(|s| !s.blocks.is_empty())
     }
 
     /// Whether a cell holds a block, as far as the agent knows: the ground, a block it
     /// saw, or a blueprint cell it believes built.
     fn known_solid(&self, p: Pos) -> bool {
-        (p.y < 0 && !self.mem.is_dug(p))
-            || self.mem.block(p).is_some()
+        (p.y < 0 && !self.knowledge.mem.is_dug(p))
+            || self.knowledge.mem.block(p).is_some()
             || self
+                .ctx
                 .blueprint
                 .index_of(p)
-                .and_then(|i| self.plan.cell_node(i))
-                .is_some_and(|n| self.plan.node(n).state == NodeState::Done)
+                .and_then(|i| self.work.plan.cell_node(i))
+                .is_some_and(|n| self.work.plan.node(n).state == NodeState::Done)
     }
 
     /// Whether a cell may take a scaffold block or a body: air as far as known and no
     /// blueprint cell.
     fn known_free(&self, p: Pos) -> bool {
-        p.y >= 0 && !self.known_solid(p) && self.blueprint.index_of(p).is_none()
+        p.y >= 0 && !self.known_solid(p) && self.ctx.blueprint.index_of(p).is_none()
     }
 
     /// Whether the block of node `n` could be placed now, by the placement rule.
     pub(super) fn anchored(&self, pos: Pos, block: BlockId) -> bool {
-        let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
-        placement::can_place(self.data.block_info(block), &state, pos, &|q| self.known_solid(q))
+        let state = self.ctx.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+        placement::can_place(self.ctx.data.block_info(block), &state, pos, &|q| self.known_solid(q))
     }
 
     /// Whether some spot the agent knows it can stand on is within reach of `pos`.
     fn standing_known(&self, pos: Pos) -> bool {
-        let range = self.physics.reach - 0.5;
+        let range = self.ctx.physics.reach - 0.5;
         (-4..=4).any(|dx| {
             (-4..=4).any(|dz| {
                 (-6..=1).any(|dy| {
@@ -85,7 +86,7 @@ impl AgentCore {
     /// cells a standing spot for the cell could be (reach - 0.5 around it) are mostly
     /// in the view of blocks (`Rules::near`, 6 by default: the view is a cube).
     fn look_range(&self) -> f64 {
-        f64::from(self.physics.near.max(1)) - 1.0
+        f64::from(self.ctx.physics.near.max(1)) - 1.0
     }
 
     /// Whether the agent stands within [`Self::look_range`] of `pos`: what it knows of
@@ -95,7 +96,7 @@ impl AgentCore {
     }
 
     fn unbuilt(&self, p: Pos) -> bool {
-        self.blueprint.index_of(p).is_some() && !self.known_solid(p)
+        self.ctx.blueprint.index_of(p).is_some() && !self.known_solid(p)
     }
 
     /// A held item to put into the pillar: first the rules' scaffold blocks, then any
@@ -106,22 +107,22 @@ impl AgentCore {
     /// blocks the agent can dig without a tool it lacks.
     fn scaffold_item(&self, keep: ItemId, borrow: bool) -> Option<ItemId> {
         let usable = |i: ItemId| {
-            let Some(b) = self.data.block_for_item(i) else { return false };
-            let info = self.data.block_info(b);
+            let Some(b) = self.ctx.data.block_for_item(i) else { return false };
+            let info = self.ctx.data.block_info(b);
             let tool_ok = info
                 .needs
-                .is_none_or(|need| self.data.tools_satisfying(need).into_iter().any(|t| self.inv.count(t) > 0));
+                .is_none_or(|need| self.ctx.data.tools_satisfying(need).into_iter().any(|t| self.inv.count(t) > 0));
             placement::scaffold_capable(info)
                 && info.hardness.is_some()
                 && tool_ok
-                && b != self.physics.table.0
-                && b != self.physics.furnace.0
+                && b != self.ctx.physics.table.0
+                && b != self.ctx.physics.furnace.0
                 && self.inv.count(i) > 0
                 // Dug, it must give the same item back (stone would come back as cobblestone).
                 && info.drops == [i]
         };
-        let spare = |i: ItemId| self.inv.count(i) > self.own_need(i);
-        let configured = self.physics.scaffold.iter().copied().find(|i| usable(*i) && spare(*i));
+        let spare = |i: ItemId| self.inv.count(i) > self.work.own_need(self.id, i);
+        let configured = self.ctx.physics.scaffold.iter().copied().find(|i| usable(*i) && spare(*i));
         let held: Vec<ItemId> = self.inv.iter().map(|(i, _)| i).filter(|i| usable(*i)).collect();
         configured
             .or_else(|| held.iter().copied().find(|i| spare(*i)))
@@ -132,18 +133,18 @@ impl AgentCore {
     fn plan_pillar(&self, pos: Pos, anchor: bool) -> Option<Pillar> {
         let solid = |p: Pos| self.known_solid(p);
         let free = |p: Pos| self.base_free(p);
-        scaffold::plan(pos, self.physics.reach, anchor, &Site { solid: &solid, free: &free })
+        scaffold::plan(pos, self.ctx.physics.reach, anchor, &Site { solid: &solid, free: &free })
     }
 
     /// Whether a pillar may stand in (or rise through) a cell: free, not a base that
     /// failed, and, if it stands on the structure, a cell a walk from off the structure
     /// gets to (not the top of a roof, where only a pillar leads).
     fn base_free(&self, p: Pos) -> bool {
-        self.known_free(p) && !self.bad_bases.contains(&p) && (!self.on_structure(p) || self.grounded(p))
+        self.known_free(p) && !self.work.bad_bases.contains(&p) && (!self.on_structure(p) || self.grounded(p))
     }
 
     fn on_structure(&self, p: Pos) -> bool {
-        self.blueprint.index_of(p.down()).is_some() && self.known_solid(p.down())
+        self.ctx.blueprint.index_of(p.down()).is_some() && self.known_solid(p.down())
     }
 
     /// Ticks a pillar for `pos` would cost (the gate's and the solver's estimate).
@@ -152,36 +153,37 @@ impl AgentCore {
             self.plan_pillar(pos, false).or_else(|| self.plan_pillar(pos, true)).or_else(|| self.access_pillar(pos))?;
         // Priced with the first scaffold block of the rules, dug by hand.
         let mine = self
+            .ctx
             .physics
             .scaffold
             .first()
-            .and_then(|i| self.data.block_for_item(*i))
-            .map_or(self.physics.ticks.min_mine, |b| {
-                (f64::from(self.data.block_info(b).hardness.unwrap_or(0.0)) * 30.0).ceil() as u64
+            .and_then(|i| self.ctx.data.block_for_item(*i))
+            .map_or(self.ctx.physics.ticks.min_mine, |b| {
+                (f64::from(self.ctx.data.block_info(b).hardness.unwrap_or(0.0)) * 30.0).ceil() as u64
             });
-        let walk = (self.pos.dist(p.base) * 1.2).ceil() as u64 * self.physics.ticks.move_per_block;
-        Some(walk + scaffold::pillar_ticks(p.height(), self.physics.ticks, mine))
+        let walk = (self.pos.dist(p.base) * 1.2).ceil() as u64 * self.ctx.physics.ticks.move_per_block;
+        Some(walk + scaffold::pillar_ticks(p.height(), self.ctx.physics.ticks, mine))
     }
 
     /// The next step towards placing node `n`: place it, walk, or work on a pillar.
     pub(super) fn approach(&mut self, n: NodeId, pos: Pos, block: BlockId, item: ItemId, out: &mut StepOutput) -> Next {
-        let in_reach = reach_distance(self.pos, pos) <= self.physics.reach;
+        let in_reach = reach_distance(self.pos, pos) <= self.ctx.physics.reach;
         let anchored = self.anchored(pos, block);
         if in_reach && anchored {
             // The blueprint's state (facing, door half...) is placed with the block.
-            let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+            let state = self.ctx.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
             return Next::Act(n, Action::Place { pos, item, state });
         }
-        if let Some(s) = self.scaffold.clone() {
+        if let Some(s) = self.work.scaffold.clone() {
             return self.work_pillar(s, n, pos, anchored, item, out);
         }
-        if !anchored && !self.lift.contains(&n) {
+        if !anchored && !self.work.lift.contains(&n) {
             if let Some(next) = self.lean_on_temporary(n, pos, block, item) {
                 return next;
             }
         }
-        if anchored && !self.lift.contains(&n) && self.standing_known(pos) {
-            return Next::Act(n, Action::MoveTo { target: pos, range: self.physics.reach - 0.5 });
+        if anchored && !self.work.lift.contains(&n) && self.standing_known(pos) {
+            return Next::Act(n, Action::MoveTo { target: pos, range: self.ctx.physics.reach - 0.5 });
         }
         // No column reaches an anchored cell: a pillar onto the structure, to walk on.
         let plan = if anchored {
@@ -189,13 +191,13 @@ impl AgentCore {
         } else {
             self.plan_pillar(pos, true)
         };
-        if plan.is_none() && anchored && !self.lift.contains(&n) && !self.looked_from_near(pos) {
+        if plan.is_none() && anchored && !self.work.lift.contains(&n) && !self.looked_from_near(pos) {
             // No spot or pillar the agent knows of, but it has not seen the site from
             // close by: what it believes unbuilt may be a floor to stand on by now (the
             // middle of a 9 x 9 floor is reached only from the floor). Go and look.
             return Next::Act(n, Action::MoveTo { target: pos, range: self.look_range() });
         }
-        if self.first_issue(Blocker::Node(n)).is_none() {
+        if self.blocker.first_issue(Blocker::Node(n)).is_none() {
             // Out of reach of any known standing spot, or nothing to lean on: an issue
             // whose local recovery is a scaffold.
             let issue = Issue::Unreachable { pos };
@@ -206,7 +208,7 @@ impl AgentCore {
             self.hold(Blocker::Node(n), Retry::Poll, format!("no room for a pillar to reach {pos}"));
             return Next::Again;
         };
-        self.scaffold = Some(OwnPillar::new(n, plan));
+        self.work.scaffold = Some(OwnPillar::new(n, plan));
         self.work_pillar(OwnPillar::new(n, plan), n, pos, anchored, item, out)
     }
 
@@ -224,12 +226,12 @@ impl AgentCore {
             // On the structure, away from the pillar: on to a spot within reach, or back.
             let spot = if anchored { self.walk_off(&mut s, n, pos) } else { None };
             let next = spot.unwrap_or(top);
-            self.scaffold = Some(s);
+            self.work.scaffold = Some(s);
             return Next::Scaffold(n, Action::MoveTo { target: next, range: 0.0 });
         }
         if s.blocks.is_empty() && self.pos != s.plan.base {
             if s.node != n {
-                self.scaffold = None;
+                self.work.scaffold = None;
                 return Next::Again;
             }
             return Next::Scaffold(n, Action::MoveTo { target: s.plan.base, range: 0.0 });
@@ -250,7 +252,7 @@ impl AgentCore {
             let Some(i) = self.scaffold_item(item, false) else {
                 return self.ask_scaffold(n, s.plan.top.y - s.plan.base.y, out);
             };
-            self.scaffold = Some(s);
+            self.work.scaffold = Some(s);
             return Next::Scaffold(n, Action::Place { pos: self.pos, item: i, state: Default::default() });
         }
         if self.pos.y > s.plan.top.y && !s.blocks.is_empty() {
@@ -260,7 +262,7 @@ impl AgentCore {
         // wrong. Come down and try again later.
         if anchored && !s.blocks.is_empty() {
             if let Some(spot) = self.walk_off(&mut s, n, pos) {
-                self.scaffold = Some(s);
+                self.work.scaffold = Some(s);
                 return Next::Scaffold(n, Action::MoveTo { target: spot, range: 0.0 });
             }
         }
@@ -273,7 +275,7 @@ impl AgentCore {
     fn step_off_or_down(&mut self, n: NodeId, mut s: OwnPillar, pos: Pos, anchored: bool) -> Next {
         if anchored {
             if let Some(spot) = self.walk_off(&mut s, n, pos) {
-                self.scaffold = Some(s);
+                self.work.scaffold = Some(s);
                 return Next::Scaffold(n, Action::MoveTo { target: spot, range: 0.0 });
             }
         }
@@ -282,20 +284,26 @@ impl AgentCore {
 
     /// A pillar in the column of `base`, with the agent's own blocks counted as free.
     fn plan_pillar_from(&self, pos: Pos, anchor: bool, base: Pos) -> Option<Pillar> {
-        let own: Vec<Pos> = self.scaffold.iter().flat_map(|s| s.blocks.iter().map(|(p, _)| *p)).collect();
+        let own: Vec<Pos> = self.work.scaffold.iter().flat_map(|s| s.blocks.iter().map(|(p, _)| *p)).collect();
         let solid = |p: Pos| !own.contains(&p) && self.known_solid(p);
         let free = |p: Pos| own.contains(&p) || self.known_free(p);
-        scaffold::plan_column(pos, self.physics.reach, anchor, (base.x, base.z), &Site { solid: &solid, free: &free })
+        scaffold::plan_column(
+            pos,
+            self.ctx.physics.reach,
+            anchor,
+            (base.x, base.z),
+            &Site { solid: &solid, free: &free },
+        )
     }
 
     /// A short chain of temporary blocks from something built (or the ground) to a
     /// face of the cell, placed from where the agent can stand; `None` when there is no
     /// such chain or no block to make it of (a pillar is the other way).
     fn lean_on_temporary(&mut self, n: NodeId, pos: Pos, block: BlockId, item: ItemId) -> Option<Next> {
-        let state = self.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
-        let anchors: Vec<Pos> = placement::anchors(self.data.block_info(block), &state, pos)
+        let state = self.ctx.blueprint.cell_at(pos).map(|c| c.state).unwrap_or_default();
+        let anchors: Vec<Pos> = placement::anchors(self.ctx.data.block_info(block), &state, pos)
             .into_iter()
-            .filter(|a| self.blueprint.index_of(*a).is_none())
+            .filter(|a| self.ctx.blueprint.index_of(*a).is_none())
             .collect();
         let solid = |p: Pos| self.known_solid(p);
         let free = |p: Pos| self.known_free(p) && !self.body_near(p);
@@ -303,14 +311,14 @@ impl AgentCore {
         let chain = scaffold::support_chain(&anchors, &Site { solid: &solid, free: &free }, 4)?;
         let next = chain.into_iter().find(|c| !self.known_solid(*c))?;
         let scaffold_item = self.scaffold_item(item, true)?;
-        if reach_distance(self.pos, next) <= self.physics.reach {
+        if reach_distance(self.pos, next) <= self.ctx.physics.reach {
             return Some(Next::Scaffold(
                 n,
                 Action::Place { pos: next, item: scaffold_item, state: Default::default() },
             ));
         }
         self.standing_known(next)
-            .then_some(Next::Scaffold(n, Action::MoveTo { target: next, range: self.physics.reach - 0.5 }))
+            .then_some(Next::Scaffold(n, Action::MoveTo { target: next, range: self.ctx.physics.reach - 0.5 }))
     }
 
     fn body_near(&self, p: Pos) -> bool {
@@ -319,33 +327,36 @@ impl AgentCore {
 
     /// Temporary blocks whose cell is placed now: the next one to dig back.
     pub(super) fn clear_temporary(&mut self) -> Option<Next> {
-        let &(n, p) =
-            self.temps.iter().find(|(n, _)| matches!(self.plan.node(*n).state, NodeState::Done | NodeState::Failed))?;
-        if self.mem.block(p).is_none() {
-            self.temps.retain(|(_, q)| *q != p);
+        let &(n, p) = self
+            .work
+            .temps
+            .iter()
+            .find(|(n, _)| matches!(self.work.plan.node(*n).state, NodeState::Done | NodeState::Failed))?;
+        if self.knowledge.mem.block(p).is_none() {
+            self.work.temps.retain(|(_, q)| *q != p);
             return Some(Next::Again);
         }
-        if reach_distance(self.pos, p) <= self.physics.reach {
+        if reach_distance(self.pos, p) <= self.ctx.physics.reach {
             return Some(Next::Scaffold(n, Action::Mine { pos: p }));
         }
-        Some(Next::Scaffold(n, Action::MoveTo { target: p, range: self.physics.reach - 0.5 }))
+        Some(Next::Scaffold(n, Action::MoveTo { target: p, range: self.ctx.physics.reach - 0.5 }))
     }
 
     fn dig_down(&mut self, n: NodeId, s: OwnPillar) -> Next {
         if s.blocks.is_empty() {
-            self.scaffold = None;
+            self.work.scaffold = None;
             return Next::Again;
         }
-        self.scaffold = Some(s);
+        self.work.scaffold = Some(s);
         Next::Scaffold(n, Action::Mine { pos: self.pos.down() })
     }
 
     /// Takes the pillar down when nothing on it is left to do: back to its top first
     /// when the agent is on the structure beside it.
     pub(super) fn leave_pillar(&mut self) -> Option<Next> {
-        let s = self.scaffold.clone()?;
+        let s = self.work.scaffold.clone()?;
         let Some(top) = s.top() else {
-            self.scaffold = None;
+            self.work.scaffold = None;
             return None;
         };
         if top != self.pos {
@@ -356,7 +367,7 @@ impl AgentCore {
 
     /// No block to pillar with: a missing scaffold block is an ordinary missing item.
     fn ask_scaffold(&mut self, n: NodeId, count: i32, out: &mut StepOutput) -> Next {
-        let Some(&want) = self.physics.scaffold.first() else {
+        let Some(&want) = self.ctx.physics.scaffold.first() else {
             self.hold(Blocker::Node(n), Retry::Poll, "no scaffold block configured".into());
             return Next::Again;
         };
@@ -364,20 +375,20 @@ impl AgentCore {
         // A recovery of it that failed is set aside for a while; then the issue is raised
         // again (else the pillar waits for nothing: no node of the agent places the
         // scaffold block, so nothing else revisits it).
-        let held = self.blocks.get(&blocker).is_some_and(|b| b.retry_at > self.now);
-        if self.awaiting.contains_key(&want) || self.recovery.is_some() || held {
+        let held = self.blocker.blocks.get(&blocker).is_some_and(|b| b.retry_at > self.now);
+        if self.blocker.awaiting.contains_key(&want) || self.blocker.recovery.is_some() || held {
             self.hold(
                 Blocker::Node(n),
                 Retry::Poll,
-                format!("waiting for {} to build a pillar", self.data.item_name(want)),
+                format!("waiting for {} to build a pillar", self.ctx.data.item_name(want)),
             );
             return Next::Again;
         }
         // The place node needs the scaffold block as it needs its own item: the gate
         // weighs the issue by what waits on it.
-        let o = self.plan.obtain_node_or_add(self.id, want);
-        if !self.plan.dependents(o).contains(&n) {
-            self.plan.add_requires(o, n);
+        let o = self.work.plan.obtain_node_or_add(self.id, want);
+        if !self.work.plan.dependents(o).contains(&n) {
+            self.work.plan.add_requires(o, n);
         }
         let issue = Issue::MissingMaterial { item: want, count: count.max(1) as u32 };
         let id = self.new_issue(issue, blocker, Some(n), out);
@@ -389,37 +400,39 @@ impl AgentCore {
         // Temporary supports (placed away from the feet) and their removal.
         match (&o.action, &o.result) {
             (Action::Place { pos, .. }, Ok(d)) if d.moved_to.is_none() => {
-                self.temps.push((n, *pos));
+                self.work.temps.push((n, *pos));
                 return;
             }
-            (Action::Mine { pos }, Ok(_)) if self.temps.iter().any(|(_, q)| q == pos) => {
-                self.temps.retain(|(_, q)| q != pos);
+            (Action::Mine { pos }, Ok(_)) if self.work.temps.iter().any(|(_, q)| q == pos) => {
+                self.work.temps.retain(|(_, q)| q != pos);
                 return;
             }
-            (Action::MoveTo { .. } | Action::Place { .. } | Action::Mine { .. }, Err(f)) if self.scaffold.is_none() => {
+            (Action::MoveTo { .. } | Action::Place { .. } | Action::Mine { .. }, Err(f))
+                if self.work.scaffold.is_none() =>
+            {
                 if matches!(o.action, Action::MoveTo { .. }) {
                     // No walk to where the support could be placed from: a pillar then.
-                    self.lift.insert(n);
+                    self.work.lift.insert(n);
                 }
                 self.hold(Blocker::Node(n), Retry::Poll, format!("temporary support: {}", f.tag()));
                 return;
             }
             _ => {}
         }
-        let Some(mut s) = self.scaffold.take() else { return };
+        let Some(mut s) = self.work.scaffold.take() else { return };
         match (&o.action, &o.result) {
             (Action::Place { pos, item, .. }, Ok(_)) => s.blocks.push((*pos, *item)),
             (Action::Mine { pos }, Ok(_)) => s.blocks.retain(|(p, _)| p != pos),
             (Action::MoveTo { .. }, Ok(_)) => {}
             (Action::MoveTo { .. }, Err(_)) if s.blocks.is_empty() => {
-                self.bad_bases.insert(s.plan.base);
+                self.work.bad_bases.insert(s.plan.base);
                 self.hold(Blocker::Node(n), Retry::Poll, format!("cannot get to {} to build a pillar", s.plan.base));
                 return;
             }
             (_, Err(f)) => {
                 let why = format!("pillar at {}: {}", s.plan.base, f.tag());
                 if s.blocks.is_empty() && matches!(f, Failure::Occupied { .. } | Failure::NoSupport { .. }) {
-                    self.bad_bases.insert(s.plan.base);
+                    self.work.bad_bases.insert(s.plan.base);
                     self.hold(Blocker::Node(n), Retry::Poll, why);
                     return;
                 }
@@ -427,6 +440,6 @@ impl AgentCore {
             }
             _ => {}
         }
-        self.scaffold = (!s.blocks.is_empty() || self.pos == s.plan.base).then_some(s);
+        self.work.scaffold = (!s.blocks.is_empty() || self.pos == s.plan.base).then_some(s);
     }
 }

@@ -18,9 +18,9 @@ use crate::style::{Aside, Channel, Delivery, Host};
 impl Episode {
     /// Runs `f` on the style's channel, if it has one, with the episode as its host.
     fn with_channel<T>(&mut self, f: impl FnOnce(&mut dyn Channel, &mut Self) -> T) -> Option<T> {
-        let mut channel = self.channel.take()?;
+        let mut channel = self.coord.channel.take()?;
         let out = f(channel.as_mut(), self);
-        self.channel = Some(channel);
+        self.coord.channel = Some(channel);
         Some(out)
     }
 
@@ -52,21 +52,21 @@ impl Episode {
     /// What the style's channel holds for `agent`, not yet handed over (tests).
     #[cfg(test)]
     pub(crate) fn deliveries(&self, agent: AgentId) -> &[Delivery] {
-        &self.slots[agent.index()].deliveries
+        &self.crew.slots[agent.index()].deliveries
     }
 }
 
 impl Host for Episode {
     fn now(&self) -> Tick {
-        self.tick
+        self.clock.tick
     }
 
     fn world(&self) -> &World {
-        &self.world
+        &self.site.world
     }
 
     fn blueprint(&self) -> &Blueprint {
-        &self.blueprint
+        &self.site.blueprint
     }
 
     fn record(&mut self, kind: EventKind) {
@@ -78,7 +78,7 @@ impl Host for Episode {
     }
 
     fn muted(&self, agent: AgentId) -> bool {
-        self.muted.get(agent.index()).copied().unwrap_or(false)
+        self.crew.muted.get(agent.index()).copied().unwrap_or(false)
     }
 
     fn reachable(&self, agent: AgentId) -> bool {
@@ -90,14 +90,14 @@ impl Host for Episode {
     }
 
     fn deliver(&mut self, agent: AgentId, delivery: Delivery, due: Tick) {
-        if let Some(s) = self.slots.get_mut(agent.index()) {
+        if let Some(s) = self.crew.slots.get_mut(agent.index()) {
             s.deliveries.push(delivery);
             s.delivery_due = Some(s.delivery_due.map_or(due, |t| t.min(due)));
         }
     }
 
     fn pause_all(&mut self, ticks: u64) {
-        for s in &mut self.slots {
+        for s in &mut self.crew.slots {
             if let Some((t, _)) = &mut s.pending {
                 *t = *t + ticks;
             }

@@ -141,8 +141,8 @@ fn log_transition(t: Option<Transition>, now: Tick) {
 impl Episode {
     /// Records an agent's consult (called from [`Episode::apply`]).
     pub(super) fn consult(&mut self, agent: AgentId, c: Consult) {
-        let now = self.tick;
-        let Some(t3) = &mut self.tier3 else {
+        let now = self.clock.tick;
+        let Some(t3) = &mut self.coord.tier3 else {
             tracing::warn!(%agent, issue = %c.issue_id, "a consult without an adjudicator; it is dropped");
             return;
         };
@@ -158,7 +158,7 @@ impl Episode {
         });
         let delay = t3.terms.verdict_delay_ticks;
         let delay = self.exec_consult(agent, &c.card).unwrap_or(delay);
-        let Some(t3) = &mut self.tier3 else { return };
+        let Some(t3) = &mut self.coord.tier3 else { return };
         let due = now + delay;
         let p = Pending { agent, card: c.card, score: c.score, admission, dispatched: result.is_some(), result };
         t3.pending.insert((due, c.issue_id), p);
@@ -177,7 +177,7 @@ impl Episode {
             // A real server's episode drops the model on attach: the verdict is at once.
             false => (0, false),
         };
-        let Some(t3) = &mut self.tier3 else { return };
+        let Some(t3) = &mut self.coord.tier3 else { return };
         let mut adj = t3.det.adjudicate(&c.card, c.score);
         if mistake {
             adj.verdict.decision = match adj.verdict.decision {
@@ -193,13 +193,13 @@ impl Episode {
             dispatched: true,
             result: Some(adj),
         };
-        t3.pending.insert((self.tick + ticks, c.issue_id), p);
+        t3.pending.insert((self.clock.tick + ticks, c.issue_id), p);
     }
 
     /// Consults that need a call and were not handed out yet, in order; each is handed
     /// out once. A driver that can work concurrently starts them now.
     pub fn take_new_consults(&mut self) -> Vec<ConsultRequest> {
-        let Some(t3) = &mut self.tier3 else {
+        let Some(t3) = &mut self.coord.tier3 else {
             return Vec::new();
         };
         t3.pending
@@ -216,13 +216,13 @@ impl Episode {
     /// result yet: the driver must resolve them first. Empty when the episode is about
     /// to end (their verdicts would never enter).
     pub(super) fn consults_due(&self, board_deadline: Option<Tick>) -> Vec<ConsultRequest> {
-        let Some(t3) = &self.tier3 else {
+        let Some(t3) = &self.coord.tier3 else {
             return Vec::new();
         };
-        if self.ended.is_some() || !self.started || self.work_over() {
+        if self.clock.ended.is_some() || !self.clock.started || self.work_over() {
             return Vec::new();
         }
-        let Some(next) = self.next_event(board_deadline).filter(|t| t.0 <= self.tick_limit) else {
+        let Some(next) = self.next_event(board_deadline).filter(|t| t.0 <= self.clock.tick_limit) else {
             return Vec::new();
         };
         t3.pending
@@ -235,15 +235,17 @@ impl Episode {
 
     /// The result of a consult.
     pub(super) fn adjudicated(&mut self, issue_id: IssueId, adj: Adjudication) {
-        if let Some(p) = self.tier3.as_mut().and_then(|t3| t3.pending.iter_mut().find(|((_, i), _)| *i == issue_id)) {
+        if let Some(p) =
+            self.coord.tier3.as_mut().and_then(|t3| t3.pending.iter_mut().find(|((_, i), _)| *i == issue_id))
+        {
             p.1.result = Some(adj);
         }
     }
 
     /// Enters every verdict due now, in (tick, issue) order: trace, breaker, agent.
     pub(super) fn enter_verdicts(&mut self) {
-        let now = self.tick;
-        let Some(t3) = &mut self.tier3 else {
+        let now = self.clock.tick;
+        let Some(t3) = &mut self.coord.tier3 else {
             return;
         };
         let mut entered = Vec::new();
@@ -266,7 +268,7 @@ impl Episode {
         }
         let in_process = t3.in_process;
         for (agent, issue_id, card, adj) in entered {
-            if let Some(s) = self.slots.get_mut(agent.index()) {
+            if let Some(s) = self.crew.slots.get_mut(agent.index()) {
                 s.verdicts.push((issue_id, adj.verdict));
                 s.wake = true;
             }

@@ -54,9 +54,9 @@ impl Episode {
     pub(super) fn exec_wake(&mut self, i: usize, view: &Observation) {
         let Some(x) = &mut self.exec else { return };
         let agent = AgentId(i as u32);
-        let chat = self.style.board_as_chat();
-        let data = self.world.data().clone();
-        let s = &mut self.slots[i];
+        let chat = self.coord.style.board_as_chat();
+        let data = self.site.world.data().clone();
+        let s = &mut self.crew.slots[i];
         let lines = s.news.iter().filter(|n| teammate_line(agent, n)).count();
         let cap = x.model().context_lines();
         if lines > cap {
@@ -77,7 +77,7 @@ impl Episode {
         if s.reading == 0 {
             return;
         }
-        let own = x.model().tokens(&render::state(&self.world, agent, view));
+        let own = x.model().tokens(&render::state(&self.site.world, agent, view));
         let call = x.call(i, own, true, READ_COMPLETION_TOKENS);
         s.reading = call.ticks;
         if call.mistake {
@@ -102,9 +102,9 @@ impl Episode {
     /// wrong ([`Self::mistaken_outcome`]).
     pub(super) fn exec_act(&mut self, agent: AgentId, action: &Action) -> (u64, Option<u64>) {
         let Some(x) = &mut self.exec else { return (0, None) };
-        let view = self.world.observe(agent);
-        let own = x.model().tokens(&render::state(&self.world, agent, &view));
-        let completion = x.model().tokens(&render::action(action, self.world.data()));
+        let view = self.site.world.observe(agent);
+        let own = x.model().tokens(&render::state(&self.site.world, agent, &view));
+        let completion = x.model().tokens(&render::action(action, self.site.world.data()));
         let call = x.call(agent.index(), own, true, completion);
         self.record_call(Some(agent), CallKind::Act, &call);
         (call.ticks, call.mistake.then_some(call.pick))
@@ -124,8 +124,9 @@ impl Episode {
         pick: u64,
     ) -> (Outcome, Option<(AgentId, Receipt)>) {
         if let Action::Place { item, .. } = &mut pending.action {
-            let data = self.world.data();
+            let data = self.site.world.data();
             let wrong: Vec<ItemId> = self
+                .site
                 .world
                 .body(agent)
                 .map(|b| {
@@ -156,14 +157,14 @@ impl Episode {
         asides: Vec<Aside>,
         posts: Vec<Post>,
     ) -> (Vec<Aside>, Vec<Post>, Vec<IssueId>) {
-        if self.exec.is_none() || !self.style.writes_with_model() {
+        if self.exec.is_none() || !self.coord.style.writes_with_model() {
             return (asides, posts, Vec::new());
         }
-        let data = self.world.data().clone();
-        let chat = self.style.board_as_chat();
+        let data = self.site.world.data().clone();
+        let chat = self.coord.style.board_as_chat();
         // Every line of one step is written from the same state.
-        let view = self.world.observe(agent);
-        let own = self.exec.as_ref().map_or(0, |x| x.model().tokens(&render::state(&self.world, agent, &view)));
+        let view = self.site.world.observe(agent);
+        let own = self.exec.as_ref().map_or(0, |x| x.model().tokens(&render::state(&self.site.world, agent, &view)));
         let mut lost = Vec::new();
         let mut kept_asides = Vec::with_capacity(asides.len());
         for a in asides {
@@ -193,7 +194,7 @@ impl Episode {
         let Some(x) = &mut self.exec else { return false };
         let completion = x.model().tokens(text);
         let call = x.call(agent.index(), own, true, completion);
-        self.slots[agent.index()].reading += call.ticks;
+        self.crew.slots[agent.index()].reading += call.ticks;
         self.record_call(Some(agent), CallKind::Write, &call);
         call.mistake
     }

@@ -64,7 +64,7 @@ impl Episode {
     /// ([`Self::world_mut`]).
     pub fn new_external(setup: &Setup) -> Self {
         let mut e = Episode::new(setup);
-        e.external = Some(External::new(e.slots.len()));
+        e.site.external = Some(External::new(e.crew.slots.len()));
         // The executor model stands in for a language model's costs in the simulator;
         // a real server's bots take the time they take.
         e.exec = None;
@@ -77,30 +77,30 @@ impl Episode {
         // Copied only if a clone of the episode or a view still being taken shares it:
         // the runtimes take every view of a round before the round's outputs change
         // the world (`Sight`).
-        Arc::make_mut(&mut self.world)
+        Arc::make_mut(&mut self.site.world)
     }
 
     /// Actions the agents started since the last call, in order, for the driver to run.
     pub fn take_started(&mut self) -> Vec<(AgentId, Action)> {
-        self.external.as_mut().map(|o| std::mem::take(&mut o.started)).unwrap_or_default()
+        self.site.external.as_mut().map(|o| std::mem::take(&mut o.started)).unwrap_or_default()
     }
 
     /// Actions running in the external world whose outcome has not been delivered.
     pub fn in_flight(&self) -> usize {
-        self.external.as_ref().map_or(0, |x| x.running.iter().filter(|r| r.is_some()).count())
+        self.site.external.as_ref().map_or(0, |x| x.running.iter().filter(|r| r.is_some()).count())
     }
 
     /// Whether an agent is out of the episode.
     pub fn is_failed(&self, agent: AgentId) -> bool {
-        agent.index() < self.slots.len() && self.failed(agent.index())
+        agent.index() < self.crew.slots.len() && self.failed(agent.index())
     }
 
     /// The earliest tick at which the round's advance has something to do (`None`:
     /// nothing is scheduled; then only a delivered outcome can move the episode on, or,
     /// with nothing in flight either, `advance` ends it).
     pub fn next_due(&self, board_deadline: Option<Tick>) -> Option<Tick> {
-        if !self.started || self.ended.is_some() || self.work_over() {
-            return Some(self.tick);
+        if !self.clock.started || self.clock.ended.is_some() || self.work_over() {
+            return Some(self.clock.tick);
         }
         self.next_event(board_deadline)
     }
@@ -109,8 +109,8 @@ impl Episode {
     /// `at` (not before now), and the receipt of a `give`'s receiver. Ignored when the
     /// agent has nothing in flight (it failed meanwhile).
     pub fn deliver(&mut self, agent: AgentId, outcome: Outcome, receipt: Option<(AgentId, Receipt)>, at: Tick) {
-        let now = self.tick;
-        let (Some(x), Some(s)) = (&mut self.external, self.slots.get_mut(agent.index())) else {
+        let now = self.clock.tick;
+        let (Some(x), Some(s)) = (&mut self.site.external, self.crew.slots.get_mut(agent.index())) else {
             return;
         };
         let Some(pending) = x.running[agent.index()].take() else {
@@ -125,7 +125,7 @@ impl Episode {
     /// unfinished work. A second call for the same agent changes nothing.
     pub fn fail_agent(&mut self, agent: AgentId, cause: &str) {
         let i = agent.index();
-        let (Some(x), Some(s)) = (&mut self.external, self.slots.get_mut(i)) else {
+        let (Some(x), Some(s)) = (&mut self.site.external, self.crew.slots.get_mut(i)) else {
             return;
         };
         if x.failed[i] {
@@ -145,11 +145,11 @@ impl Episode {
 
     /// Nothing in flight for agent `i`, in the simulator or in the external world.
     pub(super) fn idle(&self, i: usize) -> bool {
-        self.slots[i].pending.is_none() && self.external.as_ref().is_none_or(|x| x.running[i].is_none())
+        self.crew.slots[i].pending.is_none() && self.site.external.as_ref().is_none_or(|x| x.running[i].is_none())
     }
 
     /// Whether agent `i`'s bot is gone for good (only ever in an external world).
     pub(super) fn failed(&self, i: usize) -> bool {
-        self.external.as_ref().is_some_and(|x| x.failed[i])
+        self.site.external.as_ref().is_some_and(|x| x.failed[i])
     }
 }

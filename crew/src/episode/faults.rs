@@ -126,7 +126,7 @@ impl super::Episode {
             metrics::counter!("gatecrew_message_faults_total", "fault" => fault.as_str()).increment(1);
             let until = match fault {
                 MessageFault::Dropped => None,
-                MessageFault::Delayed => Some(self.faults.hold(self.tick, agent, post.clone()).0),
+                MessageFault::Delayed => Some(self.faults.hold(self.clock.tick, agent, post.clone()).0),
                 MessageFault::Duplicated => {
                     now_out.push(post.clone());
                     now_out.push(post);
@@ -154,7 +154,7 @@ impl super::Episode {
     /// The messages the delay fault held back until now, with their senders, for the
     /// driver to post (and report with [`Self::posted`]) like any others.
     pub(super) fn released(&mut self) -> Vec<(AgentId, BoardMessage, Option<IssueId>)> {
-        self.faults.release(self.tick).into_iter().map(|(a, (msg, issue))| (a, msg, issue)).collect()
+        self.faults.release(self.clock.tick).into_iter().map(|(a, (msg, issue))| (a, msg, issue)).collect()
     }
 }
 

@@ -13,14 +13,14 @@ const MAX_BUDGET: u64 = super::oracle::BUDGETS[super::oracle::BUDGETS.len() - 1]
 
 impl Episode {
     pub(super) fn record_action(&mut self, agent: AgentId, o: &Outcome) {
-        self.completed += 1;
+        self.crew.completed += 1;
         metrics::counter!("gatecrew_actions_total", "action" => o.action.name().as_str(), "ok" => if o.ok() { "true" } else { "false" })
             .increment(1);
-        let name = |i| Some(self.data.item_name(i).to_owned());
+        let name = |i| Some(self.site.data.item_name(i).to_owned());
         let (item, count) = match o.action {
             Action::Place { item, .. } => (name(item), Some(1)),
             Action::Craft { recipe, times } => {
-                let r = self.data.recipe(recipe);
+                let r = self.site.data.recipe(recipe);
                 (name(r.result), Some(r.count * times))
             }
             Action::Smelt { input, count, .. } => (name(input), Some(count)),
@@ -55,7 +55,7 @@ impl Episode {
                     agent,
                     issue_id: id,
                     issue: issue.name(),
-                    item: item.map(|i| self.data.item_name(i).to_owned()),
+                    item: item.map(|i| self.site.data.item_name(i).to_owned()),
                     count,
                     node: node.map(|n| n.index() as u32),
                     pos,
@@ -65,7 +65,9 @@ impl Episode {
             Note::Gate(g) => {
                 // The oracle sees the whole world; the agent never sees its answer.
                 let oracle_local_feasible = match g.oracle {
-                    OracleQuery::Items(item, want) => self.world.oracle(agent, item, want, self.oracle_ticks).is_some(),
+                    OracleQuery::Items(item, want) => {
+                        self.site.world.oracle(agent, item, want, self.trace.oracle_ticks).is_some()
+                    }
                     OracleQuery::Retry => true,
                     OracleQuery::NeedsTeammate => false,
                 };
@@ -74,7 +76,7 @@ impl Episode {
                 // taken alone? On a clone: the world and the agents are not touched.
                 let oracle_ticks = match (g.oracle, g.decision.decision) {
                     (OracleQuery::Items(item, want), Decision::Escalate) => {
-                        super::oracle::rollout(&self.world, &self.blueprint, agent, item, want, MAX_BUDGET)
+                        super::oracle::rollout(&self.site.world, &self.site.blueprint, agent, item, want, MAX_BUDGET)
                     }
                     _ => None,
                 };
@@ -100,8 +102,9 @@ impl Episode {
             Note::Resolved { id, by } => EventKind::Resolved { agent, issue_id: id, by },
             Note::Fallback { id, action, cause } => EventKind::Fallback { agent, issue_id: id, action, cause },
             Note::Unfinished { node, pos, why } => {
-                let block =
-                    pos.and_then(|p| self.blueprint.cell_at(p)).map(|c| self.data.block_name(c.block).to_owned());
+                let block = pos
+                    .and_then(|p| self.site.blueprint.cell_at(p))
+                    .map(|c| self.site.data.block_name(c.block).to_owned());
                 EventKind::Unfinished { agent, node: node.index() as u32, pos, block, why }
             }
         };
@@ -125,7 +128,7 @@ impl Episode {
             window,
             from: msg.from(),
             to: msg.to(),
-            item: self.data.items().display(msg.item()).to_string(),
+            item: self.site.data.items().display(msg.item()).to_string(),
             count: msg.count().map(|c| c.get()),
             reason: reason.map(str::to_owned),
         });
@@ -147,7 +150,7 @@ impl Episode {
             msg: Some(msg.kind()),
             window: msg.window(),
             to: Some(msg.to()),
-            item: Some(self.data.items().display(msg.item()).to_string()),
+            item: Some(self.site.data.items().display(msg.item()).to_string()),
             count: msg.count().map(|c| c.get()),
         });
     }

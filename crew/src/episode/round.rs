@@ -253,7 +253,7 @@ impl Episode {
                     let _ = self.apply(agent, output);
                 }
                 let progress = self.end();
-                Phase::LastFlush(Finished { progress, reason: self.ended.unwrap_or(EndReason::Stalled) })
+                Phase::LastFlush(Finished { progress, reason: self.clock.ended.unwrap_or(EndReason::Stalled) })
             }
             (Phase::AwaitLastFlush(f), Answer::Ready) => Phase::Done(f),
             (phase, answer) => panic!("the episode's driver answered {answer:?} while the episode was at {phase:?}"),
@@ -264,7 +264,7 @@ impl Episode {
     /// the session): the next poll is [`Need::Over`]. Does nothing within a round.
     pub fn stop(&mut self) {
         if matches!(self.phase, Phase::Deadline) {
-            self.phase = Phase::Over(self.ended.unwrap_or(EndReason::Stalled));
+            self.phase = Phase::Over(self.clock.ended.unwrap_or(EndReason::Stalled));
         }
     }
 
@@ -291,12 +291,12 @@ impl Episode {
                 due => (Phase::AwaitAdjudicated(d), Some(Need::Adjudicate(due))),
             },
             Phase::Advance(d) => match self.advance(d) {
-                true => (Phase::AwaitExpired, Some(Need::Expire(self.tick))),
-                false => (Phase::Over(self.ended.unwrap_or(EndReason::Stalled)), None),
+                true => (Phase::AwaitExpired, Some(Need::Expire(self.clock.tick))),
+                false => (Phase::Over(self.clock.ended.unwrap_or(EndReason::Stalled)), None),
             },
             Phase::Posting(mut p) => match p.queue.pop_front() {
                 Some((from, msg, issue)) => {
-                    let need = Need::Post { from, msg: msg.clone(), now: self.tick };
+                    let need = Need::Post { from, msg: msg.clone(), now: self.clock.tick };
                     (Phase::AwaitPosted(p, (from, msg, issue)), Some(need))
                 }
                 None => match p.then {
@@ -304,7 +304,7 @@ impl Episode {
                     Then::Apply(rest) => (Phase::Applying(rest), None),
                 },
             },
-            Phase::Outside => (Phase::AwaitOutside, Some(Need::Outside(self.tick))),
+            Phase::Outside => (Phase::AwaitOutside, Some(Need::Outside(self.clock.tick))),
             Phase::Step(inputs, b) => (Phase::AwaitStepped(b), Some(Need::Step(inputs))),
             Phase::Applying(mut outputs) => match outputs.pop_front() {
                 Some((agent, output)) => {

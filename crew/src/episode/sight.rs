@@ -41,18 +41,18 @@ impl Episode {
     /// model, which prices each wake from the agent's view as it wakes it, nor in one
     /// whose actions run in an external world.
     pub fn defer_views(&mut self) -> bool {
-        self.defer_views = self.exec.is_none() && self.external.is_none();
-        self.defer_views
+        self.crew.defer_views = self.exec.is_none() && self.site.external.is_none();
+        self.crew.defer_views
     }
 
     /// The world for this round's views, if the driver takes them
     /// ([`Episode::defer_views`]).
     pub fn sight(&self) -> Option<Sight> {
-        self.defer_views.then(|| Sight(Arc::clone(&self.world)))
+        self.crew.defer_views.then(|| Sight(Arc::clone(&self.site.world)))
     }
 
     /// What `agent` sees now, unless the driver takes the views.
     pub(super) fn view_for(&self, agent: AgentId) -> gatecrew_world::Observation {
-        if self.defer_views { Default::default() } else { self.world.observe(agent) }
+        if self.crew.defer_views { Default::default() } else { self.site.world.observe(agent) }
     }
 }

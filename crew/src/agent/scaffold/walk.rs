@@ -44,7 +44,7 @@ impl AgentCore {
     /// Cells within reach of `pos` where feet could be, high enough to be on the
     /// structure; [`scaffold::walks`] keeps the standable ones.
     fn spots_for(&self, pos: Pos) -> Vec<Pos> {
-        let range = self.physics.reach - 0.5;
+        let range = self.ctx.physics.reach - 0.5;
         let mut v = Vec::new();
         for dy in -6..=1 {
             for dx in -4..=4 {
@@ -84,7 +84,7 @@ impl AgentCore {
         if s.walked.contains(&n) {
             return None;
         }
-        let range = self.physics.reach - 0.5;
+        let range = self.ctx.physics.reach - 0.5;
         let solid = |p: Pos| self.known_solid(p);
         let free = |p: Pos| self.known_free(p);
         let near = |c: Pos| c != self.pos && reach_distance(c, pos) <= range;

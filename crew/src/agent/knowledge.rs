@@ -1,0 +1,36 @@
+//! What a bot knows of the world and its crew beyond its private state (DESIGN section
+//! 4): what it has seen, each fact with the tick it was seen ([`Memory`]), and what the
+//! board told it of its teammates: who offered which item, and who refused it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gatecrew_protocol::{AgentId, ItemId};
+
+use super::Memory;
+
+/// What the bot has seen, and who offered or refused which item on the board.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Knowledge {
+    pub(super) mem: Memory,
+    pub(super) offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
+    pub(super) refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
+}
+
+impl Knowledge {
+    /// `from` offered `item`: it may have more, and it no longer counts as refusing.
+    pub(super) fn offer(&mut self, item: ItemId, from: AgentId) {
+        self.offered.entry(item).or_default().insert(from);
+        self.refused.remove(&item);
+    }
+
+    /// `from` said it cannot supply `item`.
+    pub(super) fn refusal(&mut self, item: ItemId, from: AgentId) {
+        self.refused.entry(item).or_default().insert(from);
+    }
+
+    /// Whether every teammate of a crew of `crew` bots refused `item`. The length
+    /// first: a crew of thousands is not walked while teammates are still to answer.
+    pub(super) fn all_refused(&self, item: ItemId, crew: usize, mut teammates: impl Iterator<Item = AgentId>) -> bool {
+        self.refused.get(&item).is_some_and(|r| r.len() + 1 >= crew && teammates.all(|a| r.contains(&a)))
+    }
+}
