@@ -21,9 +21,11 @@ use crate::common::root;
 
 /// The trace and the bot's lines of a session run in process.
 #[derive(Default)]
-struct Collect {
-    events: Vec<Event>,
-    said: Vec<(u64, String)>,
+pub struct Collect {
+    /// The trace.
+    pub events: Vec<Event>,
+    /// The bot's lines: (tick, text).
+    pub said: Vec<(u64, String)>,
 }
 
 impl gatecrew_crew::Observer for Collect {
@@ -38,7 +40,8 @@ impl Output for Collect {
     }
 }
 
-fn setup(config: &str) -> Setup {
+/// A crew config of the source tree, loaded.
+pub fn setup(config: &str) -> Setup {
     Setup::load(&root().join(config), &Overrides::default()).unwrap()
 }
 
