@@ -391,6 +391,7 @@ impl Episode {
             template: self.labels.template.clone(),
             split: self.labels.split,
             warnings: self.labels.warnings.clone(),
+            cells_dropped: (self.labels.cells_dropped > 0).then_some(self.labels.cells_dropped),
             humans: self.labels.humans.clone(),
             blueprint: Some(self.blueprint.name.clone()),
             executor: self.exec.as_ref().map(|x| x.model().label()),
