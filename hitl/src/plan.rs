@@ -44,7 +44,16 @@ pub struct Plan {
     /// The active path when the person stopped the bot: where "go on" resumes.
     held: Vec<StepId>,
     groups: std::collections::BTreeMap<StepId, Group>,
+    /// Nodes removed since the executor last looked: what it still keys by id
+    /// (frames, the children it has tried) must go, and the graph may give a removed
+    /// node's index to the next node added.
+    removed: Vec<StepId>,
 }
+
+/// What [`Plan::step`] answers for a node that is no longer in the plan: a failed
+/// step nothing works on (only ever reached through a stale id, a bug that debug
+/// builds stop at).
+static GONE: Step = Step { kind: Kind::Goals, label: String::new(), state: State::Failed, origin: Origin::Planner };
 
 impl Plan {
     /// An empty plan: a root of goals with no goal yet.
@@ -56,7 +65,15 @@ impl Plan {
             state: State::Pending,
             origin: Origin::Planner,
         });
-        Plan { g, root, path: Vec::new(), idle: false, held: Vec::new(), groups: Default::default() }
+        Plan {
+            g,
+            root,
+            path: Vec::new(),
+            idle: false,
+            held: Vec::new(),
+            groups: Default::default(),
+            removed: Vec::new(),
+        }
     }
 
     /// The root: the task AND of the person's goals.
@@ -79,12 +96,17 @@ impl Plan {
         self.g.contains(n)
     }
 
-    /// The node `n`: its kind, label and state.
-    ///
-    /// # Panics
-    /// When `n` is not in the plan (ids come from the plan itself).
+    /// The node `n`: its kind, label and state. A node no longer in the plan reads as
+    /// a failed step (debug builds assert that no caller keeps such an id).
     pub fn step(&self, n: StepId) -> &Step {
-        self.g.node(n)
+        match self.g.get(n) {
+            Some(s) => s,
+            None => {
+                debug_assert!(false, "plan node {} was removed but is still used", n.index());
+                tracing::error!(node = n.index(), "a removed plan node is still used");
+                &GONE
+            }
+        }
     }
 
     /// A node's label.
@@ -150,8 +172,15 @@ impl Plan {
         if n != self.root {
             self.g.remove(n);
             self.path.retain(|p| *p != n);
+            self.held.retain(|p| *p != n);
             self.groups.remove(&n);
+            self.removed.push(n);
         }
+    }
+
+    /// Nodes removed since the last call (the executor forgets what it kept of them).
+    pub(crate) fn take_removed(&mut self) -> Vec<StepId> {
+        std::mem::take(&mut self.removed)
     }
 
     /// What an ALL-OF stands for in a build, if anything.

@@ -300,6 +300,18 @@ impl Partner {
         self.dirty = true;
     }
 
+    /// An empty plan and executor in place of the old ones; whatever pointed into the
+    /// old plan (an open question's options, a build's materials still to plan) goes
+    /// with it.
+    pub(crate) fn fresh_plan(&mut self) {
+        self.plan = Plan::new("my tasks");
+        self.exec = Executor::new();
+        self.materials_due = None;
+        if matches!(self.question, Some(Question::Which { .. } | Question::WhichPart { .. })) {
+            self.question = None;
+        }
+    }
+
     fn add_goal_under_root(&mut self, goal: &crate::goal::Goal) -> StepId {
         let root = self.plan.root();
         let sub = self.plan_goal(goal, crate::plan::Origin::Planner);

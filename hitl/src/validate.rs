@@ -22,6 +22,9 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// No counts, at the origin.
+    pub const EMPTY: Snapshot = Snapshot { items: Vec::new(), pos: Pos::new(0, 0, 0) };
+
     /// Takes the counts of `items` and the position.
     pub fn take(inv: &Inventory, items: &[ItemId], pos: Pos) -> Self {
         Snapshot { items: items.iter().map(|i| (*i, inv.count(*i))).collect(), pos }

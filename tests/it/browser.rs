@@ -2,8 +2,8 @@
 //! during a run the page shows the bots, a board thread from REQUEST to CONFIRM and the
 //! progress reaching 100%; a replay stepped to a tick shows that tick's state.
 //!
-//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Without
-//! them the tests fail, unless `GATECREW_SKIP_BROWSER_TESTS=1` says to skip. With
+//! Needs Debian's `chromium` and `chromium-driver`, which the test command
+//! (`scripts/test`) installs when they are missing; without them the tests fail. With
 //! `GATECREW_SCREENSHOTS=DIR` the screenshots are saved there (docs/ holds the last ones).
 
 use std::io::Write;
@@ -28,19 +28,15 @@ fn find(env: &str, names: &[&str]) -> Option<PathBuf> {
     names.iter().flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n))).find(|p| p.is_file())
 }
 
-/// Chromium and chromedriver, or `None` when they are missing and skipping is allowed.
-fn browser() -> Option<(PathBuf, PathBuf)> {
+/// Chromium and chromedriver (`GATECREW_CHROMIUM`, `GATECREW_CHROMEDRIVER` or on PATH).
+fn browser() -> (PathBuf, PathBuf) {
     let chromium = find("GATECREW_CHROMIUM", &["chromium", "chromium-browser"]);
     let driver = find("GATECREW_CHROMEDRIVER", &["chromedriver"]);
     match (chromium, driver) {
-        (Some(c), Some(d)) => Some((c, d)),
-        _ if std::env::var("GATECREW_SKIP_BROWSER_TESTS").is_ok_and(|v| v == "1") => {
-            eprintln!("SKIPPED: no chromium or chromedriver (apt-get install chromium chromium-driver)");
-            None
-        }
+        (Some(c), Some(d)) => (c, d),
         _ => panic!(
-            "no chromium or chromedriver on PATH: `apt-get install chromium chromium-driver` (CI does), \
-             or set GATECREW_SKIP_BROWSER_TESTS=1 to skip the browser tests on this machine"
+            "no chromium or chromedriver on PATH: run the tests with `scripts/test`, which installs \
+             Debian's chromium and chromium-driver, or `apt-get install chromium chromium-driver`"
         ),
     }
 }
@@ -185,7 +181,7 @@ fn serve(args: Vec<String>) -> (SocketAddr, std::thread::JoinHandle<String>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_stepped_to() {
-    let Some((chromium, driver)) = browser() else { return };
+    let (chromium, driver) = browser();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("run.jsonl");
     // Pace the page so that the run takes about ten seconds to show.

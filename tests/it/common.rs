@@ -92,3 +92,24 @@ pub fn live_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// The Python interpreter of the tests' checks (DuckDB, polars, the Prometheus parser):
+/// `scripts/pyvenv.py checks` installs its pinned wheels into `target/py-checks` on first
+/// use (once per machine, under a lock shared with other test binaries) and names it.
+/// There is no way around it: a check that needs Python runs, or its test fails here.
+pub fn python_checks() -> PathBuf {
+    static PY: OnceLock<PathBuf> = OnceLock::new();
+    PY.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .arg(root().join("scripts/pyvenv.py"))
+            .arg("checks")
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("python3 runs scripts/pyvenv.py (the tests need Python 3.11 with pip)");
+        assert!(out.status.success(), "scripts/pyvenv.py checks failed (its messages are above)");
+        let py = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+        assert!(py.is_file(), "scripts/pyvenv.py named {py:?}, which is not a file");
+        py
+    })
+    .clone()
+}

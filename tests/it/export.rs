@@ -1,15 +1,14 @@
 //! `gatecrew export`: typed Parquet and CSV tables whose figures, recomputed with the
 //! SQL and the polars code of docs/analysis.md, equal `gatecrew analyze`'s.
 //!
-//! The DuckDB check needs Python with the `duckdb` wheel (`.ci/run` installs it). When
-//! it is missing the test fails, unless `GATECREW_SKIP_PYTHON_CHECKS=1` says to skip it
-//! (for a machine without the wheels; CI never sets it).
+//! DuckDB and polars run in the tests' own Python venv (`crate::common::python_checks`,
+//! pinned wheels installed on first use): both checks always run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::cli::gatecrew;
-use crate::common::root;
+use crate::common::{python_checks, root};
 
 /// A small suite run (one template, every test-split class, two policies) and its
 /// analysis, made once.
@@ -58,26 +57,7 @@ fn doc_blocks(lang: &str) -> Vec<String> {
     blocks
 }
 
-/// A Python interpreter that has `module`, or `None` (after saying why) when the
-/// environment allows skipping; otherwise the test fails.
-fn python_with(module: &str, required: bool) -> Option<String> {
-    let python = std::env::var("GATECREW_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&python).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(python);
-    }
-    let skip = std::env::var("GATECREW_SKIP_PYTHON_CHECKS").is_ok_and(|v| v == "1");
-    if !required || skip {
-        eprintln!("SKIPPED: {python} cannot import {module} (pip install {module})");
-        return None;
-    }
-    panic!(
-        "{python} cannot import {module}: run `pip install {module}` (CI installs it in .ci/run), \
-         or set GATECREW_SKIP_PYTHON_CHECKS=1 to skip this check on this machine"
-    );
-}
-
-fn run_python(python: &str, script: &str, args: &[&Path]) -> serde_json::Value {
+fn run_python(python: &Path, script: &str, args: &[&Path]) -> serde_json::Value {
     let out = Command::new(python)
         .arg("-c")
         .arg(script)
@@ -168,41 +148,36 @@ fn duckdb_and_polars_over_the_export_equal_gatecrew_analyze() {
     assert!(sql.len() >= 2, "docs/analysis.md has its SQL blocks");
     let sql_file = dir.path().join("metrics.sql");
     std::fs::write(&sql_file, &sql[0]).unwrap();
-    if let Some(python) = python_with("duckdb", true) {
-        let rows = run_python(&python, DUCKDB, &[&sql_file, &episodes]);
-        let checked = compare(&analyzed, &rows, "duckdb");
-        assert!(checked >= 20, "only {checked} figures compared");
-        // The events-table query gives the same pooled rates.
-        let ev_file = dir.path().join("events.sql");
-        let events = out.join("events.parquet");
-        std::fs::write(&ev_file, sql[1].replace("'export/events.parquet'", &format!("'{}'", events.display())))
-            .unwrap();
-        let rows = run_python(&python, DUCKDB, &[&ev_file, &episodes]);
-        let overall: Vec<_> = analyzed
-            .iter()
-            .filter(|(_, k, m, _)| k == "all" && ["lrr", "uer", "ecr"].contains(&m.as_str()))
-            .cloned()
-            .collect();
-        let rows: Vec<serde_json::Value> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r["key"] = "all".into();
-                r
-            })
-            .collect();
-        assert_eq!(compare(&overall, &serde_json::Value::Array(rows), "duckdb events"), overall.len());
-    }
+    let python = python_checks();
+    let rows = run_python(&python, DUCKDB, &[&sql_file, &episodes]);
+    let checked = compare(&analyzed, &rows, "duckdb");
+    assert!(checked >= 20, "only {checked} figures compared");
+    // The events-table query gives the same pooled rates.
+    let ev_file = dir.path().join("events.sql");
+    let events = out.join("events.parquet");
+    std::fs::write(&ev_file, sql[1].replace("'export/events.parquet'", &format!("'{}'", events.display()))).unwrap();
+    let rows = run_python(&python, DUCKDB, &[&ev_file, &episodes]);
+    let overall: Vec<_> = analyzed
+        .iter()
+        .filter(|(_, k, m, _)| k == "all" && ["lrr", "uer", "ecr"].contains(&m.as_str()))
+        .cloned()
+        .collect();
+    let rows: Vec<serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r["key"] = "all".into();
+            r
+        })
+        .collect();
+    assert_eq!(compare(&overall, &serde_json::Value::Array(rows), "duckdb events"), overall.len());
     let py = doc_blocks("python");
     let py_file = dir.path().join("metrics.py");
     std::fs::write(&py_file, &py[0]).unwrap();
-    // polars is checked where it is installed (CI installs it); DuckDB is the required check.
-    if let Some(python) = python_with("polars", false) {
-        let rows = run_python(&python, POLARS, &[&py_file, &episodes]);
-        assert!(compare(&analyzed, &rows, "polars") >= 20);
-    }
+    let rows = run_python(&python, POLARS, &[&py_file, &episodes]);
+    assert!(compare(&analyzed, &rows, "polars") >= 20);
 }
 
 #[test]

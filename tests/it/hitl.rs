@@ -15,6 +15,7 @@ mod live;
 mod llm;
 mod memory;
 mod plan;
+mod robust;
 mod scripted;
 
 use std::path::{Path, PathBuf};

@@ -40,4 +40,5 @@ mod supervision;
 mod task_cli;
 mod task_files;
 mod tasks;
+mod test_command;
 mod viewer;

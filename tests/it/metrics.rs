@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use gatecrew_protocol::trace::{Decision, EventKind, Tier, TraceReader, WindowEvent};
 
-use crate::common::root;
+use crate::common::{python_checks, root};
 
 /// Forwards what the command writes to its error stream (where it says its address).
 struct Tx(mpsc::Sender<Vec<u8>>);
@@ -78,22 +78,9 @@ for path in sys.argv[1:]:
 print(n)
 "#;
 
-/// Parses the scrapes with `prometheus_client` (Python); fails without it unless
-/// `GATECREW_SKIP_PYTHON_CHECKS=1`.
+/// Parses the scrapes with `prometheus_client` (the tests' Python venv).
 fn strict_parse(scrapes: &[&Path]) {
-    let python = std::env::var("GATECREW_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has = Command::new(&python).args(["-c", "import prometheus_client"]).output().is_ok_and(|o| o.status.success());
-    if !has {
-        if std::env::var("GATECREW_SKIP_PYTHON_CHECKS").is_ok_and(|v| v == "1") {
-            eprintln!("SKIPPED: {python} cannot import prometheus_client (pip install prometheus-client)");
-            return;
-        }
-        panic!(
-            "{python} cannot import prometheus_client: `pip install prometheus-client` (CI does), \
-             or set GATECREW_SKIP_PYTHON_CHECKS=1 to skip this check on this machine"
-        );
-    }
-    let out = Command::new(&python).arg("-c").arg(PARSE).args(scrapes).output().unwrap();
+    let out = Command::new(python_checks()).arg("-c").arg(PARSE).args(scrapes).output().unwrap();
     assert!(out.status.success(), "not Prometheus text: {}", String::from_utf8_lossy(&out.stderr));
     let n: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     assert!(n > 10, "{n} samples");

@@ -16,7 +16,7 @@ use crate::knowledge::Told;
 use crate::memory::{Fact, Provenance};
 use crate::plan::ops::Update;
 use crate::plan::repair::repair;
-use crate::plan::{Kind, Leaf, Origin, Plan, StepId};
+use crate::plan::{Kind, Leaf, Origin, StepId};
 use crate::resolve::{Resolution, resolve};
 use crate::words::{coords, item_words, words};
 
@@ -203,8 +203,7 @@ impl Partner {
 
     pub(super) fn new_task(&mut self, goal: Goal) -> &'static str {
         self.remember("interrupted");
-        self.plan = Plan::new("my tasks");
-        self.exec = crate::exec::Executor::new();
+        self.fresh_plan();
         let root = self.plan.root();
         let before = self.plan.len();
         let sub = self.plan_goal(&goal, Origin::Person);

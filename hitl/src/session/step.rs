@@ -8,8 +8,8 @@ use gatecrew_protocol::trace::{EventKind, ValidatorNote};
 
 use super::Partner;
 use super::share::share_of;
-use crate::exec::{Body, ExecEvent, Executor, Next};
-use crate::plan::{Kind, Leaf, Plan};
+use crate::exec::{Body, ExecEvent, Next};
+use crate::plan::{Kind, Leaf};
 
 impl Partner {
     /// One wake-up of the bot: the crew core works when the share goal is active,
@@ -135,8 +135,7 @@ impl Partner {
                 }
                 ExecEvent::PlanEnded { ok } => {
                     self.remember(if ok { "completed" } else { "failed" });
-                    self.plan = Plan::new("my tasks");
-                    self.exec = Executor::new();
+                    self.fresh_plan();
                     self.say(SayKind::Preview, "Everything you asked is done; tell me what to do next.".into());
                 }
             }
