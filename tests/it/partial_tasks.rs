@@ -20,7 +20,7 @@ use crate::common::{data, run_events};
 fn generated_house() -> Value {
     let (w, d) = (5usize, 5usize);
     let mut levels = Vec::new();
-    for y in 0..5 {
+    for y in 0..5i32 {
         let mut grid = vec![vec!["air".to_owned(); w]; d];
         for (z, row) in grid.iter_mut().enumerate() {
             for (x, cell) in row.iter_mut().enumerate() {
@@ -48,7 +48,7 @@ fn generated_house() -> Value {
             4 => grid[2][0] = "stone".into(),
             _ => {}
         }
-        levels.push(json!({"level": y, "coordinates": [148, -60 + y as i32, -170], "placement": grid}));
+        levels.push(json!({"level": y, "coordinates": [148, -60 + y, -170], "placement": grid}));
     }
     json!({
         "type": "construction",
