@@ -13,6 +13,7 @@
 const mineflayer = require('mineflayer')
 const { pathfinder, Movements, goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
+const slots = require('./slots')
 
 class BridgeError extends Error {
   constructor (code, message, data) {
@@ -44,8 +45,11 @@ function countOf (bot, name) {
   return bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
 }
 
-// What the bot itself knows about itself now.
+// What the bot itself knows about itself now; on the stand-in harness, whose every
+// inventory change comes as a slot packet, mineflayer's copy is put back to the
+// server's first (slots.js).
 function snapshot (bot) {
+  if (bot._gcServer && bot._gcServer.resyncs) slots.resync(bot)
   const p = bot.entity ? bot.entity.position : new Vec3(0, 0, 0)
   return {
     pos: [p.x, p.y, p.z],
@@ -87,6 +91,7 @@ async function spawnBot (name, req, bots, emit) {
     checkTimeoutInterval: 60000
   })
   bot.loadPlugin(pathfinder)
+  slots.track(bot).resyncs = !!req.standins
   let lost
   const lostPromise = new Promise((resolve, reject) => { lost = reject })
   lostPromise.catch(() => {})
@@ -260,13 +265,13 @@ async function landed (bot, ms = 3000) {
 
 // Pillaring as a player does it: jump, and at the top of the jump place a block into
 // the cell the feet just left, against the top of the block below; land on it.
-async function jumpPlace (entry, target, held) {
+async function jumpPlace (entry, target, item) {
   const { bot } = entry
   const below = bot.blockAt(target.offset(0, -1, 0))
   if (!solid(below)) throw new BridgeError('no_support', `nothing under ${target} to jump from`, snapshot(bot))
   const head = bot.blockAt(target.offset(0, 2, 0))
   if (!empty(head)) throw new BridgeError('occupied', `no room to jump: ${target.offset(0, 2, 0)} holds ${head.name}`, snapshot(bot))
-  await bot.equip(held, 'hand')
+  await holdItem(entry, item)
   await centre(bot)
   await bot.lookAt(target.offset(0.5, 0, 0.5), true)
   bot.setControlState('jump', true)
@@ -291,6 +296,7 @@ async function placeBlock (entry, req) {
   const { bot } = entry
   const target = vec(req)
   const item = itemName(req)
+  if (entry.standins) slots.resync(bot)
   const here = bot.blockAt(target)
   if (!empty(here)) throw new BridgeError('occupied', `${target} holds ${here.name}`, snapshot(bot))
   const tall = isTall(bot, item)
@@ -304,31 +310,49 @@ async function placeBlock (entry, req) {
     if (!empty(top)) throw new BridgeError('occupied', `${target.offset(0, 1, 0)} holds ${top.name}`, snapshot(bot))
   }
   if (!inReach(bot, target)) throw new BridgeError('out_of_reach', `${target} is out of reach (${reachDistance(feet, target).toFixed(2)} from the eyes)`, snapshot(bot))
-  const held = bot.inventory.items().find((i) => i.name === item)
-  if (!held) throw new BridgeError('missing_items', `has no ${item}`, snapshot(bot))
-  if (pillar) {
-    await jumpPlace(entry, target, held)
-  } else {
-    let ref = null
-    let face = null
-    // A two-cell block stands on the block below it.
-    const faces = tall ? SUPPORT_FACES.slice(0, 1) : SUPPORT_FACES
-    for (const [dx, dy, dz] of faces) {
-      const b = bot.blockAt(target.offset(dx, dy, dz))
-      if (solid(b)) { ref = b; face = new Vec3(-dx, -dy, -dz); break }
+  if (countOf(bot, item) === 0) throw new BridgeError('missing_items', `has no ${item}`, snapshot(bot))
+  // A placement the server did not make (no block update, or it refused) is tried once
+  // more; still nothing is `not_placed`, never a success.
+  for (let attempt = 0; ; attempt++) {
+    if (pillar) {
+      if (!feetOf(bot).equals(target)) break // the first jump landed elsewhere: the outcome says where
+      await jumpPlace(entry, target, item)
+    } else {
+      await placeAgainst(entry, target, item, tall)
     }
-    if (!ref) throw new BridgeError('no_support', `nothing supports ${target}`, snapshot(bot))
-    if (bodyOverlaps(bot, target) || (tall && bodyOverlaps(bot, target.offset(0, 1, 0)))) await centre(bot)
-    await bot.equip(held, 'hand')
-    try {
-      await bot.placeBlock(ref, face)
-    } catch (e) {
-      // mineflayer gives up after 5 s without a block update; the observation decides.
-      console.error(`[bridge] ${entry.name} placeBlock: ${e.message}`)
-    }
+    const now = bot.blockAt(target)
+    if ((now && now.name !== 'air') || attempt >= 1) break
+    console.error(`[bridge] ${entry.name}: no block appeared at ${target}; trying once more`)
   }
   const now = bot.blockAt(target)
-  return { block: now ? now.name : 'air', props: now && now.getProperties ? now.getProperties() : {}, ...snapshot(bot) }
+  if (!now || now.name === 'air') throw new BridgeError('not_placed', `no block appeared at ${target} after two tries`, snapshot(bot))
+  return { block: now.name, props: now.getProperties ? now.getProperties() : {}, ...snapshot(bot) }
+}
+
+// The item in hand as the server holds it (slots.js).
+function holdItem (entry, item) {
+  return slots.hold(entry, item, standIn, BridgeError, snapshot)
+}
+
+async function placeAgainst (entry, target, item, tall) {
+  const { bot } = entry
+  let ref = null
+  let face = null
+  // A two-cell block stands on the block below it.
+  const faces = tall ? SUPPORT_FACES.slice(0, 1) : SUPPORT_FACES
+  for (const [dx, dy, dz] of faces) {
+    const b = bot.blockAt(target.offset(dx, dy, dz))
+    if (solid(b)) { ref = b; face = new Vec3(-dx, -dy, -dz); break }
+  }
+  if (!ref) throw new BridgeError('no_support', `nothing supports ${target}`, snapshot(bot))
+  if (bodyOverlaps(bot, target) || (tall && bodyOverlaps(bot, target.offset(0, 1, 0)))) await centre(bot)
+  await holdItem(entry, item)
+  try {
+    await bot.placeBlock(ref, face)
+  } catch (e) {
+    // mineflayer gives up after 5 s without a block update; the observation decides.
+    console.error(`[bridge] ${entry.name} placeBlock: ${e.message}`)
+  }
 }
 
 async function dig (entry, req) {

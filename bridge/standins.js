@@ -15,6 +15,7 @@
 //   /gc-craft <nonce> <item> <times>                 craft from the registry's recipes; 3x3
 //                                                    recipes need a crafting table in reach
 //   /gc-stock <nonce> <player> <item> <count>        scenario setup: give in proper stacks
+//   /gc-hold <nonce> <item> <hotbar>                  a stack into the selected hotbar slot
 //
 // Two mechanics are patched in the server itself rather than by command, because the
 // bot's own action (a dig, a placement) is what the server must answer:
@@ -204,6 +205,28 @@ function installStandIns (serv) {
     const it = itemByName(item)
     contents.set(it.id, (contents.get(it.id) ?? 0) + int(n, 'count'))
     return { contents: listing(contents) }
+  })
+
+  // The item into the hand: flying-squid ignores inventory clicks, so the bot cannot
+  // move a stack from the main inventory into its hotbar itself (slots.js).
+  command('gc-hold', '<nonce> <item> <hotbar>', async (player, [item, h]) => {
+    const it = itemByName(item)
+    const k = int(h, 'hotbar')
+    if (k < 0 || k > 8) throw new Error('the hotbar slot is 0..8')
+    player.heldItemSlot = k
+    const held = 36 + k
+    const cur = player.inventory.slots[held]
+    if (cur && cur.type === it.id) return { slot: held }
+    let from = -1
+    for (let s = INVENTORY_SLOTS.first; s <= INVENTORY_SLOTS.last; s++) {
+      const x = player.inventory.slots[s]
+      if (x && x.type === it.id) { from = s; break }
+    }
+    if (from < 0) throw new Error(`has no ${it.name}`)
+    const moved = player.inventory.slots[from]
+    player.inventory.updateSlot(from, cur ? new Item(cur.type, cur.count, cur.metadata, cur.nbt) : null)
+    player.inventory.updateSlot(held, new Item(moved.type, moved.count, moved.metadata, moved.nbt))
+    return { slot: held, from }
   })
 
   command('gc-stock', '<nonce> <player> <item> <count>', async (player, [to, item, n]) => {

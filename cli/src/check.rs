@@ -102,6 +102,19 @@ impl Defect {
         Defect::located(e.file(), line, &e.to_string())
     }
 
+    /// A defect of one task of a file: the message names the task, unless it starts
+    /// with the task's own JSON path already.
+    fn of_task(id: &str, e: &TaskError) -> Defect {
+        let mut d = Defect::from_task(e);
+        let path = gatecrew_tasks::task_json_path(id);
+        let named = d.message.starts_with(&path)
+            && d.message[path.len()..].chars().next().is_none_or(|c| matches!(c, ':' | '.' | '['));
+        if !named {
+            d.message = format!("task \"{id}\": {}", d.message);
+        }
+        d
+    }
+
     fn at(file: &Path, line: usize, message: String) -> Defect {
         Defect { file: file.to_path_buf(), line: Some(line as u64), message }
     }
@@ -205,10 +218,6 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
         Some(a) => Aliases::load(&a, data).map_err(|e| BadInput(e.to_string()))?,
         None => Aliases::none(),
     };
-    let tasks = match TaskFile::read(file) {
-        Ok(t) => t,
-        Err(e) => return Ok(vec![Defect::from_task(&e)]),
-    };
     let opts = TaskOptions {
         data: data.clone(),
         seed: gatecrew_crew::setup::EpisodeSpec::default().seed,
@@ -216,34 +225,47 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
         agents: None,
     };
     let (mut described, mut built, mut dropped, mut warnings) = (0usize, 0usize, 0usize, 0usize);
+    let (mut count, mut partial, mut left_out) = (0usize, 0usize, 0usize);
     let mut defects = Vec::new();
-    for id in tasks.ids() {
-        match tasks.import(Some(id), data, &aliases) {
-            Ok(t) => {
-                described += t.described;
-                built += t.cells.len();
-                dropped += t.dropped();
-                for w in &t.warnings {
-                    warnings += 1;
-                    if warnings <= MAX_SHOWN {
-                        writeln!(err, "{}: warning: {w}", file.display())?;
-                    }
-                }
-                if let Err(e) = gatecrew_tasks::setup(&t, file, &opts) {
-                    defects.push(Defect::from_task(&e));
-                }
-            }
-            Err(e) => defects.push(Defect::from_task(&e)),
+    let mut io = Ok(());
+    // One pass over the file: each task is imported and set up as it is read.
+    let walked = TaskFile::read_each(file, data, &aliases, &mut |summary, imported| {
+        count += 1;
+        let t = match imported {
+            Ok(t) => t,
+            Err(e) => return defects.push(Defect::of_task(&summary.id, &e)),
+        };
+        described += t.described;
+        built += t.cells.len();
+        dropped += t.dropped();
+        if t.cells_dropped() > 0 {
+            partial += 1;
+            left_out += t.cells_dropped();
         }
+        for w in &t.warnings {
+            warnings += 1;
+            if warnings <= MAX_SHOWN && io.is_ok() {
+                let named = w.path.starts_with(&gatecrew_tasks::task_json_path(&t.id));
+                let who = if named { String::new() } else { format!("task \"{}\": ", t.id) };
+                io = writeln!(err, "{}: warning: {who}{w}", file.display());
+            }
+        }
+        if let Err(e) = gatecrew_tasks::setup(&t, file, &opts) {
+            defects.push(Defect::of_task(&t.id, &e));
+        }
+    });
+    io?;
+    if let Err(e) = walked {
+        defects.push(Defect::from_task(&e));
+        return Ok(defects);
     }
     if warnings > MAX_SHOWN {
         writeln!(err, "{}: {} more warnings not shown", file.display(), warnings - MAX_SHOWN)?;
     }
     writeln!(
         err,
-        "{}: note: {} tasks; {described} cells described, {built} in the blueprints, {dropped} reported in {warnings} warnings",
+        "{}: note: {count} tasks; {described} cells described, {built} in the blueprints, {dropped} reported in {warnings} warnings; {partial} tasks partial ({left_out} cells left out that can never be built)",
         file.display(),
-        tasks.ids().len()
     )?;
     Ok(defects)
 }

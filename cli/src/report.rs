@@ -77,6 +77,10 @@ pub struct Report {
     /// each with its JSON path (`--task` runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Cells of the task file left out because they can never be built (each named in
+    /// `warnings`); the blueprint and TSR are the rest (`--task` runs with any only).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cells_dropped: u32,
     /// Crew members that are people; without `--interactive` a deterministic stand-in
     /// plays each (it builds nothing and answers requests from their items).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -124,11 +128,16 @@ impl Report {
             adjudication: None,
             scores: TaskScores::default(),
             warnings: setup.labels.warnings.clone(),
+            cells_dropped: setup.labels.cells_dropped,
             humans: setup.labels.humans.clone(),
             human_seat_interactive: false,
             minecraft: None,
         }
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn rate(r: Option<f64>) -> String {
@@ -202,6 +211,15 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     }
     if let Some(a) = &r.adjudication {
         rows.extend(adjudication_rows(a));
+    }
+    if r.cells_dropped > 0 {
+        rows.push((
+            "cells dropped",
+            format!(
+                "{} left out of the task: they can never be built (partial blueprint; see the warnings)",
+                r.cells_dropped
+            ),
+        ));
     }
     if !r.warnings.is_empty() {
         rows.push((

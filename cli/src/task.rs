@@ -43,18 +43,28 @@ fn configs_dir() -> Option<PathBuf> {
     paths::default_config().and_then(|c| c.parent().map(Path::to_path_buf))
 }
 
-/// A file's tasks as a table, one task a line: id, what it is, blocks, crew, and why
-/// it cannot run where the index already knows.
-pub fn list(file: &TaskFile, out: &mut dyn Write) -> std::io::Result<()> {
-    let listing = file.listing();
+/// A file's tasks as a table, one task a line: id, what it is, blocks, crew, and its
+/// status: `ok`, `partial: N cells left out` (cells that can never be built, each
+/// named in a warning when the task runs), or why it cannot run. Every task is imported
+/// for it, in one pass over the file.
+pub fn list(file: &TaskFile, data: &GameData, aliases: &Aliases, out: &mut dyn Write) -> anyhow::Result<()> {
+    let listing = file.survey(data, aliases).map_err(|e| BadInput(e.to_string()))?;
     let broken = listing.iter().filter(|t| t.problem.is_some()).count();
+    let partial = listing.iter().filter(|t| t.problem.is_none() && t.cells_dropped.is_some_and(|n| n > 0)).count();
+    let mut counts = Vec::new();
+    if partial > 0 {
+        counts.push(format!("{partial} partial"));
+    }
+    if broken > 0 {
+        counts.push(format!("{broken} of them cannot run"));
+    }
     writeln!(
         out,
         "{} holds {} tasks ({}){}:",
         file.path().display(),
         listing.len(),
         file.format().as_str(),
-        if broken > 0 { format!(", {broken} of them cannot run") } else { String::new() }
+        if counts.is_empty() { String::new() } else { format!(", {}", counts.join(", ")) }
     )?;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
@@ -71,10 +81,15 @@ pub fn list(file: &TaskFile, out: &mut dyn Write) -> std::io::Result<()> {
             Cell::new(&s.about),
             Cell::new(blocks),
             Cell::new(crew),
-            Cell::new(s.problem.as_deref().unwrap_or("ok")),
+            Cell::new(match (&s.problem, s.cells_dropped) {
+                (Some(p), _) => p.clone(),
+                (None, Some(n)) if n > 0 => format!("partial: {n} cell{} left out", if n == 1 { "" } else { "s" }),
+                (None, _) => "ok".to_owned(),
+            }),
         ]);
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{t}")?;
+    Ok(())
 }
 
 /// Reads the task; a file with several tasks and no `--task-id` lists them on `out`.
@@ -89,7 +104,7 @@ pub fn load(args: &TaskArgs<'_>, out: &mut dyn Write) -> anyhow::Result<TaskRun>
     let task = match file.import(args.id, &data, &aliases) {
         Ok(t) => t,
         Err(e) if matches!(e.kind(), TaskErrorKind::Several(_)) => {
-            list(&file, out)?;
+            list(&file, &data, &aliases, out)?;
             return Err(BadInput(format!(
                 "{}: {} tasks; pick one with --task-id (listed above)",
                 args.file.display(),

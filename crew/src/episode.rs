@@ -348,6 +348,7 @@ impl Episode {
             template: self.trace.labels.template.clone(),
             split: self.trace.labels.split,
             warnings: self.trace.labels.warnings.clone(),
+            cells_dropped: (self.trace.labels.cells_dropped > 0).then_some(self.trace.labels.cells_dropped),
             humans: self.trace.labels.humans.clone(),
             blueprint: Some(self.site.blueprint.name.clone()),
             executor: self.exec.as_ref().map(|x| x.model().label()),

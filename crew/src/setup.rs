@@ -38,10 +38,12 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::agent::{AgentCore, AgentFactory, AgentSetup, AgentTuning, Physics};
-use crate::plan::{TaskGraph, split_work};
+use crate::plan::TaskGraph;
 use crate::policy::Policy;
 
+mod deal;
 mod parts;
+pub use deal::{deal, share_needs};
 
 pub use parts::{EndScorer, SetupParts, config_hash};
 
@@ -136,6 +138,10 @@ pub const MAX_CREW: usize = 10_000;
 
 const DEFAULT_PATH_BLOCK: &str = "cobblestone";
 const DEFAULT_DELAY_TICKS: u64 = 20;
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
@@ -321,6 +327,10 @@ pub struct Labels {
     /// described, each with its JSON path (empty for configs and the suite).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Cells of an imported task left out because they can never be built (each also
+    /// has its warning).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub cells_dropped: u32,
     /// Crew members that are people (a MineCollab task's humans), by name: the last
     /// agents of the world. They hold their own items and build no share.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -646,32 +656,7 @@ fn resize_crew(
             *pool.entry(item).or_insert(0) += c;
         }
     }
-    let owners = split_work(bp, n);
-    let mut needs = vec![BTreeMap::<ItemId, u32>::new(); n];
-    for (i, c) in bp.cells().iter().enumerate() {
-        if c.part == gatecrew_world::Part::Upper {
-            continue;
-        }
-        if let Some(item) = data.block_info(c.block).item {
-            *needs[owners[i].index()].entry(item).or_insert(0) += 1;
-        }
-    }
-    let mut invs = vec![BTreeMap::<ItemId, u32>::new(); n];
-    for (a, need) in needs.iter().enumerate() {
-        for (item, want) in need {
-            let have = pool.entry(*item).or_insert(0);
-            let take = (*want).min(*have);
-            *have -= take;
-            if take > 0 {
-                *invs[a].entry(*item).or_insert(0) += take;
-            }
-        }
-    }
-    for (k, (item, left)) in pool.into_iter().enumerate() {
-        if left > 0 {
-            *invs[k % n].entry(item).or_insert(0) += left;
-        }
-    }
+    let invs = deal(pool, bp, data, n);
     let kept = &listed[..listed.len().min(n)];
     let extra = extra_starts(kept, n - kept.len(), bp, data, world, src)?;
     Ok((0..n)

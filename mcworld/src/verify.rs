@@ -80,7 +80,12 @@ impl Ctx {
             Err(None) => return fail(Failure::Unsupported),
             Err(Some(e)) if e.is_fatal() => return Verdict::Fatal(e.to_string()),
             Err(Some(BridgeError::Command { code, message, data, .. })) => {
-                tracing::debug!(%agent, ?code, message, "action failed in the game");
+                if matches!(code, ErrorCode::NotPlaced | ErrorCode::EquipFailed) {
+                    // The server did not make what the bot asked for: never counted as done.
+                    tracing::warn!(%agent, ?code, message, "a placement the server did not make");
+                } else {
+                    tracing::debug!(%agent, ?code, message, "action failed in the game");
+                }
                 if let Some(d) = data {
                     self.sync_body(world, agent, &d);
                 }

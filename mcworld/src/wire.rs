@@ -361,6 +361,11 @@ pub enum ErrorCode {
     ContainerShort,
     /// Crafting needs a table in reach.
     NeedsTable,
+    /// No block appeared where the bot placed one, tried twice (the server made no
+    /// block update, or refused it).
+    NotPlaced,
+    /// The item could not be put in the hand: the server's own hand slot holds another.
+    EquipFailed,
     /// The bot was kicked or lost its connection.
     BotGone,
     /// No such bot, or not connected.

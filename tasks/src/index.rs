@@ -13,6 +13,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
@@ -151,35 +152,62 @@ fn check_utf8(path: &Path) -> Result<(), TaskError> {
     }
 }
 
+/// A reader that counts the bytes it hands out.
+struct Counted<R> {
+    inner: R,
+    n: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+}
+
+/// Parses a file in one pass through the size limit. The UTF-8 check, which names the
+/// offset of a bad byte, runs only when the parse failed, to say why: a file that reads
+/// is read once (a pipe can be checked).
+fn parse_file<T>(
+    p: &Path,
+    path: &Path,
+    parse: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::IoRead<&mut Counted<BufReader<std::io::Take<File>>>>>,
+    ) -> Result<T, serde_json::Error>,
+) -> Result<T, TaskError> {
+    let limit = max_task_file_bytes();
+    let mut counted = Counted { inner: BufReader::new(open_capped(p)?), n: 0 };
+    let result = {
+        let mut de = serde_json::Deserializer::from_reader(&mut counted);
+        parse(&mut de).and_then(|v| de.end().map(|()| v))
+    };
+    if counted.n > limit {
+        return Err(TaskError::new(path, TaskErrorKind::TooLarge { limit }));
+    }
+    result.map_err(|e| match check_utf8(p) {
+        Err(bad) if !matches!(bad.kind(), TaskErrorKind::Io(_)) => bad,
+        _ => syntax(path, &e),
+    })
+}
+
 /// Walks every top-level entry of `source`.
 pub(crate) fn walk(source: &Source, path: &Path, f: &mut Visit<'_>) -> Result<Top, TaskError> {
-    let top = match source {
+    match source {
         Source::Text(t) => {
             let mut de = serde_json::Deserializer::from_str(t);
             let top = Walk { f }.deserialize(&mut de).map_err(|e| syntax(path, &e))?;
             de.end().map_err(|e| syntax(path, &e))?;
-            top
+            Ok(top)
         }
-        Source::File(p) => {
-            check_utf8(p)?;
-            let file = open_capped(p)?;
-            let mut de = serde_json::Deserializer::from_reader(BufReader::new(file));
-            let top = Walk { f }.deserialize(&mut de).map_err(|e| syntax(path, &e))?;
-            de.end().map_err(|e| syntax(path, &e))?;
-            top
-        }
-    };
-    Ok(top)
+        Source::File(p) => parse_file(p, path, |de| Walk { f }.deserialize(de)),
+    }
 }
 
 /// The whole document as one value (a bare raw blueprint is one task).
 pub(crate) fn whole(source: &Source, path: &Path) -> Result<Value, TaskError> {
     match source {
         Source::Text(t) => serde_json::from_str(t).map_err(|e| syntax(path, &e)),
-        Source::File(p) => {
-            check_utf8(p)?;
-            let file = open_capped(p)?;
-            serde_json::from_reader(BufReader::new(file)).map_err(|e| syntax(path, &e))
-        }
+        Source::File(p) => parse_file(p, path, |de| Value::deserialize(de)),
     }
 }

@@ -22,6 +22,7 @@
 pub mod error;
 mod index;
 mod json;
+mod left_out;
 pub mod minecollab;
 pub mod names;
 pub mod raw;
@@ -82,33 +83,14 @@ pub struct TaskSummary {
     /// Why the task cannot run, when the index already knows (the rest of the file
     /// stays runnable).
     pub problem: Option<String>,
+    /// Cells left out because they can never be built, once the task was imported
+    /// ([`TaskFile::survey`]); `None` from the index alone.
+    pub cells_dropped: Option<usize>,
 }
 
-/// Blocks no item places in this world (`fire`, lit by flint and steel in Minecraft)
-/// cannot be built by a bot: such cells are left out of the blueprint and reported, so
-/// the rest of the task still runs.
-fn leave_out_unplaceable(mut task: ImportedTask, data: &GameData, at: &str) -> ImportedTask {
-    let mut left: std::collections::BTreeMap<gatecrew_world::BlockId, (usize, gatecrew_protocol::Pos)> =
-        std::collections::BTreeMap::new();
-    task.cells.retain(|c| {
-        let keep = c.block == gatecrew_world::BlockId::AIR || data.block_info(c.block).item.is_some();
-        if !keep {
-            left.entry(c.block).or_insert((0, c.pos)).0 += 1;
-        }
-        keep
-    });
-    for (b, (n, pos)) in left {
-        task.warnings.push(Warning {
-            path: at.to_owned(),
-            cells: n,
-            message: format!(
-                "{n} \"{}\" cell{} (first at {pos}) left out: no item places it in this world",
-                data.block_name(b),
-                if n == 1 { "" } else { "s" }
-            ),
-        });
-    }
-    task
+/// The JSON path of the task keyed `id` in a file's top object (`$.id`, `$["0"]`).
+pub fn task_json_path(id: &str) -> String {
+    json::key("$", id)
 }
 
 fn classify(v: &Value) -> Option<Format> {
@@ -128,8 +110,15 @@ const UNRECOGNISED: &str = "neither a MineCollab task (blueprint.levels), Villag
 
 /// A listing line for an entry, from its value alone (no names resolved).
 fn summarise(id: &str, format: Option<Format>, v: &Value) -> TaskSummary {
-    let mut s =
-        TaskSummary { id: id.to_owned(), about: String::new(), blocks: None, bots: None, humans: 0, problem: None };
+    let mut s = TaskSummary {
+        id: id.to_owned(),
+        about: String::new(),
+        blocks: None,
+        bots: None,
+        humans: 0,
+        problem: None,
+        cells_dropped: None,
+    };
     match format {
         None => s.problem = Some(UNRECOGNISED.to_owned()),
         Some(Format::MineCollab) => {
@@ -171,16 +160,44 @@ impl TaskFile {
     /// Reads and indexes a file, one task at a time (memory is bounded by the largest
     /// task, not the file).
     pub fn read(path: &Path) -> Result<TaskFile, TaskError> {
-        Self::index(Source::File(path.to_path_buf()), path)
+        Self::index(Source::File(path.to_path_buf()), path, &mut |_, _| {})
     }
 
     /// Indexes a file's text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<TaskFile, TaskError> {
-        Self::index(Source::Text(Arc::from(text)), path)
+        Self::index(Source::Text(Arc::from(text)), path, &mut |_, _| {})
     }
 
-    fn index(source: Source, path: &Path) -> Result<TaskFile, TaskError> {
+    /// Reads a file and imports every task in the same single pass (time linear in
+    /// the file, memory bounded by the largest task; a pipe can be read), handing each
+    /// task's listing line and import to `f` in file order. An entry whose id an earlier
+    /// entry has is not imported (`import` runs the first; the listing names both).
+    pub fn read_each(
+        path: &Path,
+        data: &GameData,
+        aliases: &Aliases,
+        f: &mut dyn FnMut(&TaskSummary, Result<ImportedTask, TaskError>),
+    ) -> Result<TaskFile, TaskError> {
+        // Entries of no known format are reported once the file is known not to be one
+        // bare raw blueprint, whose top-level keys are not tasks.
+        let mut unknown: Vec<Entry> = Vec::new();
+        let file = Self::index(Source::File(path.to_path_buf()), path, &mut |entry, value| match entry.format {
+            Some(format) => f(&entry.summary, import_entry(path, entry, format, value, data, aliases)),
+            None => unknown.push(entry.clone()),
+        })?;
+        if file.bare {
+            file.import_each(data, aliases, f)?;
+        } else {
+            for e in unknown {
+                f(&e.summary, Err(TaskError::at(path, e.json_path.clone(), UNRECOGNISED)));
+            }
+        }
+        Ok(file)
+    }
+
+    fn index(source: Source, path: &Path, on_entry: &mut dyn FnMut(&Entry, &Value)) -> Result<TaskFile, TaskError> {
         let mut entries: Vec<Entry> = Vec::new();
+        let mut first_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         // A bare raw blueprint is one object whose `blocks` is a list of blocks.
         let mut bare_blocks = false;
         let mut name: Option<String> = None;
@@ -201,10 +218,16 @@ impl TaskFile {
             };
             let format = classify(&v);
             let mut summary = summarise(&id, format, &v);
-            if let Some(first) = entries.iter().find(|e| e.id == id) {
-                summary.problem = Some(format!("the id \"{id}\" is also given at {}; that one runs", first.json_path));
+            let first = *first_at.entry(id.clone()).or_insert(entries.len());
+            let again = first != entries.len();
+            if again {
+                let at = &entries[first].json_path;
+                summary.problem = Some(format!("the id \"{id}\" is also given at {at}; that one runs"));
             }
             entries.push(Entry { id, json_path, ordinal: i, format, summary });
+            if !again {
+                on_entry(&entries[entries.len() - 1], &v);
+            }
         })?;
         if top == Top::Object && bare_blocks {
             let v = index::whole(&source, path)?;
@@ -282,21 +305,91 @@ impl TaskFile {
                 TaskError::at(&self.path, entry.json_path.clone(), "the file changed while it was read")
             })?
         };
-        let mut names = names::Resolver::new(data, aliases);
-        let task = match format {
-            Format::MineCollab => minecollab::import(&self.path, &entry.id, &value, &mut names),
-            Format::VillagerLines => villager::import_lines(&self.path, &entry.id, &value, &mut names),
-            Format::VillagerRaw => raw::import(&self.path, &entry.id, &entry.json_path, &value, &mut names),
+        import_entry(&self.path, entry, format, &value, data, aliases)
+    }
+
+    /// Imports every task of the file in one pass over it (time linear in the file,
+    /// memory bounded by the largest task), handing each entry and its import to `f` in
+    /// file order. An entry whose id an earlier entry has is skipped (`import` runs the
+    /// first; the listing names both).
+    pub fn import_each(
+        &self,
+        data: &GameData,
+        aliases: &Aliases,
+        f: &mut dyn FnMut(&TaskSummary, Result<ImportedTask, TaskError>),
+    ) -> Result<(), TaskError> {
+        let mut one = |entry: &Entry, value: &Value| {
+            let result = match entry.format {
+                Some(format) => import_entry(&self.path, entry, format, value, data, aliases),
+                None => Err(TaskError::at(&self.path, entry.json_path.clone(), UNRECOGNISED)),
+            };
+            f(&entry.summary, result);
         };
-        // Unknown names come first: they are all listed at once.
-        names.finish(&self.path)?;
-        let task = leave_out_unplaceable(task?, data, &entry.json_path);
-        tracing::debug!(file = %self.path.display(), id = %task.id, cells = task.cells.len(), dropped = task.dropped(), "task imported");
-        Ok(task)
+        if self.bare {
+            let value = index::whole(&self.source, &self.path)?;
+            one(&self.entries[0], &value);
+            return Ok(());
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        index::walk(&self.source, &self.path, &mut |_, i, v| {
+            let Some(entry) = self.entries.get(i) else { return };
+            if seen.insert(entry.id.as_str()) {
+                one(entry, &v);
+            }
+        })?;
+        Ok(())
+    }
+
+    /// The listing with what only an import tells: a task that cannot run says why
+    /// (its first line), and one that runs with cells left out says how many
+    /// ([`TaskSummary::cells_dropped`]). One pass over the file.
+    pub fn survey(&self, data: &GameData, aliases: &Aliases) -> Result<Vec<TaskSummary>, TaskError> {
+        let mut imported: std::collections::BTreeMap<String, Result<usize, String>> = Default::default();
+        self.import_each(data, aliases, &mut |s, r| {
+            let r = r.map(|t| t.cells_dropped()).map_err(|e| {
+                let text = e.to_string();
+                let shown = self.path.display().to_string();
+                let text = text.strip_prefix(shown.as_str()).map_or(text.as_str(), |t| t.trim_start_matches(": "));
+                text.lines().next().unwrap_or_default().trim_end_matches(':').to_owned()
+            });
+            imported.insert(s.id.clone(), r);
+        })?;
+        let mut out = self.listing();
+        for s in out.iter_mut().filter(|s| s.problem.is_none()) {
+            match imported.get(&s.id) {
+                Some(Ok(n)) => s.cells_dropped = Some(*n),
+                Some(Err(e)) => s.problem = Some(e.clone()),
+                None => {}
+            }
+        }
+        Ok(out)
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Imports one entry's value: names resolved, cells that can never be built left out.
+fn import_entry(
+    file: &Path,
+    entry: &Entry,
+    format: Format,
+    value: &Value,
+    data: &GameData,
+    aliases: &Aliases,
+) -> Result<ImportedTask, TaskError> {
+    let mut names = names::Resolver::new(data, aliases);
+    let task = match format {
+        Format::MineCollab => minecollab::import(file, &entry.id, value, &mut names),
+        Format::VillagerLines => villager::import_lines(file, &entry.id, value, &mut names),
+        Format::VillagerRaw => raw::import(file, &entry.id, &entry.json_path, value, &mut names),
+    };
+    // Unknown names come first: they are all listed at once.
+    names.finish(file)?;
+    let task = left_out::leave_out_unplaceable(task?, data, &entry.json_path);
+    let task = left_out::leave_out_unbuildable(task, data, &entry.json_path, file)?;
+    tracing::debug!(file = %file.display(), id = %task.id, cells = task.cells.len(), dropped = task.dropped(), left_out = task.cells_dropped(), "task imported");
+    Ok(task)
 }

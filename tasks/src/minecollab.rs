@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, btree_map::Entry};
 use std::path::Path;
 
+use gatecrew_crew::setup::MAX_CREW;
 use gatecrew_protocol::{MAX_COUNT, Pos};
 use serde::Deserialize;
 use serde_json::Value;
@@ -138,8 +139,12 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
     let mut warnings = unmodelled_warnings(unmodelled);
     let bots = raw.agent_count.map(|n| n as usize);
     if let Some(n) = bots {
-        if !(1..=16).contains(&n) {
-            return Err(TaskError::at(file, key(&base, "agent_count"), format!("{n} agents; a crew has 1 to 16")));
+        if !(1..=MAX_CREW).contains(&n) {
+            return Err(TaskError::at(
+                file,
+                key(&base, "agent_count"),
+                format!("{n} agents; a crew has 1 to {MAX_CREW} (as for a crew config)"),
+            ));
         }
     }
     let humans = humans(&raw, &base, &mut warnings);
@@ -208,6 +213,7 @@ pub(crate) fn import(file: &Path, id: &str, v: &Value, names: &mut Resolver<'_>)
         warnings,
         humans,
         contents: Vec::new(),
+        left_out: Vec::new(),
     })
 }
 

@@ -171,6 +171,7 @@ pub(crate) fn import(
         warnings,
         humans: Vec::new(),
         contents: contents.into_iter().collect(),
+        left_out: Vec::new(),
     })
 }
 

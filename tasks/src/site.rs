@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use gatecrew_crew::Policy;
 use gatecrew_crew::plan::split_work;
-use gatecrew_crew::setup::{EpisodeSpec, FaultSpec, Labels, SetupParts, config_hash};
+use gatecrew_crew::setup::{EpisodeSpec, FaultSpec, Labels, MAX_CREW, SetupParts, config_hash, deal, share_needs};
 use gatecrew_crew::{Setup, agent::AgentTuning};
 use gatecrew_gating::{GateParams, GateSpec};
 use gatecrew_protocol::{BoardConfig, ItemId, Pos};
-use gatecrew_world::{Blueprint, Bounds, GameData, Part, Rules, World};
+use gatecrew_world::{Blueprint, Bounds, GameData, Rules, World};
 use serde::Serialize;
 
 use crate::error::{TaskError, TaskErrorKind};
@@ -77,20 +77,50 @@ fn inner(file: &Path, e: &dyn std::fmt::Display) -> String {
     }
 }
 
-/// Start positions on a ring two blocks outside the blueprint's footprint.
-fn ring(lo: Pos, hi: Pos, n: usize) -> Vec<Pos> {
-    (0..n)
-        .map(|a| {
-            let k = (a / 4) as i32;
-            let (x, z) = match a % 4 {
-                0 => (lo.x - 2, lo.z + 2 * k),
-                1 => (hi.x + 2, hi.z - 2 * k),
-                2 => (lo.x + 2 * k, hi.z + 2),
-                _ => (hi.x - 2 * k, lo.z - 2),
-            };
-            Pos::new(x, 0, z)
-        })
-        .collect()
+/// Start positions on a ring two blocks outside the blueprint's footprint, one side
+/// after another, every second cell; past the world's bounds (a large crew), the free
+/// cells of the square rings around the footprint, nearest first (as `--agents` places
+/// the bots a config does not list); when even those run out, bots share cells in the
+/// same order, as players may stand in one another.
+fn ring(lo: Pos, hi: Pos, n: usize, bounds: &Bounds) -> Vec<Pos> {
+    let mut out: Vec<Pos> = Vec::with_capacity(n);
+    let mut spill = 0;
+    for a in 0..n {
+        let k = (a / 4) as i32;
+        let (x, z) = match a % 4 {
+            0 => (lo.x - 2, lo.z + 2 * k),
+            1 => (hi.x + 2, hi.z - 2 * k),
+            2 => (lo.x + 2 * k, hi.z + 2),
+            _ => (hi.x - 2 * k, lo.z - 2),
+        };
+        let p = Pos::new(x, 0, z);
+        if bounds.contains(p) {
+            out.push(p);
+        } else {
+            spill += 1;
+        }
+    }
+    if spill == 0 {
+        return out;
+    }
+    let taken: std::collections::BTreeSet<Pos> = out.iter().copied().collect();
+    let mut free = Vec::new();
+    for d in 2..=MARGIN {
+        let (x0, x1, z0, z1) = (lo.x - d, hi.x + d, lo.z - d, hi.z + d);
+        let north = (x0..=x1).map(|x| (x, z0));
+        let east = (z0 + 1..=z1).map(|z| (x1, z));
+        let south = (x0..x1).rev().map(|x| (x, z1));
+        let west = (z0 + 1..z1).rev().map(|z| (x0, z));
+        for (x, z) in north.chain(east).chain(south).chain(west) {
+            let p = Pos::new(x, 0, z);
+            if bounds.contains(p) && !taken.contains(&p) {
+                free.push(p);
+            }
+        }
+    }
+    let order: Vec<Pos> = free.iter().chain(out.iter()).copied().collect();
+    out.extend((0..spill).map(|i| order[i % order.len()]));
+    out
 }
 
 /// The setup for an imported task read from `file`.
@@ -129,29 +159,35 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
     let mut world = World::new(data.clone(), bounds, Rules::default(), opts.seed)
         .map_err(|e| invalid(file, format!("the default rules: {e}")))?;
     let humans = task.humans.len();
-    let bots = match (opts.agents, task.agent_count) {
-        (Some(asked), Some(given)) if task.inventories.is_some() && asked != given => {
-            return Err(invalid(
-                file,
-                format!(
-                    "task \"{}\" is for {given} agents with their own inventories; --agents {asked} differs",
-                    task.id
-                ),
-            ));
-        }
-        (Some(asked), _) => asked,
-        (None, Some(given)) => given,
-        (None, None) => DEFAULT_AGENTS,
-    };
+    let given = task.agent_count.unwrap_or(DEFAULT_AGENTS);
+    let bots = opts.agents.unwrap_or(given);
+    if !(1..=MAX_CREW).contains(&bots) {
+        return Err(invalid(file, format!("a crew of {bots} bots; a crew has 1 to {MAX_CREW}")));
+    }
+    let mut notes = Vec::new();
     // Humans are the last participants: they hold their share of the items and build
     // nothing; a deterministic stand-in answers the crew's requests from their hands.
     let n = bots + humans;
     let mut inventories: Vec<Vec<(ItemId, u32)>> = match &task.inventories {
+        // Another crew size than the file's: the bots' items are pooled and dealt out by
+        // each bot's share of the blueprint, as `--agents` does for a crew config.
+        Some(invs) if bots != given => {
+            let mut pool = BTreeMap::<ItemId, u32>::new();
+            for (item, c) in invs.iter().take(given).flatten() {
+                *pool.entry(*item).or_insert(0) += c;
+            }
+            notes.push(format!(
+                "--agents {bots}: the items of the file's {given} bots are pooled and dealt out by each bot's share of the blueprint"
+            ));
+            let mut dealt: Vec<Vec<(ItemId, u32)>> =
+                deal(pool, &blueprint, data, bots).into_iter().map(|m| m.into_iter().collect()).collect();
+            dealt.extend(invs.iter().skip(given).cloned());
+            dealt
+        }
         Some(invs) => invs.clone(),
-        None => share_materials(&blueprint, data, bots),
+        None => share_needs(&blueprint, data, bots).into_iter().map(|m| m.into_iter().collect()).collect(),
     };
     inventories.resize(n, Vec::new());
-    let mut notes = Vec::new();
     if !task.contents.is_empty() {
         // A chest's items go to the bot that builds the chest, so they are on the site.
         let owners = split_work(&blueprint, bots);
@@ -166,7 +202,7 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         }
     }
     let (flo, fhi) = blueprint.extent().unwrap_or((Pos::new(0, 0, 0), Pos::new(0, 0, 0)));
-    let starts = ring(Pos::new(flo.x, 0, flo.z), Pos::new(fhi.x, 0, fhi.z), n);
+    let starts = ring(Pos::new(flo.x, 0, flo.z), Pos::new(fhi.x, 0, fhi.z), n, &bounds);
     let reg = data.items().clone();
     for (a, (start, items)) in starts.iter().zip(&inventories).enumerate() {
         let mut inv = World::agent_inventory();
@@ -200,7 +236,8 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
     let gate = GateParams::new(GateSpec::default()).map_err(|e| invalid(file, format!("default gate: {e}")))?;
     let mut warnings: Vec<String> = task.warnings.iter().map(ToString::to_string).collect();
     warnings.extend(notes);
-    let labels = Labels { warnings, humans: task.humans.clone(), ..Labels::default() };
+    let cells_dropped = u32::try_from(task.cells_dropped()).unwrap_or(u32::MAX);
+    let labels = Labels { warnings, cells_dropped, humans: task.humans.clone(), ..Labels::default() };
     let parts = SetupParts {
         config_hash: config_hash(&resolved),
         episode,
@@ -212,23 +249,10 @@ pub fn setup(task: &ImportedTask, file: &Path, opts: &TaskOptions) -> Result<Set
         tuning: AgentTuning::default(),
         faults: FaultSpec::default(),
         labels,
-        scorer: Some(Arc::new(TaskScorer::new(cells))),
+        // The other systems score the cells left out too (they are never built).
+        scorer: Some(Arc::new(TaskScorer::new(
+            cells.into_iter().chain(task.left_out.iter().map(|c| TaskCell { pos: shift(c.pos), ..*c })).collect(),
+        ))),
     };
     Setup::from_parts(parts, file).map_err(|e| invalid(file, inner(file, &e)))
-}
-
-/// Each bot gets the items of its share of the blueprint (the work split the crew
-/// uses), for files that give no inventories.
-fn share_materials(bp: &Blueprint, data: &GameData, n: usize) -> Vec<Vec<(ItemId, u32)>> {
-    let owners = split_work(bp, n);
-    let mut needs = vec![BTreeMap::<ItemId, u32>::new(); n];
-    for (i, c) in bp.cells().iter().enumerate() {
-        if c.part == Part::Upper {
-            continue;
-        }
-        if let Some(item) = data.block_info(c.block).item {
-            *needs[owners[i].index()].entry(item).or_insert(0) += 1;
-        }
-    }
-    needs.into_iter().map(|m| m.into_iter().collect()).collect()
 }

@@ -66,6 +66,11 @@ pub struct ImportedTask {
     pub humans: Vec<String>,
     /// Items a block of the blueprint holds (a chest's `items`), by position.
     pub contents: Vec<(Pos, Vec<(ItemId, u32)>)>,
+    /// Cells the file asks for that can never be built (a carpet over air, a door with
+    /// a block where its top goes, a block no item places), left out of
+    /// [`ImportedTask::cells`] with a warning each. The other systems' scores still count
+    /// them, as those systems do.
+    pub left_out: Vec<TaskCell>,
 }
 
 /// Something the file describes that the blueprint does not hold as described: cells
@@ -96,5 +101,11 @@ impl ImportedTask {
     /// Described cells the blueprint does not hold, each reported by a warning.
     pub fn dropped(&self) -> usize {
         self.warnings.iter().map(|w| w.cells).sum()
+    }
+
+    /// Cells left out because they can never be built (`cells_dropped` in the run's
+    /// report and the trace).
+    pub fn cells_dropped(&self) -> usize {
+        self.left_out.len()
     }
 }

@@ -113,6 +113,7 @@ pub(crate) fn import_lines(
         warnings,
         humans: Vec::new(),
         contents: Vec::new(),
+        left_out: Vec::new(),
     })
 }
 

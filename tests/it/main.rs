@@ -30,6 +30,7 @@ mod llm;
 mod metrics;
 mod minecraft;
 mod oracle;
+mod partial_tasks;
 mod plan;
 mod scores;
 mod soak;

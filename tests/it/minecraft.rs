@@ -385,3 +385,71 @@ fn a_bot_pillars_up_on_the_server_and_digs_its_pillar_back() {
         assert!(gone(pid));
     });
 }
+
+/// Writes a one-bot config building `row` (block names) along x at z = 0, with exactly
+/// one item of each, in a temporary folder with the game data.
+fn one_row(dir: &Path, name: &str, row: &[&str], extra: &str) -> Setup {
+    let mut bp = format!("name = \"{name}\"\n");
+    for (x, b) in row.iter().enumerate() {
+        bp.push_str(&format!("[[block]]\nat = [{x}, 0, 0]\nblock = \"{b}\"\n"));
+    }
+    write(dir, "configs/blueprints/bp.toml", &bp);
+    let data_file = dir.join("configs/data/minecraft-1.20.4.json");
+    std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
+    std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
+    let inv: Vec<String> = row.iter().map(|b| format!("{b} = 1")).collect();
+    let cfg = write(
+        dir,
+        "configs/crew.toml",
+        &format!(
+            "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n\
+             [episode]\nname = \"{name}\"\nseed = 7\ntick_limit = 4000\npolicy = \"gated\"\n\
+             [world]\nbounds = {{ min = [-4, 0, -4], max = [{}, 4, 4] }}\n\
+             [[agents]]\nstart = [-2, 0, 1]\ninventory = {{ {} }}\n{extra}",
+            row.len() + 3,
+            inv.join(", ")
+        ),
+    );
+    Setup::load(&cfg, &Overrides::default()).unwrap()
+}
+
+/// Twelve item kinds on one bot: three more than its hotbar holds, so every placement of
+/// the last three needs a stack moved into the hand. flying-squid ignores the inventory
+/// clicks mineflayer moves stacks with; before the bridge kept the inventory in step with
+/// the server's own slot packets, the bot placed whatever the server held in that slot
+/// (stone where the pressure plate belongs) and the row ended at TSR 0.6.
+#[test]
+fn a_row_of_twelve_item_kinds_on_one_bot_completes_on_the_server() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let row = [
+        "stone",
+        "oak_planks",
+        "cobblestone",
+        "bricks",
+        "glass",
+        "sandstone",
+        "terracotta",
+        "quartz_block",
+        "purpur_block",
+        "copper_block",
+        "stone_pressure_plate",
+        "dirt",
+    ];
+    let setup = one_row(dir.path(), "mc-twelve", &row, "");
+    runtime().block_on(async {
+        let server = local_server().await;
+        let (run, _events) = play(&setup, &on_harness(&server)).await;
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
+        assert_eq!(run.observed_correct, Some(12));
+        // Every item was spent on its own cell, as the bot's own client reports.
+        assert!(row.iter().all(|b| run.inventories[0].count(item(b)) == 0), "{:?}", run.inventories[0]);
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid));
+    });
+}

@@ -36,6 +36,9 @@ use crate::limits;
 use crate::placement;
 use crate::state::{BlockState, parse_block_spec};
 
+mod left_out;
+pub use left_out::{LeftOut, LeftOutReason};
+
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
 /// world border. Keeps every extent and neighbour computation inside `i32`: a door at
 /// `y = i32::MAX` and a fill across the whole `i32` range overflowed (found while
@@ -295,7 +298,40 @@ impl Blueprint {
         Self::from_cells(name.to_owned(), cells, path, data)
     }
 
-    fn from_cells(name: String, mut cells: Cells, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+    /// Builds a blueprint from `(position, block, state)` triples like
+    /// [`Blueprint::from_states`], leaving out every cell that can never be built (a
+    /// carpet over a cell the blueprint leaves empty, a door with a block in the cell its
+    /// top needs, a block no item places), and whatever stood only on such a cell, as
+    /// Minecraft would: each left-out cell comes back with its reason. Other systems'
+    /// task files hold such cells and their runners build the rest; a blueprint written
+    /// for gatecrew is refused instead ([`Blueprint::from_states`]) so that its author
+    /// hears of it.
+    pub fn from_states_partial(
+        name: &str,
+        blocks: impl IntoIterator<Item = (Pos, BlockId, BlockState)>,
+        path: &Path,
+        data: &GameData,
+    ) -> Result<(Self, Vec<LeftOut>), LoadError> {
+        let cells = blocks.into_iter().filter(|(_, b, _)| *b != BlockId::AIR).map(|(p, b, s)| (p, (b, s, 0))).collect();
+        let mut left = Vec::new();
+        let bp = Self::assemble(name.to_owned(), cells, path, data, Some(&mut left))?;
+        Ok((bp, left))
+    }
+
+    fn from_cells(name: String, cells: Cells, path: &Path, data: &GameData) -> Result<Self, LoadError> {
+        Self::assemble(name, cells, path, data, None)
+    }
+
+    /// Checks and orders the cells. With `left` (a partial blueprint) a cell that can
+    /// never be built is moved there instead of refusing the blueprint; leaving one out
+    /// may strand what stood on it, so the check runs again until nothing more goes.
+    fn assemble(
+        name: String,
+        mut cells: Cells,
+        path: &Path,
+        data: &GameData,
+        mut left: Option<&mut Vec<LeftOut>>,
+    ) -> Result<Self, LoadError> {
         let invalid = |line: usize, msg: String| {
             let e = LoadError::new(path, LoadErrorKind::Invalid(msg));
             if line > 0 { e.line(line) } else { e }
@@ -316,6 +352,11 @@ impl Blueprint {
             }
             let upper_state = match cells.get(&p.up()) {
                 Some((other, _, _)) if *other != b => {
+                    if let Some(left) = left.as_deref_mut() {
+                        left.push(LeftOut { pos: p, block: b, reason: LeftOutReason::TopTaken { by: *other } });
+                        cells.remove(&p);
+                        continue;
+                    }
                     return Err(invalid(
                         line,
                         format!(
@@ -331,36 +372,65 @@ impl Blueprint {
             cells.insert(p.up(), (b, upper_state, line));
             uppers.insert(p.up());
         }
-        for (p, (b, _, line)) in &cells {
+        for (p, (_, _, line)) in &cells {
             if p.y < 0 {
                 return Err(invalid(*line, format!("block at {p} is below the ground (y < 0)")));
             }
-            let info = data.block_info(*b);
-            if info.item.is_none() && !uppers.contains(p) {
-                return Err(invalid(
-                    *line,
-                    format!("block \"{}\" at {p} cannot be placed: no item places it", info.name),
-                ));
+        }
+        let placeless: Vec<Pos> = cells
+            .iter()
+            .filter(|(p, (b, _, _))| data.block_info(*b).item.is_none() && !uppers.contains(*p))
+            .map(|(p, _)| *p)
+            .collect();
+        for p in placeless {
+            let (b, _, line) = cells[&p];
+            match left.as_deref_mut() {
+                Some(left) => {
+                    left.push(LeftOut { pos: p, block: b, reason: LeftOutReason::NoItem });
+                    cells.remove(&p);
+                }
+                None => {
+                    return Err(invalid(
+                        line,
+                        format!("block \"{}\" at {p} cannot be placed: no item places it", data.block_name(b)),
+                    ));
+                }
             }
         }
-        let positions: Vec<Pos> = cells.keys().copied().collect();
-        let index: BTreeMap<Pos, usize> = positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-        let mut out: Vec<Cell> = positions
-            .iter()
-            .map(|p| {
-                let (block, state, _) = cells[p];
-                let part = if uppers.contains(p) {
-                    Part::Upper
-                } else if data.block_info(block).height == 2 {
-                    Part::Lower
-                } else {
-                    Part::Whole
-                };
-                Cell { pos: *p, block, state, part, support: None, level: u32::MAX }
-            })
-            .collect();
-        order_cells(&mut out, &index, data).map_err(|(p, msg)| invalid(cells[&p].2, msg))?;
-        Ok(Blueprint { name, cells: out, index })
+        loop {
+            let positions: Vec<Pos> = cells.keys().copied().collect();
+            let index: BTreeMap<Pos, usize> = positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let mut out: Vec<Cell> = positions
+                .iter()
+                .map(|p| {
+                    let (block, state, _) = cells[p];
+                    let part = if uppers.contains(p) {
+                        Part::Upper
+                    } else if data.block_info(block).height == 2 {
+                        Part::Lower
+                    } else {
+                        Part::Whole
+                    };
+                    Cell { pos: *p, block, state, part, support: None, level: u32::MAX }
+                })
+                .collect();
+            let rejected = match order_cells(&mut out, &index, data, left.is_some()) {
+                Ok(()) => return Ok(Blueprint { name, cells: out, index }),
+                Err(r) => r,
+            };
+            let Some(left) = left.as_deref_mut() else {
+                let (p, reason) = &rejected[0];
+                return Err(invalid(cells[p].2, reason.describe(out[index[p]].block, *p, data)));
+            };
+            for (p, reason) in rejected {
+                let block = out[index[&p]].block;
+                cells.remove(&p);
+                if out[index[&p]].part == Part::Lower {
+                    cells.remove(&p.up());
+                }
+                left.push(LeftOut { pos: p, block, reason });
+            }
+        }
     }
 
     /// Whether cell `i` starts a floating part: no support in the blueprint and no
@@ -437,12 +507,18 @@ fn on_ground(c: &Cell, data: &GameData) -> bool {
 /// Orders the cells by the placement rule: breadth-first from the cells that rest on
 /// the ground, each cell reached from a neighbour it may be placed against; then each
 /// floating part from its lowest cell that can lean on a temporary block outside the
-/// blueprint. Upper halves go with their lower half. Errors name the cell that can
-/// never be built.
-fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) -> Result<(), (Pos, String)> {
+/// blueprint. Upper halves go with their lower half. Errors name the cells that can
+/// never be built: the first only, or with `all` every one found.
+fn order_cells(
+    out: &mut [Cell],
+    index: &BTreeMap<Pos, usize>,
+    data: &GameData,
+    all: bool,
+) -> Result<(), Vec<(Pos, LeftOutReason)>> {
     let anchors = |c: &Cell| placement::anchors(data.block_info(c.block), &c.state, c.pos);
     // Never buildable: every cell it could rest on is empty in the blueprint, and a
     // temporary block there would leave it falling or hanging on nothing when removed.
+    let mut never = Vec::new();
     for c in out.iter().filter(|c| c.part != Part::Upper) {
         let info = data.block_info(c.block);
         if info.attach == crate::data::Attach::Any && !info.gravity {
@@ -450,18 +526,14 @@ fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) 
         }
         let a = anchors(c);
         if a.iter().all(|p| p.y >= 0 && !index.contains_key(p)) {
-            let what = if info.gravity { "falls" } else { "needs a block to hold it" };
-            let list: Vec<String> = a.iter().map(|p| p.to_string()).collect();
-            return Err((
-                c.pos,
-                format!(
-                    "block \"{}\" at {} {what} at {}, which the blueprint leaves empty: it can never stay there",
-                    info.name,
-                    c.pos,
-                    list.join(" or ")
-                ),
-            ));
+            never.push((c.pos, LeftOutReason::NothingToHold { at: a }));
+            if !all {
+                break;
+            }
         }
+    }
+    if !never.is_empty() {
+        return Err(never);
     }
     let mut queue = VecDeque::new();
     let reach = |out: &mut [Cell], i: usize, support: Option<usize>, level: u32, queue: &mut VecDeque<usize>| {
@@ -526,13 +598,14 @@ fn order_cells(out: &mut [Cell], index: &BTreeMap<Pos, usize>, data: &GameData) 
         match seed {
             Some(i) => reach(out, i, None, next, &mut queue),
             None => {
-                let p = out[left[0]].pos;
-                return Err((
-                    p,
-                    format!(
-                        "block at {p} has no support: nothing connects it to the ground, and no side of its part is free to lean on a temporary block"
-                    ),
-                ));
+                // An upper half is left out with its lower half.
+                let mut stranded: Vec<Pos> = left
+                    .iter()
+                    .map(|&i| if out[i].part == Part::Upper { out[i].pos.down() } else { out[i].pos })
+                    .collect();
+                stranded.dedup();
+                stranded.truncate(if all { usize::MAX } else { 1 });
+                return Err(stranded.into_iter().map(|p| (p, LeftOutReason::NoSupport)).collect());
             }
         }
     }

@@ -34,7 +34,7 @@ pub mod state;
 mod world;
 
 pub use action::{Action, Delta, Failure, Outcome, Receipt};
-pub use blueprint::{Blueprint, Cell, Part};
+pub use blueprint::{Blueprint, Cell, LeftOut, LeftOutReason, Part};
 pub use data::{Attach, BlockId, GameData, RecipeId};
 pub use error::{LoadError, LoadErrorKind};
 pub use grid::{Bounds, reach_distance};

@@ -327,6 +327,10 @@ pub enum EventKind {
         /// (imported tasks only), each starting with its JSON path.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
+        /// Cells of the task file left out because they can never be built (a carpet
+        /// over air, a block no item places), each also in `warnings`; absent when none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cells_dropped: Option<u32>,
         /// Crew members that are people, by name (the last agents).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         humans: Vec<String>,

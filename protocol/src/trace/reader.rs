@@ -372,6 +372,7 @@ mod tests {
                     split: None,
                     blueprint: None,
                     warnings: Vec::new(),
+                    cells_dropped: None,
                     humans: Vec::new(),
                     executor: None,
                 },

@@ -249,6 +249,8 @@ enum KindDef {
         #[serde(default)]
         warnings: Vec<String>,
         #[serde(default)]
+        cells_dropped: Option<u32>,
+        #[serde(default)]
         humans: Vec<String>,
         #[serde(default)]
         executor: Option<super::ExecutorLabel>,
