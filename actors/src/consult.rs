@@ -8,11 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatecrew_crew::{ConsultRequest, Episode, ResolveError, Resolver};
+use gatecrew_crew::{ConsultRequest, ResolveError, Resolver};
 use gatecrew_gating::Adjudication;
 use gatecrew_gating::llm::{FallbackReason, LlmClient};
 use gatecrew_protocol::IssueId;
 use tokio::task::JoinHandle;
+
+use crate::hosted::Staged;
 
 /// Margin over the client's own timeout before the world stops waiting for a task.
 const GUARD: Duration = Duration::from_millis(500);
@@ -46,11 +48,11 @@ impl Consults {
     }
 
     /// Starts the calls of the consults made this tick.
-    pub(crate) fn start(&mut self, episode: &mut Episode) {
+    pub(crate) fn start<S: Staged>(&mut self, episode: &mut S) {
         let Consultant::Live(client) = &self.consultant else {
             return;
         };
-        for req in episode.take_new_consults() {
+        for req in episode.new_consults() {
             let client = client.clone();
             let task = tokio::spawn(async move { client.adjudicate(&req.card, req.score).await });
             self.in_flight.insert(req.issue_id, task);

@@ -1,67 +1,93 @@
-//! The crew supervisor: spawns the agent actors, holds each one's journal (a
-//! checkpoint and the inputs since, [`crate::journal`]), and restarts a failed agent
-//! from its state after its last verified step, rebuilt from the journal.
+//! The crew supervisor: spawns the agent actors, holds what each agent's kind keeps to
+//! rebuild it (a construction agent's journal: a checkpoint and the inputs since,
+//! [`crate::journal`]), and restarts a failed agent from its state after its last
+//! verified step. An agent that keeps nothing to rebuild from (a kitchen decider) fails
+//! the episode instead.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
-use gatecrew_crew::agent::{AgentCore, AgentFactory};
 use gatecrew_protocol::AgentId;
 use ractor::concurrency::JoinHandle;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 
 use crate::agent::AgentActor;
-use crate::journal::JournalSlot;
-use crate::messages::AgentMsg;
-use crate::messages::{AgentHandle, CrewMsg};
+use crate::hosted::Hosted;
+use crate::messages::{AgentHandle, AgentMsg, CrewMsg, Lost};
+
+/// The agents a crew starts with, in id order, each with what its supervisor keeps.
+/// Built as the crew starts, one at a time, not all before.
+pub type Roster<A> = Box<dyn Iterator<Item = (A, <A as Hosted>::Keep)> + Send>;
 
 /// The crew supervisor.
-pub struct CrewActor;
+pub struct CrewActor<A>(PhantomData<fn() -> A>);
 
-/// The supervisor's state.
-pub struct CrewState {
-    agents: Vec<AgentHandle>,
-    by_actor: BTreeMap<ActorId, AgentId>,
-    journals: Vec<JournalSlot>,
-    waiting: Vec<(AgentId, u64, RpcReplyPort<AgentHandle>)>,
-    /// Each agent's current actor's task, awaited when the crew stops: `run_episode`
-    /// returns only once every agent is gone, so nothing of one episode runs into the
-    /// next on the same runtime.
-    tasks: Vec<JoinHandle<()>>,
-}
-
-impl CrewActor {
-    async fn start(
-        myself: &ActorRef<CrewMsg>,
-        core: Box<AgentCore>,
-        journal: JournalSlot,
-    ) -> Result<(ActorRef<AgentMsg>, JoinHandle<()>), ActorProcessingErr> {
-        Ok(Actor::spawn_linked(None, AgentActor, (core, journal), myself.get_cell()).await?)
+impl<A> CrewActor<A> {
+    /// The supervisor of a crew of `A`s.
+    pub fn new() -> Self {
+        CrewActor(PhantomData)
     }
 }
 
-impl Actor for CrewActor {
-    type Msg = CrewMsg;
-    type State = CrewState;
-    type Arguments = AgentFactory;
+impl<A> Default for CrewActor<A> {
+    fn default() -> Self {
+        CrewActor::new()
+    }
+}
+
+/// A request for an agent's next generation, answered once it is up (or gone).
+type Waiting<A> = (AgentId, u64, RpcReplyPort<Result<AgentHandle<A>, Lost>>);
+
+/// The supervisor's state.
+pub struct CrewState<A: Hosted> {
+    agents: Vec<AgentHandle<A>>,
+    by_actor: BTreeMap<ActorId, AgentId>,
+    keeps: Vec<A::Keep>,
+    /// Why an agent that could not be rebuilt is gone.
+    lost: Vec<Option<Lost>>,
+    waiting: Vec<Waiting<A>>,
+    /// Each agent's current actor's task, awaited when the crew stops: a run returns
+    /// only once every agent is gone, so nothing of one episode runs into the next on
+    /// the same runtime.
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl<A: Hosted> CrewActor<A> {
+    async fn start(
+        myself: &ActorRef<CrewMsg<A>>,
+        id: AgentId,
+        agent: Box<A>,
+        keep: A::Keep,
+    ) -> Result<(ActorRef<AgentMsg<A>>, JoinHandle<()>), ActorProcessingErr> {
+        Ok(Actor::spawn_linked(None, AgentActor::new(), (id, agent, keep), myself.get_cell()).await?)
+    }
+}
+
+impl<A: Hosted> Actor for CrewActor<A> {
+    type Msg = CrewMsg<A>;
+    type State = CrewState<A>;
+    type Arguments = Roster<A>;
 
     async fn pre_start(
         &self,
         myself: ActorRef<Self::Msg>,
-        factory: AgentFactory,
+        roster: Roster<A>,
     ) -> Result<Self::State, ActorProcessingErr> {
         let mut state = CrewState {
             agents: Vec::new(),
             by_actor: BTreeMap::new(),
-            journals: Vec::new(),
+            keeps: Vec::new(),
+            lost: Vec::new(),
             waiting: Vec::new(),
             tasks: Vec::new(),
         };
-        for id in (0..factory.len() as u32).map(AgentId) {
-            let (journal, core) = JournalSlot::start(&factory, id).ok_or("the factory lost an agent")?;
-            state.journals.push(journal.clone());
-            let (actor, task) = Self::start(&myself, Box::new(core), journal).await?;
+        for (i, (agent, keep)) in roster.enumerate() {
+            let id = AgentId(i as u32);
+            state.keeps.push(keep.clone());
+            let (actor, task) = Self::start(&myself, id, Box::new(agent), keep).await?;
             state.by_actor.insert(actor.get_id(), id);
             state.agents.push(AgentHandle { agent: id, actor, generation: 0, cause: None });
+            state.lost.push(None);
             state.tasks.push(task);
         }
         Ok(state)
@@ -93,10 +119,14 @@ impl Actor for CrewActor {
                 let Some(h) = state.agents.get(id.index()) else {
                     return Ok(());
                 };
+                if let Some(why) = &state.lost[id.index()] {
+                    let _ = reply.send(Err(why.clone()));
+                    return Ok(());
+                }
                 match newer_than {
                     Some(g) if h.generation <= g => state.waiting.push((id, g, reply)),
                     _ => {
-                        let _ = reply.send(h.clone());
+                        let _ = reply.send(Ok(h.clone()));
                     }
                 }
             }
@@ -120,6 +150,19 @@ impl Actor for CrewActor {
             return Ok(());
         };
         let cause = err.to_string();
+        let keep = state.keeps[id.index()].clone();
+        let Some(agent) = A::recover(&keep) else {
+            tracing::warn!(agent = %id, %cause, "agent failed and cannot be restarted");
+            let why = format!("{id} failed and cannot be restarted: {cause}");
+            state.lost[id.index()] = Some(why.clone());
+            let (gone, still): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut state.waiting).into_iter().partition(|(a, _, _)| *a == id);
+            state.waiting = still;
+            for (_, _, reply) in gone {
+                let _ = reply.send(Err(why.clone()));
+            }
+            return Ok(());
+        };
         if cause.contains("injected crash") {
             // A fault drill (DESIGN section 3): expected, and a soak has thousands.
             tracing::info!(agent = %id, %cause, "agent failed; restarting from its last verified state");
@@ -127,9 +170,7 @@ impl Actor for CrewActor {
             tracing::warn!(agent = %id, %cause, "agent failed; restarting from its last verified state");
         }
         metrics::counter!("gatecrew_agent_restarts_total").increment(1);
-        let journal = state.journals[id.index()].clone();
-        let core = journal.recover();
-        let (actor, task) = Self::start(&myself, Box::new(core), journal).await?;
+        let (actor, task) = Self::start(&myself, id, Box::new(agent), keep).await?;
         state.by_actor.insert(actor.get_id(), id);
         // The failed actor's task has ended, or ends without running anything more.
         state.tasks[id.index()] = task;
@@ -142,7 +183,7 @@ impl Actor for CrewActor {
             std::mem::take(&mut state.waiting).into_iter().partition(|(a, g, _)| *a == id && handle.generation > *g);
         state.waiting = still;
         for (_, _, reply) in ready {
-            let _ = reply.send(handle.clone());
+            let _ = reply.send(Ok(handle.clone()));
         }
         Ok(())
     }

@@ -1,24 +1,38 @@
-//! The recorder actor: writes trace events as JSON Lines.
+//! The recorder actor: writes trace events, of either world's trace, as JSON Lines.
 
 use std::io::Write;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use gatecrew_protocol::trace::{Event, TraceWriter};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use ractor_cluster_derive::RactorMessage;
 
-/// The recorder actor.
-pub struct RecorderActor;
+/// The recorder actor, writing events of type `E`.
+pub struct RecorderActor<E = Event>(PhantomData<fn() -> E>);
+
+impl<E> RecorderActor<E> {
+    /// A recorder of `E`s.
+    pub fn new() -> Self {
+        RecorderActor(PhantomData)
+    }
+}
+
+impl<E> Default for RecorderActor<E> {
+    fn default() -> Self {
+        RecorderActor::new()
+    }
+}
 
 /// Messages to the recorder.
-#[derive(RactorMessage)]
-pub enum RecorderMsg {
+pub enum RecorderMsg<E = Event> {
     /// Events to append, in order.
-    Record(Vec<Event>),
+    Record(Vec<E>),
     /// Flush everything written so far; replies with the number of events, or the
     /// first write error.
     Flush(RpcReplyPort<Result<u64, Arc<std::io::Error>>>),
 }
+
+impl<E: Send + 'static> ractor::Message for RecorderMsg<E> {}
 
 /// The recorder's state.
 pub struct RecorderState {
@@ -28,8 +42,8 @@ pub struct RecorderState {
     error: Option<Arc<std::io::Error>>,
 }
 
-impl Actor for RecorderActor {
-    type Msg = RecorderMsg;
+impl<E: serde::Serialize + Send + 'static> Actor for RecorderActor<E> {
+    type Msg = RecorderMsg<E>;
     type State = RecorderState;
     type Arguments = Box<dyn Write + Send>;
 

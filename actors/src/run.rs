@@ -3,13 +3,16 @@
 use std::io::Write;
 
 use gatecrew_crew::{ByAdjudicator, Episode, Finished, Setup};
-use gatecrew_protocol::Board;
+use gatecrew_kitchen::{Decider, EpisodeCore, EpisodeOutcome};
+use gatecrew_protocol::{AgentId, Board};
 use ractor::Actor;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::board::BoardActor;
 use crate::consult::Consultant;
-use crate::crew::CrewActor;
+use crate::crew::{CrewActor, Roster};
+use crate::hosted::Staged;
+use crate::journal::JournalSlot;
 use crate::messages::Cause;
 use crate::recorder::{RecorderActor, RecorderMsg};
 use crate::world::{Tap, WorldActor, WorldArgs, WorldMsg};
@@ -59,19 +62,65 @@ pub async fn run_episode_with(
     tap: Option<UnboundedSender<Tap>>,
     consultant: Consultant,
 ) -> Result<Finished, RunError> {
-    let (recorder, recorder_h) = Actor::spawn(None, RecorderActor, out).await.map_err(spawn_err("recorder"))?;
-    let board_core = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
-    let (board, board_h) = Actor::spawn(None, BoardActor, board_core).await.map_err(spawn_err("board"))?;
-    let (crew, crew_h) = Actor::spawn(None, CrewActor, setup.agent_factory()).await.map_err(spawn_err("crew"))?;
+    let board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
+    let factory = setup.agent_factory();
+    let roster = (0..factory.len() as u32)
+        .filter_map(move |i| JournalSlot::start(&factory, AgentId(i)).map(|(journal, core)| (core, journal)));
+    let parts = Parts { board: Some(board), roster: Box::new(roster), out, tap, consultant };
+    run_staged(Episode::new(setup), parts).await
+}
+
+/// Runs a kitchen episode on actors: a decider actor per agent (or the one decider)
+/// under the crew supervisor, the world actor lending each cook the desk in turn, the
+/// recorder writing the events to `out`. The outcome and the trace are the stepper's.
+pub async fn run_kitchen_episode(
+    core: EpisodeCore,
+    deciders: Vec<Decider>,
+    out: Option<Box<dyn Write + Send>>,
+) -> Result<EpisodeOutcome, RunError> {
+    let roster = deciders.into_iter().map(|d| (d, ()));
+    let out = out.unwrap_or_else(|| Box::new(std::io::sink()));
+    let det = ByAdjudicator(gatecrew_gating::Deterministic { midpoint: 0.5 });
+    let parts =
+        Parts { board: None, roster: Box::new(roster), out, tap: None, consultant: Consultant::Sync(Box::new(det)) };
+    run_staged(core, parts).await
+}
+
+/// What a staged episode runs with besides itself: the board core (if its world has
+/// one), its agents, where its trace goes, an observer, and its adjudicator.
+pub struct Parts<S: Staged> {
+    /// The public board's core, run by the board actor.
+    pub board: Option<Board>,
+    /// The agents, in id order.
+    pub roster: Roster<S::Agent>,
+    /// Where the trace goes.
+    pub out: Box<dyn Write + Send>,
+    /// Where events and progress are reported as they happen.
+    pub tap: Option<UnboundedSender<Tap<S::Event, S::Progress>>>,
+    /// The tier-3 adjudicator of its consults.
+    pub consultant: Consultant,
+}
+
+/// Runs any staged episode on actors: the one assembly step of the runtime (recorder,
+/// board, crew, world), the run, and every actor stopped before this returns.
+pub async fn run_staged<S: Staged>(episode: S, parts: Parts<S>) -> Result<S::Finished, RunError> {
+    let Parts { board, roster, out, tap, consultant } = parts;
+    let (recorder, recorder_h) =
+        Actor::spawn(None, RecorderActor::<S::Event>::new(), out).await.map_err(spawn_err("recorder"))?;
+    let board = match board {
+        Some(core) => Some(Actor::spawn(None, BoardActor, core).await.map_err(spawn_err("board"))?),
+        None => None,
+    };
+    let (crew, crew_h) = Actor::spawn(None, CrewActor::<S::Agent>::new(), roster).await.map_err(spawn_err("crew"))?;
     let args = WorldArgs {
-        episode: Episode::new(setup),
-        board: board.clone(),
+        episode,
+        board: board.as_ref().map(|(b, _)| b.clone()),
         crew: crew.clone(),
         recorder: recorder.clone(),
         tap,
         consultant,
     };
-    let (world, world_h) = Actor::spawn(None, WorldActor, args).await.map_err(spawn_err("world"))?;
+    let (world, world_h) = Actor::spawn(None, WorldActor::<S>::new(), args).await.map_err(spawn_err("world"))?;
     let result = ractor::call!(world, WorldMsg::Run)
         .map_err(|e| RunError::Episode(e.into()))
         .and_then(|r| r.map_err(RunError::Episode));
@@ -80,9 +129,13 @@ pub async fn run_episode_with(
         .and_then(|r| r.map_err(|e| RunError::Trace(Box::new(e))));
     world.stop(None);
     crew.stop(None);
-    board.stop(None);
     recorder.stop(None);
-    for h in [world_h, crew_h, board_h, recorder_h] {
+    let mut handles = vec![world_h, crew_h, recorder_h];
+    if let Some((b, h)) = board {
+        b.stop(None);
+        handles.push(h);
+    }
+    for h in handles {
         let _ = h.await;
     }
     let finished = result?;

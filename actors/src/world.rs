@@ -1,91 +1,119 @@
-//! The world actor: owns the episode core and drives the lockstep.
+//! The world actor: owns the episode (any [`Staged`] scenario) and answers its needs.
+//! Its loop is the stepper's (`gatecrew_engine::stepper`), with actors behind each
+//! answer: the board actor, the crew's agent actors (stepped concurrently, their
+//! answers put back in input order), the consultant, the recorder.
 
-use gatecrew_crew::agent::{StepInput, StepOutput};
-use gatecrew_crew::{Answer, Episode, Finished, Need, Progress, Sight, Stepped};
+use std::marker::PhantomData;
+
+use gatecrew_engine::{Answer, Need, Scenario, Stepped};
 use gatecrew_protocol::AgentId;
 use gatecrew_protocol::trace::Event;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use ractor_cluster_derive::RactorMessage;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::board::BoardMsg;
 use crate::consult::{Consultant, Consults};
+use crate::hosted::{Hosted, Staged};
 use crate::messages::{AgentHandle, AgentMsg, CrewMsg, StepReply};
 use crate::recorder::RecorderMsg;
 
 /// What a running episode reports to an observer (a progress bar, a test).
 #[derive(Debug, Clone)]
-pub enum Tap {
+pub enum Tap<E = Event, P = gatecrew_crew::Progress> {
     /// Trace events, in order.
-    Events(Vec<Event>),
-    /// Blocks in place after a step.
-    Progress(Progress),
+    Events(Vec<E>),
+    /// Where the episode stands after a round.
+    Progress(P),
 }
 
-/// The world actor.
-pub struct WorldActor;
+/// The world actor of scenario `S`.
+pub struct WorldActor<S>(PhantomData<fn() -> S>);
+
+impl<S> WorldActor<S> {
+    /// The world actor of an `S`.
+    pub fn new() -> Self {
+        WorldActor(PhantomData)
+    }
+}
+
+impl<S> Default for WorldActor<S> {
+    fn default() -> Self {
+        WorldActor::new()
+    }
+}
 
 /// Messages to the world.
-#[derive(RactorMessage)]
-pub enum WorldMsg {
+pub enum WorldMsg<S: Scenario> {
     /// Run the episode to its end; replies when the trace is complete.
-    Run(RpcReplyPort<Result<Finished, Err>>),
+    Run(RpcReplyPort<Result<S::Finished, Err>>),
 }
 
+impl<S: Scenario + 'static> ractor::Message for WorldMsg<S> {}
+
+type Err = crate::messages::Cause;
+
+/// The agents of a staged scenario.
+type AgentOf<S> = <S as Staged>::Agent;
+
 /// What the world actor works with.
-pub struct WorldState {
-    episode: Option<Episode>,
-    board: ActorRef<BoardMsg>,
-    crew: ActorRef<CrewMsg>,
-    recorder: ActorRef<RecorderMsg>,
-    tap: Option<UnboundedSender<Tap>>,
+pub struct WorldState<S: Staged> {
+    episode: Option<S>,
+    board: Option<ActorRef<BoardMsg>>,
+    crew: ActorRef<CrewMsg<AgentOf<S>>>,
+    recorder: ActorRef<RecorderMsg<S::Event>>,
+    tap: Option<UnboundedSender<Tap<S::Event, S::Progress>>>,
     consults: Consults,
 }
 
 /// Arguments: the episode and the actors it talks to.
-pub struct WorldArgs {
-    /// The episode core.
-    pub episode: Episode,
-    /// The board actor, answering the episode's posts and expiries.
-    pub board: ActorRef<BoardMsg>,
+pub struct WorldArgs<S: Staged> {
+    /// The episode.
+    pub episode: S,
+    /// The board actor, answering the episode's posts and expiries (`None`: a scenario
+    /// that never asks for them).
+    pub board: Option<ActorRef<BoardMsg>>,
     /// The crew supervisor.
-    pub crew: ActorRef<CrewMsg>,
+    pub crew: ActorRef<CrewMsg<AgentOf<S>>>,
     /// Where each round's trace events go, in order.
-    pub recorder: ActorRef<RecorderMsg>,
+    pub recorder: ActorRef<RecorderMsg<S::Event>>,
     /// Where to report progress.
-    pub tap: Option<UnboundedSender<Tap>>,
+    pub tap: Option<UnboundedSender<Tap<S::Event, S::Progress>>>,
     /// The tier-3 adjudicator for consults.
     pub consultant: Consultant,
 }
 
-type Err = crate::messages::Cause;
+type AnswerOf<A> = crate::messages::Answer<<A as Hosted>::Output>;
 
 /// The episode's one channel for the agents' answers (see [`StepReply`]).
-struct Answers {
-    tx: tokio::sync::mpsc::UnboundedSender<crate::messages::Answer>,
-    rx: tokio::sync::mpsc::UnboundedReceiver<crate::messages::Answer>,
+struct Answers<A: Hosted> {
+    tx: UnboundedSender<AnswerOf<A>>,
+    rx: UnboundedReceiver<AnswerOf<A>>,
 }
 
-impl Answers {
+impl<A: Hosted> Answers<A> {
     fn new() -> Self {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         Answers { tx, rx }
     }
 }
 
-impl WorldState {
-    /// Steps every awake agent at once: one message to each, the answers back through
-    /// the episode's one answer channel and put in input order. An agent that failed
-    /// (its reply answered `None`) is stepped again by its restarted actor, which its
-    /// journal gave the same input without the fault; failures are handled in input
+fn board(b: &Option<ActorRef<BoardMsg>>) -> Result<&ActorRef<BoardMsg>, Err> {
+    b.as_ref().ok_or_else(|| "the episode asked for a board it was started without".into())
+}
+
+impl<S: Staged> WorldState<S> {
+    /// Steps every agent of `inputs` at once: one message to each, the answers back
+    /// through the episode's one answer channel and put in input order. An agent that
+    /// failed (its reply answered `None`) is stepped again by its restarted actor,
+    /// which was given the same input without the fault; failures are handled in input
     /// order, so the restarts do not depend on scheduling either.
     async fn step_all(
-        &self,
-        agents: &mut [AgentHandle],
-        answers: &mut Answers,
-        inputs: Vec<(AgentId, StepInput)>,
-        sight: Option<Sight>,
-    ) -> Result<Vec<Stepped>, Err> {
+        &mut self,
+        agents: &mut [AgentHandle<AgentOf<S>>],
+        answers: &mut Answers<AgentOf<S>>,
+        inputs: Vec<(AgentId, S::Input)>,
+        sight: Option<<AgentOf<S> as Hosted>::Sight>,
+    ) -> Result<Vec<Stepped<S::Output>>, Err> {
         let n = inputs.len();
         let mut ids = Vec::with_capacity(n);
         for (slot, (id, input)) in inputs.into_iter().enumerate() {
@@ -98,7 +126,7 @@ impl WorldState {
         // Every agent lets go of its sight before it answers: once the answers are in,
         // the episode has the world to itself again.
         drop(sight);
-        let mut outputs: Vec<Option<StepOutput>> = std::iter::repeat_with(|| None).take(n).collect();
+        let mut outputs: Vec<Option<S::Output>> = std::iter::repeat_with(|| None).take(n).collect();
         let mut failed = Vec::new();
         for _ in 0..n {
             let (slot, out) = answers.rx.recv().await.ok_or("the answer channel closed mid-step")?;
@@ -118,7 +146,7 @@ impl WorldState {
                 id,
                 newer_than: Some(agents[id.index()].generation),
                 reply
-            })?;
+            })??;
             outputs[slot] = Some(ractor::call!(fresh.actor, AgentMsg::Resume)?);
             restarted[slot] = Some(fresh.cause.clone().unwrap_or_else(|| "failure".into()));
             agents[id.index()] = fresh;
@@ -135,21 +163,22 @@ impl WorldState {
             .collect())
     }
 
-    async fn run(&mut self) -> Result<Finished, Err> {
+    async fn run(&mut self) -> Result<S::Finished, Err> {
         let mut episode = self.episode.take().ok_or("the episode already ran")?;
-        // The agents take their own views, in parallel where the runtime has workers
-        // to spare (gatecrew_crew's `sight` module).
-        episode.defer_views();
+        episode.start();
         let mut agents = ractor::call!(self.crew, CrewMsg::All)?;
         let mut answers = Answers::new();
         loop {
             let answer = match episode.poll() {
-                Need::Deadline => Answer::Deadline(ractor::call!(self.board, BoardMsg::NextDeadline)?),
+                Need::Deadline => match &self.board {
+                    Some(b) => Answer::Deadline(ractor::call!(b, BoardMsg::NextDeadline)?),
+                    None => Answer::Deadline(None),
+                },
                 Need::Adjudicate(reqs) => Answer::Adjudicated(self.consults.resolve(reqs).await?),
-                Need::Expire(now) => Answer::Expired(ractor::call!(self.board, BoardMsg::Expire, now)?),
-                Need::Post { from, msg, now } => {
-                    Answer::Posted(ractor::call!(self.board, |reply| BoardMsg::Post { caller: from, msg, now, reply })?)
-                }
+                Need::Expire(now) => Answer::Expired(ractor::call!(board(&self.board)?, BoardMsg::Expire, now)?),
+                Need::Post { from, msg, now } => Answer::Posted(ractor::call!(board(&self.board)?, |reply| {
+                    BoardMsg::Post { caller: from, msg, now, reply }
+                })?),
                 Need::Outside(_) => Answer::Ready,
                 Need::Step(inputs) => {
                     let sight = episode.sight();
@@ -170,7 +199,7 @@ impl WorldState {
         }
     }
 
-    fn emit(&self, episode: &mut Episode) -> Result<(), Err> {
+    fn emit(&self, episode: &mut S) -> Result<(), Err> {
         let events = episode.drain();
         if let Some(tap) = &self.tap {
             if !events.is_empty() {
@@ -185,12 +214,16 @@ impl WorldState {
     }
 }
 
-impl Actor for WorldActor {
-    type Msg = WorldMsg;
-    type State = WorldState;
-    type Arguments = WorldArgs;
+impl<S: Staged> Actor for WorldActor<S> {
+    type Msg = WorldMsg<S>;
+    type State = WorldState<S>;
+    type Arguments = WorldArgs<S>;
 
-    async fn pre_start(&self, _myself: ActorRef<Self::Msg>, a: WorldArgs) -> Result<Self::State, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        a: WorldArgs<S>,
+    ) -> Result<Self::State, ActorProcessingErr> {
         Ok(WorldState {
             episode: Some(a.episode),
             board: a.board,

@@ -27,14 +27,14 @@ mod episode;
 mod run;
 
 pub use built::{Built, cos_row_with};
-pub use episode::EpisodeCore;
+pub use episode::{EpisodeCore, Mode, Trace, Turn, Turned, decide};
 pub use run::{executor_seed, run_with, run_with_exec};
 
 use crate::error::Error;
 use crate::executor::{Executor, ModelUse};
 use crate::level::Level;
 use crate::load::Cuisine;
-use crate::policy::{Counters, Policy, PolicyKind};
+use crate::policy::{Counters, Decider, PolicyKind, Split};
 use crate::recipe::RecipeBook;
 use crate::trace::{TraceDir, TraceWriteError};
 use crate::world::World;
@@ -134,16 +134,22 @@ pub fn run_episode(
     factor: f64,
     spec: &RunSpec,
 ) -> EpisodeOutcome {
-    run::run_built(book, level, policy, factor, spec, &|w| policy.build(w, spec.agents), None)
+    match run::run_built(book, level, policy, factor, spec, &|w| policy.split(w, spec.agents), None) {
+        Ok(out) => out,
+        Err(e) => unreachable!("an untraced episode writes nothing: {e}"),
+    }
 }
 
 /// CoS of the gated crew with its gate's parameters (weights, thresholds) set, one
 /// episode at each factor: the call behind the transfer study (the construction
 /// suite's calibrated gate applied to the kitchen).
 pub fn cos_gated(book: &Arc<RecipeBook>, level: &Arc<Level>, spec: &RunSpec, params: GateParams) -> CosRow {
-    let build = |w: &World| -> Box<dyn Policy> { Box::new(crate::policy::gated::crew_with(w, spec.agents, params)) };
-    let episodes =
-        FACTORS.iter().map(|&f| run::run_built(book, level, PolicyKind::Gated, f, spec, &build, None)).collect();
+    let build = |w: &World| Split::crew(crate::policy::gated::crew_with(w, spec.agents, params));
+    let run = |f: f64| match run::run_built(book, level, PolicyKind::Gated, f, spec, &build, None) {
+        Ok(out) => out,
+        Err(e) => unreachable!("an untraced episode writes nothing: {e}"),
+    };
+    let episodes = FACTORS.iter().map(|&f| run(f)).collect();
     CosRow::from_episodes(&level.name, PolicyKind::Gated, spec.clone(), episodes)
 }
 
@@ -238,10 +244,13 @@ pub enum CosTraceError {
     Runtime(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// Runs one [`EpisodeCore`] to its end on some runtime: its outcome and its recorder.
+/// Runs an [`EpisodeCore`] to its end on some runtime with its deciders, writing its
+/// events to the trace file if there is one: the episode's outcome.
 pub type EpisodeRunner<'a> = dyn FnMut(
         EpisodeCore,
-    ) -> Result<(EpisodeOutcome, Option<crate::trace::Recorder>), Box<dyn std::error::Error + Send + Sync>>
+        Vec<Decider>,
+        Option<crate::trace::TraceFile>,
+    ) -> Result<EpisodeOutcome, Box<dyn std::error::Error + Send + Sync>>
     + 'a;
 
 /// [`cos_table`] (or with `traces`, [`cos_table_traced`]) with every episode run by
@@ -262,17 +271,11 @@ pub fn cos_table_on(
                 let spec = RunSpec { agents: n, ..spec.clone() };
                 let mut episodes = Vec::new();
                 for &f in &FACTORS {
-                    let rec = match traces {
-                        Some(t) => Some(t.recorder(EpisodeCore::id(level, policy, f, &spec))?),
-                        None => None,
-                    };
-                    let (rec, path) = rec.map_or((None, None), |(r, p)| (Some(r), Some(p)));
-                    let core = EpisodeCore::new(&cuisine.book, level, policy, f, &spec, rec);
-                    let (out, rec) = run(core).map_err(CosTraceError::Runtime)?;
-                    if let (Some(rec), Some(path)) = (rec, path) {
-                        rec.finish().map_err(|source| TraceWriteError { path, source })?;
-                    }
-                    episodes.push(out);
+                    let file = traces.map(|t| t.file(&EpisodeCore::id(level, policy, f, &spec))).transpose()?;
+                    let trace = Trace { on: file.is_some(), live_model: None };
+                    let build = |w: &World| policy.split(w, n);
+                    let (core, deciders) = EpisodeCore::new(&cuisine.book, level, policy, f, &spec, &build, trace);
+                    episodes.push(run(core, deciders, file).map_err(CosTraceError::Runtime)?);
                 }
                 rows.push(CosRow::from_episodes(&level.name, policy, spec, episodes));
             }
@@ -296,10 +299,10 @@ pub fn cos_table_traced(
         for &policy in policies {
             for &n in agents {
                 let spec = RunSpec { agents: n, ..spec.clone() };
-                let build = |w: &World| policy.build(w, n);
+                let build = |w: &World| policy.split(w, n);
                 let episodes = FACTORS
                     .iter()
-                    .map(|&f| run::run_traced(&cuisine.book, level, policy, f, &spec, &build, traces))
+                    .map(|&f| run::run_built(&cuisine.book, level, policy, f, &spec, &build, Some(traces)))
                     .collect::<Result<Vec<_>, _>>()?;
                 rows.push(CosRow::from_episodes(&level.name, policy, spec, episodes));
             }

@@ -27,7 +27,7 @@ use crate::world::World;
 /// token counts, or why there is none. Implementations must bound the wait (the
 /// command line's uses the client's whole-request timeout): the episode waits for the
 /// answer, as MindAgent's turn-based game does.
-pub trait DispatchModel {
+pub trait DispatchModel: Send {
     /// The model's name, as sent in each request.
     fn model(&self) -> &str;
     /// One exchange.

@@ -86,15 +86,15 @@ pub mod trace;
 pub mod world;
 
 pub use cos::{
-    Built, CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, RunSpec,
-    TimingMode, cos, cos_gated, cos_row_with, cos_table, cos_table_on, cos_table_traced, executor_seed, run_episode,
-    run_with, run_with_exec,
+    Built, CosRow, CosTraceError, DEFAULT_HORIZON, EpisodeCore, EpisodeOutcome, EpisodeRunner, FACTORS, Mode, RunSpec,
+    TimingMode, Trace, Turn, Turned, cos, cos_gated, cos_row_with, cos_table, cos_table_on, cos_table_traced, decide,
+    executor_seed, run_episode, run_with, run_with_exec,
 };
 pub use error::{Error, ErrorKind};
 pub use executor::{EpisodeExec, Executor, ExecutorKind, LlmModel, ModelUse};
 pub use level::{Blocked, Level, MenuDish, NotCompletable, Timing};
 pub use load::{Cuisine, default_dir};
-pub use policy::{ChatLine, Counters, Desk, Line, LineText, MemberState, Policy, PolicyKind, Split};
+pub use policy::{ChatLine, Counters, Decider, Desk, Line, LineText, MemberState, Policy, PolicyKind, Split};
 pub use recipe::{Recipe, RecipeBook};
 pub use tool::{ToolKind, ToolSpec};
 pub use world::{Action, Location, LocationId, Order, OrderId, Refusal, StepReport, World};

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use gatecrew_protocol::{BoardMessage, ItemId};
 use serde::{Deserialize, Serialize};
 
-pub use split::{Desk, MemberState, Split};
+pub use split::{Decider, Desk, MemberState, Split};
 
 use crate::world::{Action, LocationId, StepReport, World};
 

@@ -32,14 +32,16 @@ pub mod read;
 mod record;
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
+
+use gatecrew_protocol::trace::TraceWriter;
 
 pub use episode::KitchenEpisode;
 pub use event::{EpisodeId, Event, Record};
 pub use fold::{EpisodeFold, FileFold, Folded, Invalid};
 pub use read::{KitchenReader, LineErrorKind, TraceLineError, opens_kitchen_trace, parse_line};
-pub use record::{Recorder, StartInfo, episode_id};
+pub use record::{Log, StartInfo, episode_id};
 
 /// The schema major version this build writes and reads.
 pub const KITCHEN_TRACE_VERSION: u32 = 1;
@@ -75,11 +77,53 @@ impl TraceDir {
         &self.dir
     }
 
-    /// A recorder writing episode `ep` to `<dir>/<ep>.jsonl` (replacing the file), and
-    /// the file's path.
-    pub fn recorder(&self, ep: EpisodeId) -> Result<(Recorder, PathBuf), TraceWriteError> {
+    /// The file episode `ep` is written to, `<dir>/<ep>.jsonl` (replacing it).
+    pub fn file(&self, ep: &EpisodeId) -> Result<TraceFile, TraceWriteError> {
         let path = self.dir.join(format!("{ep}.jsonl"));
         let file = File::create(&path).map_err(|source| TraceWriteError { path: path.clone(), source })?;
-        Ok((Recorder::new(Box::new(BufWriter::new(file)), ep), path))
+        Ok(TraceFile { out: TraceWriter::new(BufWriter::new(file)), path, error: None })
+    }
+}
+
+/// One episode's trace file, written as the episode's events are drained. An I/O error
+/// is kept and returned by [`TraceFile::finish`] instead of stopping the episode, so
+/// that a traced run and an untraced one are the same run.
+pub struct TraceFile {
+    out: TraceWriter<BufWriter<File>>,
+    path: PathBuf,
+    error: Option<io::Error>,
+}
+
+impl std::fmt::Debug for TraceFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceFile").field("path", &self.path).field("error", &self.error).finish()
+    }
+}
+
+impl TraceFile {
+    /// Appends events, in order.
+    pub fn write(&mut self, events: &[Record]) {
+        for e in events {
+            if self.error.is_some() {
+                return;
+            }
+            if let Err(err) = self.out.write(e) {
+                self.error = Some(err);
+            }
+        }
+    }
+
+    /// The buffered file and its path, for a writer of the driver's own.
+    pub fn into_inner(self) -> (BufWriter<File>, PathBuf) {
+        (self.out.into_inner(), self.path)
+    }
+
+    /// Flushes; the first I/O error met, if any, with the file.
+    pub fn finish(mut self) -> Result<(), TraceWriteError> {
+        let res = match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
+        };
+        res.map_err(|source| TraceWriteError { path: self.path, source })
     }
 }

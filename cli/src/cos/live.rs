@@ -173,7 +173,7 @@ pub fn table(
     for level in chosen {
         for &n in agents {
             let spec = RunSpec { agents: n, ..spec.clone() };
-            let build = |_: &gatecrew_kitchen::World, max_steps: u32| -> Box<dyn Policy> {
+            let build = |_: &gatecrew_kitchen::World, max_steps: u32| -> Box<dyn Policy + Send> {
                 let opts = DispatchOptions { output, temperature: 0.0, max_steps, fallback };
                 Box::new(LlmDispatcher::new(Box::new(model.clone()), n, opts))
             };

@@ -1,10 +1,10 @@
 //! `gatecrew cos --runtime`: the kitchen's episodes on the synchronous stepper (the
-//! default) or on the actor runtime (`gatecrew_actors::kitchen`). Both give the same
+//! default) or on the actor runtime (`gatecrew_actors::run_kitchen_episode`). Both give the same
 //! rows and the same trace bytes.
 
 use anyhow::Context;
-use gatecrew_kitchen::trace::TraceDir;
-use gatecrew_kitchen::{CosRow, CosTraceError, Cuisine, EpisodeCore, PolicyKind, RunSpec};
+use gatecrew_kitchen::trace::{TraceDir, TraceFile};
+use gatecrew_kitchen::{CosRow, CosTraceError, Cuisine, Decider, EpisodeCore, PolicyKind, RunSpec};
 
 /// Where the episodes run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -35,9 +35,18 @@ pub fn table(
                 .enable_all()
                 .build()
                 .context("starting the tokio runtime")?;
-            let mut run = |core: EpisodeCore| {
-                rt.block_on(gatecrew_actors::kitchen::run_kitchen_episode(core))
-                    .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)
+            let mut run = |core: EpisodeCore, deciders: Vec<Decider>, file: Option<TraceFile>| {
+                let (out, path) = match file.map(TraceFile::into_inner) {
+                    Some((w, path)) => (Some(Box::new(w) as Box<dyn std::io::Write + Send>), Some(path)),
+                    None => (None, None),
+                };
+                rt.block_on(gatecrew_actors::run_kitchen_episode(core, deciders, out)).map_err(|e| {
+                    let e: Box<dyn std::error::Error + Send + Sync> = match path {
+                        Some(p) => format!("{}: {e}", p.display()).into(),
+                        None => Box::new(e),
+                    };
+                    e
+                })
             };
             gatecrew_kitchen::cos_table_on(cuisine, levels, policies, agents, spec, traces, &mut run)
         }

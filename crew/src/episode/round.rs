@@ -35,10 +35,8 @@
 
 use std::collections::VecDeque;
 
-use gatecrew_gating::Adjudication;
-use gatecrew_protocol::{AgentId, BoardError, BoardMessage, IssueId, Receipt as BoardReceipt, Tick, WindowClosed};
+use gatecrew_protocol::{AgentId, BoardMessage, IssueId, Tick};
 
-use super::consult::ConsultRequest;
 use super::{EndReason, Episode, Progress};
 use crate::agent::{StepInput, StepOutput};
 
@@ -69,78 +67,18 @@ pub struct Finished {
     pub reason: EndReason,
 }
 
-/// What the episode needs from its driver next. Each is answered with the
-/// [`Answer`] its doc names, before the next [`Episode::poll`].
-#[derive(Debug)]
-pub enum Need {
-    /// The earliest tick at which the driver needs the clock stopped: the board's next
-    /// window deadline, and anything of its own. [`Answer::Deadline`].
-    Deadline,
-    /// Resolve these consults, in order. [`Answer::Adjudicated`], one per request.
-    Adjudicate(Vec<ConsultRequest>),
-    /// The clock is at this tick: expire the board's windows. [`Answer::Expired`].
-    Expire(Tick),
-    /// Post `msg` from `from` on the board at `now`. [`Answer::Posted`].
-    Post {
-        /// The agent it comes from (the board checks it is the message's sender).
-        from: AgentId,
-        /// What to post.
-        msg: BoardMessage,
-        /// The board's clock for it: a window opened now closes `window_ticks` later.
-        now: Tick,
-    },
-    /// Agents are about to be woken at this tick: what comes from outside the crew
-    /// enters now ([`Episode::nudge`], [`Episode::interrupt`], [`Episode::fail_agent`],
-    /// [`Episode::posted`] for a person's own message). [`Answer::Ready`].
-    Outside(Tick),
-    /// Step these agents, given in agent-id order. [`Answer::Stepped`], one per input,
-    /// in the same order. A driver that took the views over
-    /// ([`Episode::defer_views`]) gets the inputs with empty views and fills each
-    /// from [`Episode::sight`] first.
-    Step(Vec<(AgentId, StepInput)>),
-    /// The round is over; its events are ready to [`Episode::drain`]. [`Answer::Ready`].
-    Flush,
-    /// The episode ended; the agents' last step comes next. [`Answer::Ready`].
-    Over(EndReason),
-    /// The episode is over and its trace complete. Polling again gives it again.
-    Done(Finished),
-}
+/// What the episode needs from its driver next: the episode protocol's needs
+/// (`gatecrew_engine::Need`) with the agents' inputs. Each is answered with the
+/// [`Answer`] its doc names, before the next [`Episode::poll`]. A driver that took the
+/// views over ([`Episode::defer_views`]) gets the inputs of [`Need::Step`] with empty
+/// views and fills each from [`Episode::sight`] first.
+pub type Need = gatecrew_engine::Need<StepInput, Finished>;
 
 /// The driver's answer to a [`Need`].
-#[derive(Debug)]
-pub enum Answer {
-    /// To [`Need::Deadline`].
-    Deadline(Option<Tick>),
-    /// To [`Need::Adjudicate`].
-    Adjudicated(Vec<(IssueId, Adjudication)>),
-    /// To [`Need::Expire`]: the windows the board closed.
-    Expired(Vec<WindowClosed>),
-    /// To [`Need::Post`]: the board's answer.
-    Posted(Result<BoardReceipt, BoardError>),
-    /// To [`Need::Step`].
-    Stepped(Vec<Stepped>),
-    /// To [`Need::Outside`], [`Need::Flush`] and [`Need::Over`].
-    Ready,
-}
+pub type Answer = gatecrew_engine::Answer<StepOutput>;
 
 /// One agent's step, as the driver ran it.
-#[derive(Debug, Clone)]
-pub struct Stepped {
-    /// Whose step: outputs are applied in agent-id order, whatever order they came in.
-    pub agent: AgentId,
-    /// What it did.
-    pub output: StepOutput,
-    /// Its first attempt failed and it was restored from its last snapshot and stepped
-    /// again (the supervisor's restart): why it failed.
-    pub restarted: Option<String>,
-}
-
-impl Stepped {
-    /// A step that went through the first time.
-    pub fn ok(agent: AgentId, output: StepOutput) -> Self {
-        Stepped { agent, output, restarted: None }
-    }
-}
+pub type Stepped = gatecrew_engine::Stepped<StepOutput>;
 
 /// Where the round is. A phase named `Await*` waits for the answer to the need it
 /// handed out; the others run (or hand out their need) at the next poll.
@@ -320,5 +258,24 @@ impl Episode {
             Phase::Done(f) => (Phase::Done(f), Some(Need::Done(f))),
             waiting => panic!("the episode was polled at {waiting:?} before its driver answered"),
         }
+    }
+}
+
+impl gatecrew_engine::Scenario for Episode {
+    type Input = StepInput;
+    type Output = StepOutput;
+    type Event = gatecrew_protocol::trace::Event;
+    type Finished = Finished;
+
+    fn poll(&mut self) -> Need {
+        Episode::poll(self)
+    }
+
+    fn answer(&mut self, answer: Answer) {
+        Episode::answer(self, answer);
+    }
+
+    fn drain(&mut self) -> Vec<Self::Event> {
+        Episode::drain(self)
     }
 }

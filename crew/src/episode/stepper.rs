@@ -8,8 +8,8 @@ use gatecrew_protocol::trace::Event;
 use gatecrew_protocol::{AgentId, Board};
 
 use super::consult::{ByAdjudicator, ResolveError, Resolver};
-use super::{Answer, Episode, Finished, Need, Progress, Stepped};
-use crate::agent::{AgentCore, StepInput};
+use super::{Episode, Finished, Progress, Stepped};
+use crate::agent::{AgentCore, StepInput, StepOutput};
 use crate::setup::Setup;
 
 /// Watches an episode as it runs.
@@ -65,36 +65,27 @@ pub fn run_watched(
     let mut episode = Episode::new(setup);
     let mut board = Board::new(setup.roster(), setup.data.items().clone(), setup.board);
     let mut agents = setup.agents();
-    loop {
-        let answer = match episode.poll() {
-            Need::Deadline => Answer::Deadline(board.next_deadline()),
-            Need::Adjudicate(reqs) => {
-                let adjs = reqs.iter().map(|r| Ok((r.issue_id, resolver.resolve(r)?)));
-                Answer::Adjudicated(adjs.collect::<Result<_, ResolveError>>()?)
-            }
-            Need::Expire(now) => Answer::Expired(board.expire(now)),
-            Need::Post { from, msg, now } => Answer::Posted(board.post(from, msg, now)),
-            Need::Outside(_) => Answer::Ready,
-            Need::Step(inputs) => Answer::Stepped(step_all(&mut agents, inputs)),
-            Need::Flush => {
-                for ev in episode.drain() {
-                    sink.event(&ev);
-                }
-                sink.progress(episode.progress());
-                watch(&episode, &agents);
-                Answer::Ready
-            }
-            Need::Over(_) => Answer::Ready,
-            Need::Done(finished) => return Ok((finished, episode)),
-        };
-        episode.answer(answer);
-    }
+    let mut flush = |episode: &mut Episode, agents: &[AgentCore]| {
+        for ev in episode.drain() {
+            sink.event(&ev);
+        }
+        sink.progress(episode.progress());
+        watch(episode, agents);
+    };
+    let finished = gatecrew_engine::stepper::drive(&mut episode, &mut agents, &mut board, resolver, &mut flush)?;
+    Ok((finished, episode))
 }
 
 /// Steps each agent of `inputs` in turn through [`step_supervised`]: the answer to a
 /// [`Need::Step`] for a driver that holds the agents' cores itself.
 pub fn step_all(agents: &mut [AgentCore], inputs: Vec<(AgentId, StepInput)>) -> Vec<Stepped> {
-    inputs.into_iter().map(|(id, input)| step_supervised(&mut agents[id.index()], id, input)).collect()
+    gatecrew_engine::stepper::step_all(agents, inputs)
+}
+
+impl gatecrew_engine::Agent<StepInput, StepOutput> for AgentCore {
+    fn step(&mut self, id: AgentId, input: StepInput) -> Stepped {
+        step_supervised(self, id, input)
+    }
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its

@@ -7,10 +7,11 @@
 
 use std::sync::Arc;
 
-use super::run::{prepare, run_loop, start_info};
+use super::episode::{EpisodeCore, Trace};
+use super::run::{drive_core, start_info};
 use super::{CosRow, EpisodeOutcome, RunSpec};
 use crate::level::Level;
-use crate::policy::{Policy, PolicyKind};
+use crate::policy::{Policy, PolicyKind, Split};
 use crate::recipe::RecipeBook;
 use crate::trace::{TraceDir, TraceWriteError, episode_id};
 use crate::world::World;
@@ -22,7 +23,7 @@ pub struct Built<'a> {
     /// The interval factors, one episode each (MindAgent's five: [`super::FACTORS`]).
     pub factors: &'a [f64],
     /// A fresh policy for an episode's world and its steps.
-    pub build: &'a dyn Fn(&World, u32) -> Box<dyn Policy>,
+    pub build: &'a dyn Fn(&World, u32) -> Box<dyn Policy + Send>,
     /// The real model a dispatcher asks, for the traces.
     pub live_model: Option<&'a str>,
 }
@@ -37,22 +38,18 @@ pub fn cos_row_with(
     each: &mut dyn FnMut(&EpisodeOutcome),
 ) -> Result<CosRow, TraceWriteError> {
     let mut episodes = Vec::with_capacity(b.factors.len());
+    let steps = level.max_steps.unwrap_or(spec.horizon);
     for &factor in b.factors {
-        let (world, steps, mut exec) = prepare(book, level, factor, spec);
+        let build = |w: &World| Split::one((b.build)(w, steps));
+        let trace = Trace { on: traces.is_some(), live_model: b.live_model };
+        let (core, mut deciders) = EpisodeCore::new(book, level, b.policy, factor, spec, &build, trace);
         let mut info = start_info(b.policy, factor, spec, level);
         info.live_model = b.live_model;
-        let mut pol = (b.build)(&world, steps);
-        let out = match traces {
-            None => run_loop(world, pol.as_mut(), b.policy.as_str(), factor, steps, exec.as_mut(), None),
-            Some(t) => {
-                let (mut rec, path) = t.recorder(episode_id(&level.name, spec.agents, &info))?;
-                rec.start(&world, &info);
-                let out =
-                    run_loop(world, pol.as_mut(), b.policy.as_str(), factor, steps, exec.as_mut(), Some(&mut rec));
-                rec.finish().map_err(|source| TraceWriteError { path, source })?;
-                out
-            }
-        };
+        let mut file = traces.map(|t| t.file(&episode_id(&level.name, spec.agents, &info))).transpose()?;
+        let out = drive_core(core, &mut deciders, file.as_mut());
+        if let Some(f) = file {
+            f.finish()?;
+        }
         each(&out);
         episodes.push(out);
     }

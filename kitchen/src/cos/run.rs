@@ -1,19 +1,26 @@
-//! The episode loop, with or without a trace: one loop for both, so that a traced
-//! episode is the untraced one (the recorder only reads what the loop already has).
+//! Kitchen episodes on the synchronous stepper (`gatecrew_engine::stepper`), with or
+//! without a trace, and the step every runtime applies: one episode core for all, so a
+//! traced episode is the untraced one (the log only reads what the step already has)
+//! and the actor runtime's episode is the stepper's.
 
 use std::sync::Arc;
 
+use gatecrew_engine::stepper::{NoBoard, NoConsults, drive};
+use gatecrew_engine::{Agent, Scenario, Stepped};
+use gatecrew_protocol::AgentId;
+
+use super::episode::{EpisodeCore, Mode, Trace, Turn, Turned, one};
 use super::{EpisodeOutcome, RunSpec, TimingMode};
 use crate::dispatch::LiveCall;
 use crate::executor::{EpisodeExec, Executor, ModelUse};
 use crate::level::Level;
-use crate::policy::{Counters, Line, Policy, PolicyKind};
+use crate::policy::{Counters, Line, Policy, PolicyKind, Split};
 use crate::recipe::RecipeBook;
-use crate::trace::{Recorder, StartInfo, TraceDir, TraceWriteError, episode_id};
+use crate::trace::{Log, StartInfo, TraceDir, TraceFile, TraceWriteError};
 use crate::world::{Action, StepReport, World};
 
 /// The policy builder of a run (the gated crew's may carry its gate's parameters).
-pub(super) type Build<'a> = &'a dyn Fn(&World) -> Box<dyn Policy>;
+pub(super) type Build<'a> = &'a dyn Fn(&World) -> Split;
 
 pub(super) fn start_info<'a>(policy: PolicyKind, factor: f64, spec: &'a RunSpec, level: &Level) -> StartInfo<'a> {
     StartInfo {
@@ -49,7 +56,26 @@ pub(super) fn prepare(
     (world, steps, exec)
 }
 
-/// One episode; with `rec`, its trace is written as it runs.
+/// Drives `core` to its end with `deciders` on the stepper; its events go to `file`.
+pub(super) fn drive_core<A: Agent<Turn, Turned>>(
+    mut core: EpisodeCore,
+    deciders: &mut [A],
+    mut file: Option<&mut TraceFile>,
+) -> EpisodeOutcome {
+    let mut flush = |core: &mut EpisodeCore, _: &[A]| {
+        let events = core.drain();
+        if let Some(f) = file.as_deref_mut() {
+            f.write(&events);
+        }
+    };
+    match drive(&mut core, deciders, &mut NoBoard, &mut NoConsults, &mut flush) {
+        Ok(out) => out,
+        Err(e) => unreachable!("the kitchen never consults an adjudicator: {e}"),
+    }
+}
+
+/// One episode of `level` under `policy` (built by `build`) on the stepper; with
+/// `traces`, its trace goes to `<traces>/<episode>.jsonl`.
 pub(super) fn run_built(
     book: &Arc<RecipeBook>,
     level: &Arc<Level>,
@@ -57,30 +83,15 @@ pub(super) fn run_built(
     factor: f64,
     spec: &RunSpec,
     build: Build<'_>,
-    mut rec: Option<&mut Recorder>,
-) -> EpisodeOutcome {
-    let (world, steps, mut exec) = prepare(book, level, factor, spec);
-    let mut pol = build(&world);
-    if let Some(r) = rec.as_deref_mut() {
-        r.start(&world, &start_info(policy, factor, spec, level));
-    }
-    run_loop(world, pol.as_mut(), policy.as_str(), factor, steps, exec.as_mut(), rec)
-}
-
-/// One episode whose trace goes to `<traces>/<episode>.jsonl`.
-pub(super) fn run_traced(
-    book: &Arc<RecipeBook>,
-    level: &Arc<Level>,
-    policy: PolicyKind,
-    factor: f64,
-    spec: &RunSpec,
-    build: Build<'_>,
-    traces: &TraceDir,
+    traces: Option<&TraceDir>,
 ) -> Result<EpisodeOutcome, TraceWriteError> {
-    let id = episode_id(&level.name, spec.agents, &start_info(policy, factor, spec, level));
-    let (mut rec, path) = traces.recorder(id)?;
-    let out = run_built(book, level, policy, factor, spec, build, Some(&mut rec));
-    rec.finish().map_err(|source| TraceWriteError { path, source })?;
+    let trace = Trace { on: traces.is_some(), live_model: None };
+    let (core, mut deciders) = EpisodeCore::new(book, level, policy, factor, spec, build, trace);
+    let mut file = traces.map(|t| t.file(&EpisodeCore::id(level, policy, factor, spec))).transpose()?;
+    let out = drive_core(core, &mut deciders, file.as_mut());
+    if let Some(f) = file {
+        f.finish()?;
+    }
     Ok(out)
 }
 
@@ -96,10 +107,19 @@ pub fn executor_seed(seed: u64, level: &str, factor: f64) -> u64 {
     seed ^ h
 }
 
+/// Any policy as the one decider of a world, borrowed for the episode.
+struct Lent<'a>(&'a mut dyn Policy);
+
+impl Agent<Turn, Turned> for Lent<'_> {
+    fn step(&mut self, id: AgentId, turn: Turn) -> Stepped<Turned> {
+        Stepped::ok(id, one(self.0, turn))
+    }
+}
+
 /// Runs `steps` steps of a prepared world under any policy (a scripted one in tests),
 /// with the scripted executor.
 pub fn run_with(world: World, policy: &mut dyn Policy, name: &str, factor: f64, steps: u32) -> EpisodeOutcome {
-    run_loop(world, policy, name, factor, steps, None, None)
+    run_with_exec(world, policy, name, factor, steps, None)
 }
 
 /// Runs `steps` steps of a prepared world under any policy; with `exec`, every
@@ -112,34 +132,24 @@ pub fn run_with_exec(
     steps: u32,
     exec: Option<&mut EpisodeExec>,
 ) -> EpisodeOutcome {
-    run_loop(world, policy, name, factor, steps, exec, None)
+    let mode = Mode::One { central: policy.central() };
+    let core = EpisodeCore::prepared(world, name, factor, steps, mode, exec.as_deref().cloned());
+    let (out, used) = drive_core_exec(core, &mut [Lent(policy)]);
+    if let (Some(x), Some(used)) = (exec, used) {
+        *x = used;
+    }
+    out
 }
 
-pub(super) fn run_loop(
-    mut world: World,
-    policy: &mut dyn Policy,
-    name: &str,
-    factor: f64,
-    steps: u32,
-    mut exec: Option<&mut EpisodeExec>,
-    mut rec: Option<&mut Recorder>,
-) -> EpisodeOutcome {
-    let mut tally = Tally::default();
-    let central = policy.central();
-    for _ in 0..steps {
-        let intended = policy.decide(&world);
-        let lines = policy.lines();
-        let live = policy.live_calls();
-        let report = step_once(
-            &mut world,
-            Decided { central, intended, lines: &lines, live: &live },
-            exec.as_deref_mut(),
-            rec.as_deref_mut(),
-            &mut tally,
-        );
-        policy.observe(&world, &report);
-    }
-    finish(&world, name, factor, steps, tally, policy.counters(), exec.as_deref(), rec)
+/// [`drive_core`] for a core built from a prepared world: the outcome and the
+/// executor's state at the end.
+fn drive_core_exec(mut core: EpisodeCore, deciders: &mut [Lent<'_>]) -> (EpisodeOutcome, Option<EpisodeExec>) {
+    let mut flush = |_: &mut EpisodeCore, _: &[Lent<'_>]| {};
+    let out = match drive(&mut core, deciders, &mut NoBoard, &mut NoConsults, &mut flush) {
+        Ok(out) => out,
+        Err(e) => unreachable!("the kitchen never consults an adjudicator: {e}"),
+    };
+    (out, core.take_exec())
 }
 
 /// What the loop counts from the step reports.
@@ -162,21 +172,18 @@ pub(super) struct Decided<'a> {
 }
 
 /// One step of the world from the policy's intended actions and the lines it wrote
-/// while deciding: recorded, passed through the executor, applied. The stepper and the
-/// actor runtime's world both call this, so their traces are the same bytes.
+/// while deciding: logged, passed through the executor, applied.
 pub(super) fn step_once(
     world: &mut World,
     d: Decided<'_>,
     mut exec: Option<&mut EpisodeExec>,
-    mut rec: Option<&mut Recorder>,
+    log: &mut Log,
     tally: &mut Tally,
 ) -> StepReport {
     let Decided { central, intended, lines, live } = d;
     let agents = world.agents().len();
-    if let Some(r) = rec.as_deref_mut() {
-        r.decided(world, central, &intended, lines);
-        r.live_calls(live);
-    }
+    log.decided(world, central, &intended, lines);
+    log.live_calls(live);
     for c in live {
         tally.live.calls += 1;
         tally.live.prompt_tokens += u64::from(c.prompt_tokens);
@@ -191,13 +198,11 @@ pub(super) fn step_once(
         Some(x) => x.step(world, central, &intended, lines),
         None => intended.clone(),
     };
-    if let (Some(r), Some(x)) = (rec.as_deref_mut(), exec.as_deref()) {
-        r.calls(agents, x.calls());
+    if let Some(x) = exec.as_deref() {
+        log.calls(agents, x.calls());
     }
     let report = world.step(&actions);
-    if let Some(r) = rec {
-        r.stepped(world, &intended, &report);
-    }
+    log.stepped(world, &intended, &report);
     if let Some(x) = exec {
         x.observe(world, central, &report);
     }
@@ -207,7 +212,7 @@ pub(super) fn step_once(
     report
 }
 
-/// The episode's outcome after its last step; the trace's last line is written here.
+/// The episode's outcome after its last step; the trace's last line is logged here.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn finish(
     world: &World,
@@ -217,7 +222,7 @@ pub(super) fn finish(
     tally: Tally,
     counters: Counters,
     exec: Option<&EpisodeExec>,
-    rec: Option<&mut Recorder>,
+    log: &mut Log,
 ) -> EpisodeOutcome {
     let outcome = EpisodeOutcome {
         level: world.level().name.clone(),
@@ -237,8 +242,6 @@ pub(super) fn finish(
             m
         },
     };
-    if let Some(r) = rec {
-        r.end(&outcome);
-    }
+    log.end(&outcome);
     outcome
 }

@@ -1,11 +1,13 @@
-//! A policy taken apart for the actor runtime: the dispatcher is one planner and stays
-//! whole; a crew splits into its agents' private states and the desk (board or chat,
-//! judge, counts) they share. The stepper's [`Policy`] and the actors call the same
-//! methods underneath ([`Desk::turn`] is the crew's per-agent step), so the two
-//! runtimes cannot disagree on a decision.
+//! A policy as its deciders, the form every runtime steps: the dispatcher is one
+//! decider deciding every agent's action; a crew is one decider per agent, each with
+//! its own private state, and the desk (board or chat, judge, counts) they share, which
+//! the episode lends to each in turn ([`crate::cos::EpisodeCore`]). The same methods
+//! decide underneath ([`Desk::turn`] is the crew's per-agent step), so no runtime can
+//! disagree with another on a decision.
 
 use super::crew::{Channel, Crew, Judge, Member};
 use super::{Counters, Line, Policy, PolicyKind, dispatcher, flatcomm, gated};
+use crate::cos::{Mode, Turn, Turned, decide};
 use crate::world::{Action, StepReport, World};
 
 /// One crew agent's private state, opaque: only its own turns read or change it.
@@ -49,31 +51,54 @@ impl<C: Channel + Send, J: Judge + Send> Desk for super::crew::Desk<C, J> {
     }
 }
 
-/// A policy in the parts the actor runtime gives owners to.
-pub enum Split {
-    /// One planner deciding every agent's action from the full state (the dispatcher).
-    Central(Box<dyn Policy + Send>),
-    /// A crew: each agent's private state, and the desk they share.
-    Crew {
-        /// One per agent, in agent-id order.
-        members: Vec<MemberState>,
-        /// The board (gated) or the chat (flatcomm), the judge and the counts.
-        desk: Box<dyn Desk>,
-    },
+/// One of a policy's deciders.
+pub enum Decider {
+    /// A crew agent: its private state.
+    Cook(MemberState),
+    /// One decider for every agent (the dispatcher; any [`Policy`] as a whole).
+    One(Box<dyn Policy + Send>),
 }
 
-fn crew<C: Channel + Send + 'static, J: Judge + Send + 'static>(c: Crew<C, J>) -> Split {
-    let (members, desk) = c.into_parts();
-    Split::Crew { members: members.into_iter().map(MemberState).collect(), desk: Box::new(desk) }
+impl gatecrew_engine::Agent<Turn, Turned> for Decider {
+    fn step(&mut self, id: gatecrew_protocol::AgentId, turn: Turn) -> gatecrew_engine::Stepped<Turned> {
+        decide(self, id, turn)
+    }
+}
+
+/// A policy in the parts its runtime gives owners to: the deciders, in id order, and
+/// how the episode asks them ([`Mode`]: with the crew's desk, or one decider).
+pub struct Split {
+    /// The deciders, indexed by the ids the episode's steps name.
+    pub deciders: Vec<Decider>,
+    /// How the episode asks them.
+    pub mode: Mode,
+}
+
+impl Split {
+    /// Any policy as one decider.
+    pub fn one(policy: Box<dyn Policy + Send>) -> Self {
+        let central = policy.central();
+        Split { deciders: vec![Decider::One(policy)], mode: Mode::One { central } }
+    }
+
+    /// A crew's agents and their desk.
+    pub(crate) fn crew<C: Channel + Send + 'static, J: Judge + Send + 'static>(c: Crew<C, J>) -> Self {
+        let (members, desk) = c.into_parts();
+        Split {
+            deciders: members.into_iter().map(|m| Decider::Cook(MemberState(m))).collect(),
+            mode: Mode::Crew(Box::new(desk)),
+        }
+    }
 }
 
 impl PolicyKind {
-    /// A fresh policy for a crew of `agents` in `world`, in parts (see the module docs).
+    /// A fresh policy for a crew of `agents` in `world`, as its deciders (see the
+    /// module docs).
     pub fn split(self, world: &World, agents: usize) -> Split {
         match self {
-            PolicyKind::Dispatcher => Split::Central(Box::new(dispatcher::Dispatcher::new(agents))),
-            PolicyKind::Gated => crew(gated::crew(world, agents)),
-            PolicyKind::Flatcomm => crew(flatcomm::crew(world, agents)),
+            PolicyKind::Dispatcher => Split::one(Box::new(dispatcher::Dispatcher::new(agents))),
+            PolicyKind::Gated => Split::crew(gated::crew(world, agents)),
+            PolicyKind::Flatcomm => Split::crew(flatcomm::crew(world, agents)),
         }
     }
 }

@@ -1,11 +1,11 @@
-//! The recorder: turns what the episode loop sees (the policy's lines, the executor's
-//! calls, the world's step reports) into trace lines, in the order they happen.
+//! The episode's log: turns what a kitchen step sees (the policy's lines, the
+//! executor's calls, the world's step reports) into trace events, in the order they
+//! happen, for the driver to drain and write ([`crate::cos::EpisodeCore`] is a
+//! scenario of the episode protocol; writing is its driver's).
 //!
-//! Writing never changes the episode: the recorder only reads the world, the actions
-//! and the reports. An I/O error is kept and returned by [`Recorder::finish`] instead
-//! of stopping the episode, so that a traced run and an untraced one share one loop.
-
-use std::io::{self, Write};
+//! Logging never changes the episode: the log only reads the world, the actions and
+//! the reports. A log that is off keeps nothing and builds nothing, so an untraced run
+//! pays nothing for it and runs the very same steps.
 
 use gatecrew_protocol::{BoardMessage, Recipient};
 
@@ -53,20 +53,14 @@ pub fn episode_id(level: &str, agents: usize, info: &StartInfo<'_>) -> EpisodeId
     EpisodeId(format!("{level}-{}-a{agents}-x{}-{timing}-{exec}-s{}", info.policy, info.factor, info.seed))
 }
 
-/// Writes one episode's trace lines to `out`.
-pub struct Recorder {
-    out: Box<dyn Write + Send>,
-    ep: EpisodeId,
-    buf: Vec<u8>,
-    error: Option<io::Error>,
-    /// Model calls already written.
+/// One episode's trace events, kept until drained.
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    /// `None`: the log is off.
+    ep: Option<EpisodeId>,
+    events: Vec<Record>,
+    /// Model calls already logged.
     calls: usize,
-}
-
-impl std::fmt::Debug for Recorder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recorder").field("ep", &self.ep).field("error", &self.error).finish()
-    }
 }
 
 fn item(w: &World, i: gatecrew_protocol::ItemId) -> ItemName {
@@ -81,29 +75,38 @@ fn agent(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-impl Recorder {
-    /// A recorder of episode `ep` writing to `out` (buffer it yourself if it is a file).
-    pub fn new(out: Box<dyn Write + Send>, ep: EpisodeId) -> Self {
-        Recorder { out, ep, buf: Vec::with_capacity(256), error: None, calls: 0 }
+impl Log {
+    /// The log of episode `ep`.
+    pub fn new(ep: EpisodeId) -> Self {
+        Log { ep: Some(ep), events: Vec::new(), calls: 0 }
+    }
+
+    /// A log that keeps nothing.
+    pub fn off() -> Self {
+        Log::default()
+    }
+
+    /// Whether it keeps events.
+    pub fn on(&self) -> bool {
+        self.ep.is_some()
+    }
+
+    /// The events kept since the last drain, in order.
+    pub fn drain(&mut self) -> Vec<Record> {
+        std::mem::take(&mut self.events)
     }
 
     fn write(&mut self, step: u32, event: Event) {
-        if self.error.is_some() {
-            return;
-        }
-        self.buf.clear();
-        let rec = Record { v: KITCHEN_TRACE_VERSION, ep: self.ep.clone(), step, event };
-        let res = serde_json::to_writer(&mut self.buf, &rec).map_err(io::Error::other).and_then(|()| {
-            self.buf.push(b'\n');
-            self.out.write_all(&self.buf)
-        });
-        if let Err(e) = res {
-            self.error = Some(e);
+        if let Some(ep) = &self.ep {
+            self.events.push(Record { v: KITCHEN_TRACE_VERSION, ep: ep.clone(), step, event });
         }
     }
 
     /// `kitchen_start` and the order drawn at reset.
     pub fn start(&mut self, w: &World, info: &StartInfo<'_>) {
+        if !self.on() {
+            return;
+        }
         let level = w.level();
         let menu = level
             .menu
@@ -161,6 +164,9 @@ impl Recorder {
     /// The public lines a policy wrote while deciding a step; for a central policy
     /// (the dispatcher) its commands, which are its messages.
     pub fn decided(&mut self, w: &World, central: bool, intended: &[Action], lines: &[Line]) {
+        if !self.on() {
+            return;
+        }
         let step = w.time();
         for l in lines {
             let body = match &l.text {
@@ -201,6 +207,9 @@ impl Recorder {
 
     /// The model calls made since the last call of this (the executor keeps them all).
     pub fn calls(&mut self, agents: usize, calls: &[CallRecord]) {
+        if !self.on() {
+            return;
+        }
         let new: Vec<CallRecord> = calls.get(self.calls..).unwrap_or_default().to_vec();
         self.calls = calls.len();
         for c in new {
@@ -239,6 +248,9 @@ impl Recorder {
     /// A step's actions (as the world got them, beside what the policy meant), the
     /// orders it completed and failed, and the order that arrived at its end.
     pub fn stepped(&mut self, w: &World, intended: &[Action], report: &StepReport) {
+        if !self.on() {
+            return;
+        }
         let step = report.step;
         for (k, (a, r)) in report.outcomes.iter().enumerate() {
             let command = Command(render::command(w, k, *a));
@@ -279,14 +291,6 @@ impl Recorder {
             model: o.model,
         };
         self.write(o.steps, Event::KitchenEnd(end));
-    }
-
-    /// Flushes; the first I/O error met, if any.
-    pub fn finish(mut self) -> io::Result<()> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.out.flush()
     }
 }
 

@@ -22,8 +22,8 @@ impl<W: Write> TraceWriter<W> {
         TraceWriter { out, line: Vec::with_capacity(256) }
     }
 
-    /// Appends one event and a newline.
-    pub fn write(&mut self, event: &Event) -> io::Result<()> {
+    /// Appends one event (of either world's trace) and a newline.
+    pub fn write<E: serde::Serialize + ?Sized>(&mut self, event: &E) -> io::Result<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, event).map_err(io::Error::other)?;
         self.line.push(b'\n');

@@ -160,7 +160,7 @@ fn an_unusable_reply_is_a_counted_labelled_fallback_and_the_trace_reads_back() {
     ]
     .into();
     let model = Canned(replies);
-    let build = |_: &World, max_steps: u32| -> Box<dyn Policy> {
+    let build = |_: &World, max_steps: u32| -> Box<dyn Policy + Send> {
         let opts = DispatchOptions {
             output: OutputMode::Grammar,
             temperature: 0.0,
