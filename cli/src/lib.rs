@@ -12,6 +12,7 @@ mod adjudicate;
 mod adjudications;
 mod analyze;
 mod bench_llm;
+mod bots;
 mod calibrate;
 mod check;
 mod cos;

@@ -112,6 +112,15 @@ pub struct RunArgs {
     replay_adjudications: Option<PathBuf>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
+    /// Who decides at the bots' decision points: `scripted` (the agent core) or `model`
+    /// (a language model at --llm-url / --model: next cell, what to do about an issue,
+    /// how to answer a request) [default: the config's [bots], else scripted]
+    #[arg(long, value_name = "KIND", value_parser = parse_bots)]
+    bots: Option<gatecrew_crew::bots::BotsKind>,
+    /// Re-run a --bots model episode with the model calls recorded in this trace (no
+    /// server); same config, seed and flags
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model", "replay_adjudications"])]
+    replay_model: Option<PathBuf>,
     #[command(flatten)]
     mc: crate::minecraft::McArgs,
     /// A person in the loop (issue 9).
@@ -125,6 +134,10 @@ pub struct RunArgs {
     /// the crew is never slowed, the page follows behind [default: as fast as it runs]
     #[arg(long, value_name = "TPS", requires = "serve", value_parser = positive)]
     pace: Option<f64>,
+}
+
+fn parse_bots(s: &str) -> Result<gatecrew_crew::bots::BotsKind, String> {
+    s.parse()
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -239,7 +252,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         consult: args.replay_adjudications.is_some(),
         faults: args.faults.clone(),
         executor: args.exec.resolve()?,
+        bots: if args.replay_model.is_some() { Some(gatecrew_crew::bots::BotsKind::Model) } else { args.bots },
     };
+    if (mc.is_some() || args.task.is_some() || args.hitl.interactive)
+        && (overrides.bots == Some(gatecrew_crew::bots::BotsKind::Model))
+    {
+        return Err(BadInput(
+            "--bots model needs a crew config on the embedded world (not --task, --world minecraft or --interactive)"
+                .into(),
+        )
+        .into());
+    }
     if mc.is_some() && args.exec.executor.is_some() {
         // The executor model stands in for a language model's costs in the simulator.
         return Err(BadInput("--executor does not go with --world minecraft".into()).into());
@@ -284,7 +307,11 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
         }
     };
-    let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
+    let seat =
+        crate::bots::attach(&mut setup, args.llm_url.as_deref(), args.model.as_deref(), args.replay_model.as_deref())?;
+    // A replayed model-driven episode replays its adjudications from the same trace.
+    let replay_t3 = args.replay_adjudications.as_deref().or(args.replay_model.as_deref().filter(|_| setup.consults()));
+    let tier3 = Tier3::for_run(&setup, replay_t3)?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));
     if let Some(dir) = trace.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -396,6 +423,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     if let Some(f) = feed {
         f.finish();
     }
+    seat.check()?;
     partial.commit()?;
     if let Some(bar) = &watch.bar {
         bar.finish_and_clear();

@@ -23,6 +23,7 @@ mod gate;
 mod history;
 mod knowledge;
 mod memory;
+mod model;
 mod recover;
 mod request;
 mod scaffold;
@@ -204,6 +205,8 @@ pub enum Note {
         /// Why the board failed: `timeout`, `cannot_supply`, `rejected`, `lost` or `manager`.
         cause: gatecrew_protocol::trace::FallbackCause,
     },
+    /// A model-driven bot's call at a decision point.
+    ModelCall(crate::bots::CallNote),
     /// A node left unfinished at the end.
     Unfinished {
         /// The plan node not done.
@@ -279,6 +282,8 @@ pub struct AgentSetup {
     /// Whether the gray zone is put to an external adjudicator (consults) instead of
     /// being settled inline by the deterministic one.
     pub consult: bool,
+    /// The seat a model-driven bot asks at its decision points (`None`: scripted).
+    pub seat: Option<Arc<crate::bots::Seat>>,
 }
 
 /// One bot's mind: its private execution state `S = (I, T, P, B, H)` and its
@@ -307,6 +312,8 @@ pub struct AgentCore {
     side: Option<Box<dyn crate::style::BotSide>>,
     /// Buffers the gate reuses between decisions (not state: a clone starts empty).
     gate_scratch: gate::Scratch,
+    /// The model that decides for a model-driven bot.
+    mind: Option<model::Mind>,
 }
 
 /// What a bot is given at spawn and never changes: the crew, the split, the game data,
@@ -364,6 +371,7 @@ impl AgentCore {
             knowledge: Knowledge { mem, ..Knowledge::default() },
             side: style.bot(),
             gate_scratch: gate::Scratch::default(),
+            mind: s.seat.map(model::Mind::new),
         }
     }
 

@@ -8,6 +8,7 @@
 //! fast path for suites and calibration.
 
 pub mod agent;
+pub mod bots;
 pub mod episode;
 pub mod executor;
 pub mod invariants;

@@ -231,6 +231,8 @@ struct CrewFile {
     llm: Option<LlmSpec>,
     #[serde(default)]
     executor: crate::executor::ExecutorSpec,
+    #[serde(default)]
+    bots: crate::bots::BotsSpec,
     world: WorldSpec,
     agents: Vec<AgentSpec>,
 }
@@ -260,6 +262,8 @@ pub struct Overrides {
     pub faults: Option<FaultSpec>,
     /// Another executor, resolved (`--executor`), replacing the config's `[executor]`.
     pub executor: Option<crate::executor::Executor>,
+    /// Other bots (`--bots`), replacing the config's `[bots] kind`.
+    pub bots: Option<crate::bots::BotsKind>,
 }
 
 /// A config that cannot be used.
@@ -312,6 +316,10 @@ pub struct Setup {
     pub probe: Option<Arc<dyn crate::episode::probe::WorldProbe>>,
     /// What drives the bots' decisions: scripted (the default) or the `llm` model.
     pub executor: crate::executor::Executor,
+    /// Model-driven bots' terms (`[bots] kind = "model"`); `None` for scripted bots.
+    pub model_bots: Option<crate::bots::ModelBots>,
+    /// The seat the model-driven bots ask, once attached ([`Setup::attach_seat`]).
+    pub seat: Option<Arc<crate::bots::Seat>>,
 }
 
 /// Suite labels written into `episode_start`.
@@ -421,7 +429,15 @@ impl Setup {
                 None => err,
             }
         })?;
-        let llm = llm_spec(file.llm.clone(), ov, path, text)?;
+        let bots_kind = ov.bots.unwrap_or(file.bots.kind);
+        // Model-driven bots take --llm-url and --model for their seat: the gray zone
+        // goes to an adjudicator only when the config has its own [llm] section.
+        let llm = if bots_kind == crate::bots::BotsKind::Model {
+            let seat_only = Overrides { llm_url: None, llm_model: None, ..ov.clone() };
+            llm_spec(file.llm.clone(), &seat_only, path, text)?
+        } else {
+            llm_spec(file.llm.clone(), ov, path, text)?
+        };
         if let Err((key, why)) = file.faults.check() {
             let err = LoadError::new(path, LoadErrorKind::Invalid(why)).at(format!("faults.{key}"));
             return Err(match line_of_key(text, key) {
@@ -499,7 +515,35 @@ impl Setup {
             })?,
         };
         setup.set_executor(executor);
+        let mut bots = file.bots.clone();
+        if let Some(kind) = ov.bots {
+            bots.kind = kind;
+        }
+        let model_bots = crate::bots::ModelBots::resolve(&bots, base).map_err(|e| {
+            let err = LoadError::new(path, LoadErrorKind::Invalid(e.to_string())).at("bots");
+            match line_of_key(text, "bots") {
+                Some(l) => err.line(l),
+                None => err,
+            }
+        })?;
+        setup.set_model_bots(model_bots);
         Ok(setup)
+    }
+
+    /// Runs the episode with model-driven bots under `terms` (`None`: scripted). Their
+    /// terms enter the config hash; scripted bots leave it as it was.
+    pub fn set_model_bots(&mut self, terms: Option<crate::bots::ModelBots>) {
+        if let Some(t) = &terms {
+            self.config_hash = config_hash(&(&self.config_hash, "bots", t));
+        }
+        self.model_bots = terms;
+    }
+
+    /// Gives the model-driven bots their seat: a live endpoint or a recorded trace.
+    pub fn attach_seat(&mut self, endpoint: Arc<dyn crate::bots::Endpoint>, model: &str) {
+        if let Some(t) = &self.model_bots {
+            self.seat = Some(Arc::new(crate::bots::Seat::new(endpoint, t.clone(), model)));
+        }
     }
 
     /// Runs the episode under `executor`. The `llm` executor's terms (its profile,
@@ -572,6 +616,7 @@ impl Setup {
             start: Pos::default(),
             inventory: Inventory::default(),
             consult: self.parks_gray(),
+            seat: self.seat.clone(),
         };
         AgentFactory::new(common, bodies)
     }

@@ -27,7 +27,7 @@ mod reply;
 mod wire;
 
 #[cfg(feature = "http")]
-pub use blocking::BlockingLlm;
+pub use blocking::{BlockingChat, BlockingLlm, ChatResult};
 pub use breaker::{Admission, Breaker, BreakerState, Transition};
 #[cfg(feature = "http")]
 pub use client::{ApiKey, LlmClient, LlmClientError};

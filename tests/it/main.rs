@@ -29,6 +29,7 @@ mod kitchen;
 mod llm;
 mod metrics;
 mod minecraft;
+mod model_bots;
 mod oracle;
 mod partial_tasks;
 mod plan;

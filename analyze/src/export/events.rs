@@ -255,6 +255,18 @@ fn row(l: &Labels, ev: &Event) -> Row {
             r.tokens = Some(prompt_tokens.saturating_add(*completion_tokens));
             r.ticks = Some(*ticks);
         }
+        EventKind::ModelCall { agent, point, issue_id, prompt_tokens, completion_tokens, ticks, fallback, .. } => {
+            // A model-driven bot's call: `action` names its decision point, `ok` is
+            // false when the scripted decision stood in.
+            r.agent = Some(agent.0);
+            r.issue_id = issue_id.map(|i| i.0);
+            r.action = s(point);
+            r.ok = Some(!*fallback);
+            r.prompt_tokens = Some(*prompt_tokens);
+            r.completion_tokens = Some(*completion_tokens);
+            r.tokens = Some(prompt_tokens.saturating_add(*completion_tokens));
+            r.ticks = Some(*ticks);
+        }
         EventKind::Chat { from, to, tokens } => {
             r.from_agent = Some(from.0);
             set_to(&mut r, to);

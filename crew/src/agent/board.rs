@@ -117,8 +117,8 @@ impl AgentCore {
         out: &mut StepOutput,
     ) {
         let surplus = self.surplus(item);
-        let msg = if surplus > 0 {
-            let give = surplus.min(count);
+        let give = self.model_answer(from, item, count, surplus, out).unwrap_or(surplus.min(count));
+        let msg = if give > 0 {
             self.work.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0 });
             let count = Count::new(i64::from(give)).expect("1..=requested is a valid count");
             BoardMessage::OfferTransfer { window, from: self.id, to: from, item, count, handover: Way::Give }

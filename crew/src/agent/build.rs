@@ -238,6 +238,12 @@ impl AgentCore {
                 deferred.get_or_insert((n, pos, block, item));
                 continue;
             }
+            // A model-driven bot may pick another ready cell (not from a pillar: what is
+            // in reach of it goes first).
+            let chosen = if self.on_pillar() { n } else { self.model_pick(n, out) };
+            if let Some((pos, block, item)) = place_of(&self.work.plan.node(chosen).kind).filter(|_| chosen != n) {
+                return self.approach(chosen, pos, block, item, out);
+            }
             return self.approach(n, pos, block, item, out);
         }
         if let Some((n, pos, block, item)) = deferred {

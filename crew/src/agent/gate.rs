@@ -277,7 +277,14 @@ impl AgentCore {
 
     /// Runs the gate on an issue just detected, records the decision and acts on it (or,
     /// in the gray zone with an external adjudicator, parks the issue for its verdict).
+    /// A model-driven bot proposes first: to stay local is its own decision; a
+    /// proposal to ask goes through the gate like any scripted issue.
     pub(super) fn run_gate(&mut self, id: IssueId, issue: Issue, node: Option<NodeId>, out: &mut StepOutput) {
+        if let Some(super::model::Proposal::Local(action)) = self.model_issue(id, issue, out) {
+            self.record_own_decision(id, issue, node, action, out);
+            self.act_on(id, issue, node, Decision::StayLocal, action, out);
+            return;
+        }
         if let Some((decision, action)) = self.assess(id, issue, node, out) {
             self.act_on(id, issue, node, decision, action, out);
         }

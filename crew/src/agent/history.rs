@@ -24,4 +24,9 @@ impl History {
             self.recent.pop_front();
         }
     }
+
+    /// The last verified outcomes, oldest first.
+    pub(super) fn recent(&self) -> impl Iterator<Item = &(Tick, ActionName, bool)> + '_ {
+        self.recent.iter()
+    }
 }

@@ -101,6 +101,27 @@ impl Episode {
             Note::Recovery { id, step, ok } => EventKind::Recovery { agent, issue_id: id, step, ok },
             Note::Resolved { id, by } => EventKind::Resolved { agent, issue_id: id, by },
             Note::Fallback { id, action, cause } => EventKind::Fallback { agent, issue_id: id, action, cause },
+            Note::ModelCall(c) => {
+                // The call's game time: the action it chose (or the wait) ends that much later.
+                if let Some(s) = self.crew.slots.get_mut(agent.index()) {
+                    s.reading += c.ticks;
+                }
+                EventKind::ModelCall {
+                    agent,
+                    point: c.point.as_str().to_owned(),
+                    issue_id: c.issue_id,
+                    attempt: c.attempt,
+                    digest: c.digest,
+                    reply: c.reply,
+                    choice: c.choice,
+                    prompt_tokens: c.prompt_tokens,
+                    completion_tokens: c.completion_tokens,
+                    latency_ms: c.latency_ms,
+                    ticks: c.ticks,
+                    error: c.error,
+                    fallback: c.fallback,
+                }
+            }
             Note::Unfinished { node, pos, why } => {
                 let block = pos
                     .and_then(|p| self.site.blueprint.cell_at(p))

@@ -144,6 +144,8 @@ impl Setup {
             llm: None,
             probe: None,
             executor: crate::executor::Executor::Scripted,
+            model_bots: None,
+            seat: None,
         })
     }
 }

@@ -206,7 +206,18 @@ impl LlmClient {
         }
     }
 
-    async fn send(&self, body: &ChatRequest<'_>) -> Result<(String, Usage), Failed> {
+    /// [`Self::chat`] with a body the caller built as JSON (a model-driven bot's
+    /// decision, whose constraint is built from its options): the same key, timeout and
+    /// body cap.
+    pub async fn chat_json(&self, body: &serde_json::Value) -> Result<(String, Usage), (FallbackReason, String)> {
+        match tokio::time::timeout(self.spec.timeout(), self.send(body)).await {
+            Err(_) => Err((FallbackReason::Timeout, String::new())),
+            Ok(Err((reason, text, _))) => Err((reason, self.keep(&text))),
+            Ok(Ok(ok)) => Ok(ok),
+        }
+    }
+
+    async fn send<B: serde::Serialize + ?Sized>(&self, body: &B) -> Result<(String, Usage), Failed> {
         let mut req = self.http.post(&self.endpoint).json(body);
         if let Some(k) = &self.key {
             // reqwest marks a bearer header sensitive: it is never logged.

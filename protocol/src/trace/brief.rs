@@ -165,6 +165,7 @@ impl<'a> Brief<'a> {
             | EventKind::Fallback { .. }
             | EventKind::AgentFailed { .. }
             | EventKind::MessageFault { .. }
+            | EventKind::ModelCall { .. }
             | EventKind::Human(_)
             | EventKind::Intent(_)
             | EventKind::Plan(_)

@@ -627,6 +627,43 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         mistake: bool,
     },
+    /// One call a model-driven bot (`--bots model`) made at a decision point: the
+    /// request's digest, the raw reply, the server's token counts and the wall latency,
+    /// the option it chose, and the game ticks the call cost (from its tokens, through
+    /// the latency profile). A proposal to ask is followed by the `gate` event that
+    /// decided it.
+    ModelCall {
+        /// The bot.
+        agent: AgentId,
+        /// The decision point: `command`, `issue` or `answer`.
+        point: String,
+        /// The issue decided, at an `issue` point.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issue_id: Option<IssueId>,
+        /// 1, or 2 for the call that fed an unusable first reply back.
+        attempt: u8,
+        /// SHA-256 of the request's messages and constraint (not the model name), hex.
+        digest: String,
+        /// The raw reply (the message's text, or the body of a failed exchange).
+        reply: String,
+        /// The option chosen, when the reply was usable.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        choice: Option<String>,
+        /// Prompt tokens, from the server's `usage`.
+        prompt_tokens: u32,
+        /// Completion tokens, from the server's `usage`.
+        completion_tokens: u32,
+        /// Wall time of the exchange.
+        latency_ms: u64,
+        /// Game ticks the call cost.
+        ticks: u64,
+        /// Why the reply was unusable (a transport failure's tag, `malformed_reply`, `not_an_option`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// The scripted decision stood in after this call.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fallback: bool,
+    },
     /// A person's chat line (interactive runs only).
     Human(super::hitl::HumanLine),
     /// The intent a line became.
@@ -667,6 +704,7 @@ impl EventKind {
             EventKind::MessageFault { .. } => "message_fault",
             EventKind::EpisodeEnd { .. } => "episode_end",
             EventKind::LlmCall { .. } => "llm_call",
+            EventKind::ModelCall { .. } => "model_call",
             EventKind::Human(_) => "human",
             EventKind::Intent(_) => "intent",
             EventKind::Plan(_) => "plan",
