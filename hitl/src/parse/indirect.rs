@@ -156,7 +156,9 @@ pub(super) fn person_does(text: &str, ws: &[String], has_goal: &dyn Fn(&[String]
         }
     }
     // "leave the planks": the step is left undone.
-    if let Some(rest) = after(ws, "leave the").or_else(|| after(ws, "leave")) {
+    // ("leave out X" and "leave off X" are the delete leads' and the parts' own.)
+    let leave = after(ws, "leave").filter(|r| r.first().is_some_and(|w| w != "out" && w != "off"));
+    if let Some(rest) = leave {
         let rest = strip_lead(rest, &["the", "all", "those", "any"]);
         if !rest.is_empty()
             && has_goal(rest)

@@ -24,11 +24,8 @@ const DEPTH: usize = 3;
 pub(crate) fn why_failed(plan: &Plan, n: StepId, know: &Knowledge, data: &GameData) -> Option<String> {
     let mut seen = BTreeSet::new();
     let mut n = n;
-    loop {
-        let ways = match plan.step(n).kind {
-            Kind::Obtain { item, .. } => ways(plan, n, item, know, data, 0, &mut seen.clone()),
-            _ => break,
-        };
+    while let Kind::Obtain { item, .. } = plan.step(n).kind {
+        let ways = ways(plan, n, item, know, data, 0, &mut seen.clone());
         let mut blocking: Vec<StepId> = ways.iter().filter_map(|w| w.ingredient).collect();
         blocking.dedup();
         match (blocking.as_slice(), ways.iter().all(|w| w.ingredient.is_some() || w.general)) {
