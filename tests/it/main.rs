@@ -22,6 +22,7 @@ mod export;
 mod external;
 mod faults;
 mod fuzz_corpus;
+mod gated_baselines;
 mod hitl;
 mod hostile;
 mod issues;

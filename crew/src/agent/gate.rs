@@ -419,7 +419,7 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
-        if self.hand_to_channel(id, issue, out) {
+        if self.ctx.style.channel_takes(decision) && self.hand_to_channel(id, issue, out) {
             return;
         }
         if issue.requestable().is_none() {
