@@ -31,6 +31,7 @@ mod llm;
 mod metrics;
 mod minecraft;
 mod oracle;
+mod out_of_sight;
 mod partial_tasks;
 mod plan;
 mod scores;
