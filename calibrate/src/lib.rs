@@ -23,10 +23,12 @@ pub mod eval;
 pub mod grid;
 pub mod kitchen;
 pub mod objective;
+pub mod perturb;
 pub mod report;
 pub mod run;
 
 pub use eval::{Evaluator, PointMetrics};
 pub use grid::{Grid, GridError, Point};
 pub use objective::Objective;
+pub use perturb::{PerturbRow, Perturbation, perturb};
 pub use run::{CalibrateError, Calibration, SuiteError, calibrate};

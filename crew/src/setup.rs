@@ -429,6 +429,9 @@ impl Setup {
                 None => err,
             }
         })?;
+        if gate.spec().experiment && !gate.keeps_hierarchy() {
+            tracing::warn!(config = %path.display(), "experiment gate: the weight hierarchy is not enforced");
+        }
         let bots_kind = ov.bots.unwrap_or(file.bots.kind);
         // Model-driven bots take --llm-url and --model for their seat: the gray zone
         // goes to an adjudicator only when the config has its own [llm] section.

@@ -375,6 +375,7 @@ mod tests {
                     cells_dropped: None,
                     humans: Vec::new(),
                     executor: None,
+                    experiment: false,
                 },
             },
             Event {
