@@ -25,12 +25,14 @@
 #[cfg(feature = "export")]
 pub mod export;
 pub mod kitchen;
+mod paired;
 pub mod plot;
 mod read;
 mod report;
 mod stats;
 
 pub use kitchen::{KitchenMean, KitchenReport, KitchenRow};
+pub use paired::{Paired, PairedError, PairedGroup, format_diff};
 pub use read::{AnalyzeError, ReadSummary, read_traces};
-pub use report::{By, Cell, Group, Metric, Report};
+pub use report::{By, Cell, DecisionRow, Decisions, Group, Metric, Report};
 pub use stats::{Ci, Column, Interval, RESAMPLES, bootstrap, resampled};

@@ -22,7 +22,7 @@ pub struct PlotError {
 }
 
 const PANELS: [Metric; 6] = [Metric::Tsr, Metric::Msg, Metric::Cs, Metric::Uer, Metric::Ecr, Metric::Rsr];
-const COLOURS: [RGBColor; 7] = [
+const COLOURS: [RGBColor; 9] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -30,6 +30,8 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 /// Registers the bundled font under "sans-serif" (what every chart here asks for).

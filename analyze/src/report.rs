@@ -10,6 +10,12 @@ use rayon::prelude::*;
 
 use crate::stats::{Ci, Column, Interval, resampled};
 
+mod decisions;
+mod metric;
+
+pub use decisions::{DecisionRow, Decisions};
+pub use metric::Metric;
+
 /// How to group episodes besides the policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -20,238 +26,6 @@ pub enum By {
     Agents,
     /// Policy only.
     Policy,
-}
-
-/// The reported metrics (DESIGN section 8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Mean block-level completion.
-    Tsr,
-    /// Share of episodes fully completed.
-    Complete,
-    /// Mean environment actions.
-    Cs,
-    /// Mean episode length in ticks (20 per second of game time).
-    Ticks,
-    /// Mean public messages.
-    Msg,
-    /// Mean modelled tokens of chat and manager messages.
-    MsgTokens,
-    /// Pooled local resolution rate.
-    Lrr,
-    /// Pooled unnecessary escalation rate (the planner oracle at the episode's budget).
-    Uer,
-    /// Pooled UER by the rollout oracle within 300 ticks (DESIGN section 8's sweep).
-    Uer300,
-    /// The same within 600 ticks.
-    Uer600,
-    /// The same within 1,200 ticks.
-    Uer1200,
-    /// The same within 2,400 ticks.
-    Uer2400,
-    /// Pooled `UER_faster`: the rollout would have got the items before the issue was
-    /// actually resolved.
-    UerFaster,
-    /// Pooled effective coordination rate.
-    Ecr,
-    /// Pooled resolution success rate.
-    Rsr,
-    /// Mean waits on a teammate's block (`dependency_blocked`), kept out of LRR and RSR.
-    Waits,
-    /// Pooled share of those waits that cleared.
-    WaitsCleared,
-    /// Adjudications per gated issue.
-    LlmCalls,
-    /// Tokens per adjudication.
-    LlmTokens,
-    /// Adjudication latency, median (ms).
-    LatencyP50,
-    /// Adjudication latency, 95th percentile (ms).
-    LatencyP95,
-    /// Share of adjudications decided by the fallback.
-    Fallbacks,
-    /// Mean calls to the bots' language model per episode (`llm` executor, issue 16).
-    ExecCalls,
-    /// Tokens per executor call (prompt + completion).
-    ExecTokens,
-    /// Share of executor calls that went wrong.
-    ExecMistakes,
-}
-
-impl Metric {
-    /// Every metric, in report order.
-    pub const ALL: [Metric; 25] = [
-        Metric::Tsr,
-        Metric::Complete,
-        Metric::Cs,
-        Metric::Ticks,
-        Metric::Msg,
-        Metric::MsgTokens,
-        Metric::Lrr,
-        Metric::Uer,
-        Metric::Uer300,
-        Metric::Uer600,
-        Metric::Uer1200,
-        Metric::Uer2400,
-        Metric::UerFaster,
-        Metric::Ecr,
-        Metric::Rsr,
-        Metric::Waits,
-        Metric::WaitsCleared,
-        Metric::LlmCalls,
-        Metric::LlmTokens,
-        Metric::LatencyP50,
-        Metric::LatencyP95,
-        Metric::Fallbacks,
-        Metric::ExecCalls,
-        Metric::ExecTokens,
-        Metric::ExecMistakes,
-    ];
-
-    /// The label used in tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            Metric::Tsr => "TSR",
-            Metric::Complete => "complete",
-            Metric::Cs => "CS",
-            Metric::Ticks => "ticks",
-            Metric::Msg => "Msg",
-            Metric::MsgTokens => "Msg tokens",
-            Metric::Lrr => "LRR",
-            Metric::Uer => "UER",
-            Metric::Uer300 => "UER@300",
-            Metric::Uer600 => "UER@600",
-            Metric::Uer1200 => "UER@1200",
-            Metric::Uer2400 => "UER@2400",
-            Metric::UerFaster => "UER_faster",
-            Metric::Ecr => "ECR",
-            Metric::Rsr => "RSR",
-            Metric::Waits => "dep. waits",
-            Metric::WaitsCleared => "waits cleared",
-            Metric::LlmCalls => "LLM calls/issue",
-            Metric::LlmTokens => "LLM tokens/call",
-            Metric::LatencyP50 => "LLM p50 ms",
-            Metric::LatencyP95 => "LLM p95 ms",
-            Metric::Fallbacks => "LLM fallbacks",
-            Metric::ExecCalls => "exec calls",
-            Metric::ExecTokens => "exec tokens/call",
-            Metric::ExecMistakes => "exec mistakes",
-        }
-    }
-
-    fn is_share(self) -> bool {
-        matches!(
-            self,
-            Metric::Complete
-                | Metric::Lrr
-                | Metric::Uer
-                | Metric::Uer300
-                | Metric::Uer600
-                | Metric::Uer1200
-                | Metric::Uer2400
-                | Metric::UerFaster
-                | Metric::Ecr
-                | Metric::Rsr
-                | Metric::WaitsCleared
-                | Metric::Fallbacks
-                | Metric::ExecMistakes
-        )
-    }
-
-    /// The metric on a set of episodes (`None` when undefined, e.g. no escalations).
-    pub fn compute(self, eps: &[&EpisodeMetrics], ix: &[usize]) -> Option<f64> {
-        if ix.is_empty() {
-            return None;
-        }
-        let n = ix.len() as f64;
-        let mean = |f: &dyn Fn(&EpisodeMetrics) -> f64| Some(ix.iter().map(|&i| f(eps[i])).sum::<f64>() / n);
-        let pooled = |num: &dyn Fn(&EpisodeMetrics) -> u64, den: &dyn Fn(&EpisodeMetrics) -> u64| {
-            let (a, b) = ix.iter().fold((0u64, 0u64), |(a, b), &i| (a + num(eps[i]), b + den(eps[i])));
-            (b > 0).then(|| a as f64 / b as f64)
-        };
-        let latency = |q: f64| {
-            let mut v: Vec<u64> = ix.iter().flat_map(|&i| eps[i].latencies_ms.iter().copied()).collect();
-            if v.is_empty() {
-                return None;
-            }
-            v.sort_unstable();
-            Some(v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)] as f64)
-        };
-        match self {
-            Metric::Tsr => mean(&|e| e.tsr),
-            Metric::Complete => mean(&|e| f64::from(u8::from(e.complete))),
-            Metric::Cs => mean(&|e| e.cs as f64),
-            Metric::Ticks => mean(&|e| e.ticks as f64),
-            Metric::Msg => mean(&|e| e.msg as f64),
-            Metric::MsgTokens => mean(&|e| e.msg_tokens as f64),
-            Metric::Lrr => pooled(&|e| e.resolved_local, &|e| e.resolved()),
-            Metric::Uer => pooled(&|e| e.escalated_unnecessary, &|e| e.escalated),
-            Metric::Uer300 => pooled(&|e| e.escalated_unnecessary_within[0], &|e| e.escalated),
-            Metric::Uer600 => pooled(&|e| e.escalated_unnecessary_within[1], &|e| e.escalated),
-            Metric::Uer1200 => pooled(&|e| e.escalated_unnecessary_within[2], &|e| e.escalated),
-            Metric::Uer2400 => pooled(&|e| e.escalated_unnecessary_within[3], &|e| e.escalated),
-            Metric::UerFaster => pooled(&|e| e.escalated_faster(), &|e| e.escalated),
-            Metric::Ecr => pooled(&|e| e.windows_confirmed, &|e| e.windows_opened),
-            Metric::Rsr => pooled(&|e| e.resolved(), &|e| e.issues),
-            Metric::Waits => mean(&|e| e.waits as f64),
-            Metric::WaitsCleared => pooled(&|e| e.waits_cleared, &|e| e.waits),
-            Metric::LlmCalls => pooled(&|e| e.adjudications, &|e| e.gated),
-            Metric::LlmTokens => pooled(&|e| e.tokens, &|e| e.adjudications),
-            Metric::LatencyP50 => latency(0.5),
-            Metric::LatencyP95 => latency(0.95),
-            Metric::Fallbacks => pooled(&|e| e.fallbacks, &|e| e.adjudications),
-            // Undefined (not zero) where no episode ran under the llm executor.
-            Metric::ExecCalls => pooled(&|e| e.exec_calls, &|e| u64::from(e.exec_calls > 0)),
-            Metric::ExecTokens => pooled(&|e| e.exec_tokens, &|e| e.exec_calls),
-            Metric::ExecMistakes => pooled(&|e| e.exec_mistakes, &|e| e.exec_calls),
-        }
-    }
-
-    /// The metric's per-episode inputs, for [`crate::stats::resampled`]: what
-    /// [`Metric::compute`] reads of each episode.
-    pub fn column(self, eps: &[&EpisodeMetrics]) -> Column {
-        let mean = |f: fn(&EpisodeMetrics) -> f64| Column::Mean(eps.iter().map(|e| f(e)).collect());
-        let pooled = |f: fn(&EpisodeMetrics) -> (u64, u64)| Column::Pooled(eps.iter().map(|e| f(e)).collect());
-        let quantile = |q: f64| Column::Quantile { q, values: eps.iter().map(|e| e.latencies_ms.clone()).collect() };
-        match self {
-            Metric::Tsr => mean(|e| e.tsr),
-            Metric::Complete => mean(|e| f64::from(u8::from(e.complete))),
-            Metric::Cs => mean(|e| e.cs as f64),
-            Metric::Ticks => mean(|e| e.ticks as f64),
-            Metric::Msg => mean(|e| e.msg as f64),
-            Metric::MsgTokens => mean(|e| e.msg_tokens as f64),
-            Metric::Lrr => pooled(|e| (e.resolved_local, e.resolved())),
-            Metric::Uer => pooled(|e| (e.escalated_unnecessary, e.escalated)),
-            Metric::Uer300 => pooled(|e| (e.escalated_unnecessary_within[0], e.escalated)),
-            Metric::Uer600 => pooled(|e| (e.escalated_unnecessary_within[1], e.escalated)),
-            Metric::Uer1200 => pooled(|e| (e.escalated_unnecessary_within[2], e.escalated)),
-            Metric::Uer2400 => pooled(|e| (e.escalated_unnecessary_within[3], e.escalated)),
-            Metric::UerFaster => pooled(|e| (e.escalated_faster(), e.escalated)),
-            Metric::Ecr => pooled(|e| (e.windows_confirmed, e.windows_opened)),
-            Metric::Rsr => pooled(|e| (e.resolved(), e.issues)),
-            Metric::Waits => mean(|e| e.waits as f64),
-            Metric::WaitsCleared => pooled(|e| (e.waits_cleared, e.waits)),
-            Metric::LlmCalls => pooled(|e| (e.adjudications, e.gated)),
-            Metric::LlmTokens => pooled(|e| (e.tokens, e.adjudications)),
-            Metric::LatencyP50 => quantile(0.5),
-            Metric::LatencyP95 => quantile(0.95),
-            Metric::Fallbacks => pooled(|e| (e.fallbacks, e.adjudications)),
-            Metric::ExecCalls => pooled(|e| (e.exec_calls, u64::from(e.exec_calls > 0))),
-            Metric::ExecTokens => pooled(|e| (e.exec_tokens, e.exec_calls)),
-            Metric::ExecMistakes => pooled(|e| (e.exec_mistakes, e.exec_calls)),
-        }
-    }
-
-    /// Formats a value.
-    pub fn format(self, v: f64) -> String {
-        match self {
-            _ if self.is_share() => format!("{:.1}%", v * 100.0),
-            Metric::Tsr => format!("{v:.3}"),
-            Metric::LlmCalls => format!("{v:.2}"),
-            _ => format!("{v:.1}"),
-        }
-    }
 }
 
 /// One metric of one group.
@@ -276,6 +50,9 @@ pub struct Group {
     /// no `adjudication` events (no language model was asked). Reported beside the
     /// policy, so that `gated` without a model is not read as `gated` with one.
     pub deterministic_tier3: bool,
+    /// Tier-3 consults the `llm` executor modelled (its gray zone went to a modelled
+    /// model, with no `adjudication` events either): reported beside the policy too.
+    pub consults: u64,
     /// Every metric.
     pub cells: Vec<Cell>,
 }
@@ -291,9 +68,11 @@ pub struct Report {
     pub keys: Vec<String>,
     /// Groups, by key then policy.
     pub groups: Vec<Group>,
+    /// Every policy's gate decisions by tier, rule and verdict.
+    pub decisions: Decisions,
 }
 
-fn seed_of(parts: &[&str]) -> u64 {
+pub(crate) fn seed_of(parts: &[&str]) -> u64 {
     // FNV-1a: a stable seed per group, whatever the group order.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
@@ -305,8 +84,24 @@ fn seed_of(parts: &[&str]) -> u64 {
     h
 }
 
-const POLICY_ORDER: [&str; 7] =
-    ["gated", "rule_score", "rule_only", "no_gate", "no_partition", "flatcomm", "central_dag"];
+const POLICY_ORDER: [&str; 9] = [
+    "gated",
+    "rule_score",
+    "rule_only",
+    "no_gate",
+    "no_partition",
+    "flatcomm",
+    "central_dag",
+    "gated_flatcomm",
+    "gated_central_dag",
+];
+
+/// The policies of `eps`, the usual ones first in their order, then any other by name.
+pub(crate) fn ordered_policies(eps: &[EpisodeMetrics]) -> Vec<String> {
+    let mut policies: Vec<String> = eps.iter().map(|e| e.policy.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    policies.sort_by_key(|p| (POLICY_ORDER.iter().position(|q| q == p).unwrap_or(usize::MAX), p.clone()));
+    policies
+}
 
 impl Report {
     /// Groups the episodes and computes every metric with its interval (the default
@@ -324,9 +119,7 @@ impl Report {
                 By::Policy => "all".into(),
             }
         };
-        let mut policies: Vec<String> =
-            eps.iter().map(|e| e.policy.clone()).collect::<BTreeSet<_>>().into_iter().collect();
-        policies.sort_by_key(|p| (POLICY_ORDER.iter().position(|q| q == p).unwrap_or(usize::MAX), p.clone()));
+        let policies = ordered_policies(eps);
         let mut keys = vec!["all".to_owned()];
         if by != By::Policy {
             keys.extend(eps.iter().map(key_of).collect::<BTreeSet<_>>());
@@ -356,18 +149,21 @@ impl Report {
                 let intervals = resampled(&columns, ci, seed_of(&[policy.as_str(), key.as_str()]));
                 let cells =
                     Metric::ALL.iter().zip(intervals).map(|(&metric, interval)| Cell { metric, interval }).collect();
+                let consults = members.iter().map(|e| e.acct.consults).sum::<u64>();
                 let deterministic_tier3 =
-                    members.iter().any(|e| e.gray > 0) && members.iter().all(|e| e.adjudications == 0);
+                    members.iter().any(|e| e.gray > 0) && members.iter().all(|e| e.adjudications == 0) && consults == 0;
                 Group {
                     policy: (*policy).clone(),
                     key: (*key).clone(),
                     episodes: members.len(),
                     deterministic_tier3,
+                    consults,
                     cells,
                 }
             })
             .collect();
-        Report { by, policies, keys, groups }
+        let decisions = Decisions::build(eps, &policies);
+        Report { by, policies, keys, groups, decisions }
     }
 
     /// The group of a policy and key.
@@ -397,6 +193,7 @@ impl Report {
             let mut header = vec![format!("{key}")];
             header.extend(present.iter().map(|p| match self.group(p, key) {
                 Some(g) if g.deterministic_tier3 => format!("{p} (n={}, det. tier 3)", g.episodes),
+                Some(g) if g.consults > 0 => format!("{p} (n={}, {} tier-3 consults)", g.episodes, g.consults),
                 g => format!("{p} (n={})", g.map_or(0, |g| g.episodes)),
             }));
             t.set_header(header);
@@ -417,6 +214,7 @@ impl Report {
             }
             out.push_str(&format!("{t}\n"));
         }
+        out.push_str(&self.decisions.table());
         out
     }
 }

@@ -44,6 +44,14 @@ pub struct Score {
     pub msg: f64,
     /// Pooled unnecessary escalation rate.
     pub uer: f64,
+    /// Pooled local resolution rate over material and tool issues (0 in results
+    /// written before it was recorded).
+    #[serde(default)]
+    pub lrr: f64,
+    /// Mean environment actions per episode (CS; 0 in results written before it was
+    /// recorded).
+    #[serde(default)]
+    pub cs: f64,
     /// How many episodes the means are over.
     pub episodes: usize,
 }
@@ -70,6 +78,10 @@ impl Objective {
             sum(&|e| if e.adjudications > 0 { e.tokens as f64 } else { e.gray as f64 * self.tokens_per_call }) / n;
         let uer = if esc > 0.0 { sum(&|e| e.escalated_unnecessary as f64) / esc } else { 0.0 };
         let j = tsr - self.l1 * t_rec / self.t_max - self.l2 * zero_yield - self.l3 * tokens / 1000.0;
-        Score { j, tsr, t_rec, zero_yield, tokens, msg: sum(&|e| e.msg as f64) / n, uer, episodes: eps.len() }
+        let (item_local, item_resolved) =
+            (sum(&|e| e.acct.item_resolved_local as f64), sum(&|e| e.acct.item_resolved() as f64));
+        let lrr = if item_resolved > 0.0 { item_local / item_resolved } else { 0.0 };
+        let cs = sum(&|e| e.cs as f64) / n;
+        Score { j, tsr, t_rec, zero_yield, tokens, msg: sum(&|e| e.msg as f64) / n, uer, lrr, cs, episodes: eps.len() }
     }
 }

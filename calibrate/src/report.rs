@@ -75,10 +75,12 @@ pub fn gate_toml(p: &PointMetrics) -> String {
 
 fn row(name: &str, s: &Score) -> String {
     format!(
-        "| {name} | {:.4} | {:.3} | {:.2} | {:.1}% | {:.1} | {:.1}% | {:.1} |",
+        "| {name} | {:.4} | {:.3} | {:.1} | {:.2} | {:.1}% | {:.1}% | {:.1} | {:.1}% | {:.1} |",
         s.j,
         s.tsr,
+        s.cs,
         s.msg,
+        s.lrr * 100.0,
         s.uer * 100.0,
         s.t_rec,
         s.zero_yield * 100.0,
@@ -86,7 +88,8 @@ fn row(name: &str, s: &Score) -> String {
     )
 }
 
-const HEAD: &str = "| | J | TSR | Msg | UER | T_rec | zero-yield | tokens |\n|---|---|---|---|---|---|---|---|";
+const HEAD: &str =
+    "| | J | TSR | CS | Msg | LRR | UER | T_rec | zero-yield | tokens |\n|---|---|---|---|---|---|---|---|---|---|";
 
 fn params(p: &PointMetrics) -> String {
     let w = p.weights;

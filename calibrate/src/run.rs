@@ -78,7 +78,7 @@ pub enum SuiteError {
     NoPoints,
 }
 
-fn io_err(path: &Path, source: std::io::Error) -> CalibrateError {
+pub(crate) fn io_err(path: &Path, source: std::io::Error) -> CalibrateError {
     CalibrateError::Io { path: path.to_path_buf(), source }
 }
 
@@ -179,7 +179,7 @@ pub struct Options {
 /// The first group of template families for the transfer study; the rest is the second.
 pub const GROUP_ONE: [&str; 5] = ["walls", "house", "tower", "bridge", "pyramid"];
 
-fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
+pub(crate) fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
     let m = Manifest::load(&opts.suite).map_err(|e| CalibrateError::Suite(SuiteError::Manifest(e)))?;
     let data = Arc::new(GameData::load(&opts.data).map_err(|e| CalibrateError::Suite(SuiteError::Data(e)))?);
     m.episode
@@ -305,18 +305,13 @@ pub fn calibrate(
         Variant {
             name: name.to_owned(),
             point: PointMetrics::new(usize::MAX, &params, eval.score(params, &cal, &objective, opts.fast)),
-            unchecked: GateParams::new(spec).is_err(),
+            // Refused in a config that is not an experiment's.
+            unchecked: GateParams::new(GateSpec { experiment: false, ..spec }).is_err(),
         }
     };
     let b = *best_params.spec();
-    let w = b.weights;
-    let perturbation = vec![
-        variant("chosen point", b),
-        variant("equal weights", GateSpec { weights: Weights { c: 0.2, a: 0.2, d: 0.2, r: 0.2, h: 0.2 }, ..b }),
-        variant("low wC", GateSpec { weights: Weights { c: w.a.min(w.d).min(w.r) - 0.05, ..w }, ..b }),
-        variant("wR = 0", GateSpec { weights: Weights { r: 0.0, ..w }, ..b }),
-        variant("high wH", GateSpec { weights: Weights { h: w.a.max(w.d).max(w.r) + 0.05, ..w }, ..b }),
-    ];
+    let perturbation =
+        crate::perturb::perturbations(b).into_iter().map(|(name, _, spec)| variant(name, spec)).collect();
     let mid = (b.theta_low + b.theta_high) / 2.0;
     let boundary = vec![
         variant("chosen point", b),

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use gatecrew_analyze::{By, Ci, KitchenReport, Report, read_traces};
+use gatecrew_analyze::{By, Ci, KitchenReport, Paired, Report, read_traces};
 
 use crate::BadInput;
 
@@ -38,9 +38,13 @@ pub struct AnalyzeArgs {
     /// 95% intervals: `none` (estimates only), or the number of bootstrap resamples
     #[arg(long, value_name = "none|N", default_value = "2000", value_parser = parse_ci)]
     ci: Ci,
+    /// Also report every other policy's paired difference from BASELINE on the episodes
+    /// both ran (per metric and group, with a paired bootstrap interval)
+    #[arg(long, value_name = "BASELINE")]
+    paired: Option<String>,
 }
 
-fn parse_ci(s: &str) -> Result<Ci, String> {
+pub(crate) fn parse_ci(s: &str) -> Result<Ci, String> {
     if s == "none" {
         return Ok(Ci::None);
     }
@@ -71,7 +75,17 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
             BadInput("--plot draws construction metrics; these traces hold kitchen episodes only".into()).into()
         );
     }
+    if a.paired.is_some() && !construction {
+        return Err(BadInput(
+            "--paired compares construction episodes; these traces hold kitchen episodes only".into(),
+        )
+        .into());
+    }
     let report = construction.then(|| Report::build_with(&read.episodes, by, a.ci));
+    let paired = match &a.paired {
+        Some(b) => Some(Paired::build(&read.episodes, b, by, a.ci).map_err(|e| BadInput(e.to_string()))?),
+        None => None,
+    };
     let secs = started.elapsed().as_secs_f64();
     if let (Some(p), Some(report)) = (&a.plot, &report) {
         gatecrew_analyze::plot::plot(report, p).map_err(|e| BadInput(e.to_string()))?;
@@ -85,6 +99,9 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
         });
         if let Some(report) = &report {
             v["report"] = serde_json::to_value(report)?;
+        }
+        if let Some(p) = &paired {
+            v["paired"] = serde_json::to_value(p)?;
         }
         if let Some(k) = &kitchen {
             v["kitchen"] = serde_json::json!({
@@ -108,6 +125,14 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
             secs
         )?;
         write!(out, "{}", report.tables())?;
+        if let Some(p) = &paired {
+            writeln!(
+                out,
+                "paired differences from {} on the episodes both ran (policy less {0}; * the interval excludes 0):",
+                p.baseline
+            )?;
+            write!(out, "{}", p.tables())?;
+        }
         if let Some(p) = &a.plot {
             writeln!(out, "plot: {}", p.display())?;
         }

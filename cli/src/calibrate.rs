@@ -14,7 +14,7 @@ use crate::paths;
 /// Arguments of `gatecrew calibrate`.
 #[derive(Debug, clap::Args)]
 pub struct CalibrateArgs {
-    /// Suite folder (with suite.toml) [default: configs/suite]
+    /// Suite folder (with suite.toml) [default: configs/suite-v2; suite v1 is configs/suite]
     #[arg(long, value_name = "DIR")]
     suite: Option<PathBuf>,
     /// Grid of weights and thresholds [default: configs/calibrate/grid.toml]
@@ -41,6 +41,12 @@ pub struct CalibrateArgs {
     /// With --kitchen: the construction gate to apply zero-shot [default: configs/gates/construction-calibrated.toml]
     #[arg(long, value_name = "FILE.toml", requires = "kitchen")]
     construction_gate: Option<PathBuf>,
+    /// Run the paper's four weight perturbations (equal weights, low wC, wR = 0, high wH) of a gate through the suite instead of the grid: TSR, CS, Msg, LRR and UER on the test and calibration splits
+    #[arg(long, conflicts_with_all = ["report", "kitchen"])]
+    perturb: bool,
+    /// With --perturb: the gate perturbed [default: configs/gates/construction-calibrated.toml]
+    #[arg(long, value_name = "FILE.toml", requires = "perturb")]
+    gate: Option<PathBuf>,
     /// With --kitchen: crew sizes
     #[arg(long, value_delimiter = ',', default_value = "2,3,4", requires = "kitchen")]
     agents: Vec<usize>,
@@ -67,8 +73,10 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         return kitchen(&a, &grid, out);
     }
     let data = paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
+    let perturb = a.perturb;
+    let gate = a.gate.clone();
     let opts = Options {
-        suite: a.suite.unwrap_or_else(paths::default_suite),
+        suite: a.suite.unwrap_or_else(paths::default_suite_v2),
         data,
         out: a.out.clone(),
         jobs: a.jobs,
@@ -76,6 +84,9 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         filter: a.filter.clone(),
         executor: a.exec.resolve()?,
     };
+    if perturb {
+        return perturbations(gate, &grid, &opts, out);
+    }
     writeln!(
         out,
         "calibrating {} grid points ({} combinations skipped) on {} ...",
@@ -100,6 +111,34 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         "outputs in {}: best-gate.toml (gatecrew run --config it), points.csv, points.json, report.md, pareto.svg",
         a.out.display()
     )?;
+    Ok(())
+}
+
+/// `gatecrew calibrate --perturb`: the perturbation table of a gate.
+fn perturbations(gate: Option<PathBuf>, grid: &Grid, opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+    let gate_path = match gate {
+        Some(p) => p,
+        None => paths::configs_file("gates/construction-calibrated.toml")
+            .ok_or_else(|| BadInput("no configs/gates/construction-calibrated.toml; pass --gate FILE".into()))?,
+    };
+    let spec = crate::run::gate_only(&gate_path)?
+        .ok_or_else(|| BadInput(format!("{}: not a file of a `[gate]` table only", gate_path.display())))?;
+    writeln!(
+        out,
+        "perturbing {} on {}: the chosen point and four experiment gates (the weight hierarchy not enforced) ...",
+        gate_path.display(),
+        opts.suite.display()
+    )?;
+    let p = gatecrew_calibrate::perturb(spec, &grid.objective, opts).map_err(|e| match e {
+        gatecrew_calibrate::CalibrateError::Suite(s) => anyhow::Error::new(BadInput(s.to_string())),
+        other => anyhow::Error::new(other),
+    })?;
+    let md = gatecrew_calibrate::perturb::markdown(&p);
+    std::fs::create_dir_all(&opts.out)?;
+    std::fs::write(opts.out.join("perturbation.md"), &md)?;
+    std::fs::write(opts.out.join("perturbation.json"), serde_json::to_string_pretty(&p)?)?;
+    write!(out, "{md}")?;
+    writeln!(out, "outputs in {}: perturbation.md, perturbation.json", opts.out.display())?;
     Ok(())
 }
 

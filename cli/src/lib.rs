@@ -29,6 +29,7 @@ mod paths;
 mod progress;
 mod replay;
 mod report;
+mod reproduce;
 mod run;
 mod soak;
 mod suite;
@@ -74,6 +75,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// MindAgent's Collaboration Score on the CuisineWorld kitchen: levels x interval factors x policies x crew sizes.
     Cos(cos::CosArgs),
+    /// Run what a paper's tables need and write its figures beside ours (`reproduce 004` writes docs/paper-004.md).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// The viewer's scene of a run's setup (its blueprint, its bots' starts), as `--serve` builds it.
@@ -143,6 +146,7 @@ where
         Command::Export(args) => export::run(args, out, err),
         Command::Replay(args) => replay::run(args, out, err),
         Command::Cos(args) => cos::run(args, out, err),
+        Command::Reproduce(args) => reproduce::run(args, out, err),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -61,9 +61,15 @@ pub fn default_data() -> Option<PathBuf> {
     configs_file("data/minecraft-1.20.4.json")
 }
 
-/// The default suite folder: `configs/suite` (created by `gatecrew suite generate`).
+/// Suite v1's folder: `configs/suite` (created by `gatecrew suite generate`).
 pub fn default_suite() -> PathBuf {
     configs_file("suite").unwrap_or_else(|| PathBuf::from("configs/suite"))
+}
+
+/// Suite v2's folder, the default of `suite run`, `calibrate` and `soak`:
+/// `configs/suite-v2` (`gatecrew suite generate --suite-version 2`).
+pub fn default_suite_v2() -> PathBuf {
+    configs_file("suite-v2").unwrap_or_else(|| PathBuf::from("configs/suite-v2"))
 }
 
 #[cfg(test)]

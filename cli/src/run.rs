@@ -26,7 +26,7 @@ pub enum PolicyArg {
     /// Rules and score, no gray zone: one threshold at the midpoint of the two.
     #[value(name = "rule_score")]
     RuleScore,
-    /// Rules only; everything else stays local.
+    /// Rules only; everything the rules leave is escalated.
     #[value(name = "rule_only")]
     RuleOnly,
     /// Every issue the protocol can carry is escalated.
@@ -41,6 +41,12 @@ pub enum PolicyArg {
     /// VillagerAgent-like central manager (baseline).
     #[value(name = "central_dag")]
     CentralDag,
+    /// flatcomm's chat behind the gate: a bot chats about an issue only when its gate escalates.
+    #[value(name = "gated_flatcomm")]
+    GatedFlatcomm,
+    /// central_dag's manager behind the gate: a bot reports an issue only when its gate escalates.
+    #[value(name = "gated_central_dag")]
+    GatedCentralDag,
 }
 
 impl From<PolicyArg> for Policy {
@@ -53,6 +59,8 @@ impl From<PolicyArg> for Policy {
             PolicyArg::NoPartition => Policy::NoPartition,
             PolicyArg::Flatcomm => Policy::Flatcomm,
             PolicyArg::CentralDag => Policy::CentralDag,
+            PolicyArg::GatedFlatcomm => Policy::GatedFlatcomm,
+            PolicyArg::GatedCentralDag => Policy::GatedCentralDag,
         }
     }
 }
@@ -285,6 +293,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             (Setup::load(&config, &overrides).map_err(|e| BadInput(e.to_string()))?, Vec::new())
         }
     };
+    if setup.gate.spec().experiment {
+        let kept = if setup.gate.keeps_hierarchy() { "kept" } else { "broken" };
+        writeln!(
+            err,
+            "experiment gate (`experiment = true` in [gate]): the weight hierarchy is not enforced ({kept} here)"
+        )?;
+    }
     let tier3 = Tier3::for_run(&setup, args.replay_adjudications.as_deref())?;
     let trace =
         args.trace.clone().unwrap_or_else(|| paths::default_trace(&setup.name, setup.policy.as_str(), setup.seed));

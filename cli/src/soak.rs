@@ -33,7 +33,7 @@ pub struct SoakArgs {
     /// Episodes to run (suite episodes in turn, each under the next policy)
     #[arg(long, default_value_t = 1000)]
     episodes: usize,
-    /// The suite to draw episodes from [default: configs/suite]
+    /// The suite to draw episodes from [default: configs/suite-v2; suite v1 is configs/suite]
     #[arg(long, value_name = "DIR")]
     suite: Option<PathBuf>,
     /// Seed of the fault rates and episode seeds
@@ -148,7 +148,7 @@ struct Found {
 
 /// Runs `gatecrew soak`.
 pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
-    let dir = a.suite.clone().unwrap_or_else(paths::default_suite);
+    let dir = a.suite.clone().unwrap_or_else(paths::default_suite_v2);
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     if manifest.episode.is_empty() || a.episodes == 0 {
         return Err(BadInput(format!("nothing to soak: {} episodes from {}", a.episodes, dir.display())).into());

@@ -43,9 +43,12 @@ pub struct GenerateArgs {
 /// Arguments of `gatecrew suite run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Suite folder (with suite.toml) [default: configs/suite]
+    /// Suite folder (with suite.toml) [default: configs/suite-v2; suite v1 is configs/suite]
     #[arg(long, value_name = "DIR")]
     suite: Option<PathBuf>,
+    /// A file of a `[gate]` table only, laid over every episode's gate (e.g. configs/gates/boundary-wide.toml)
+    #[arg(long, value_name = "FILE.toml")]
+    gate: Option<PathBuf>,
     /// calibration, test, standard or all
     #[arg(long, default_value = "test")]
     split: String,
@@ -119,7 +122,17 @@ struct Done {
 }
 
 fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
-    let dir = a.suite.unwrap_or_else(paths::default_suite);
+    let dir = a.suite.unwrap_or_else(paths::default_suite_v2);
+    let gate = match &a.gate {
+        Some(p) => Some(
+            crate::run::gate_only(p)?
+                .ok_or_else(|| BadInput(format!("--gate {}: not a file of a `[gate]` table only", p.display())))?,
+        ),
+        None => None,
+    };
+    if gate.is_some_and(|g| g.experiment) {
+        writeln!(err, "experiment gate (`experiment = true` in [gate]): the weight hierarchy is not enforced")?;
+    }
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     let policies: Vec<Policy> =
         a.policy.iter().map(|p| p.parse::<Policy>().map_err(|e| BadInput(e.to_string()))).collect::<Result<_, _>>()?;
@@ -151,7 +164,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     let results: Vec<anyhow::Result<Done>> = pool.install(|| {
         jobs.par_iter()
             .map(|(policy, e)| {
-                let r = run_one(&dir, e, *policy, executor.as_ref(), &a.out, &data, exporter.as_ref());
+                let r = run_one(&dir, e, *policy, gate, executor.as_ref(), &a.out, &data, exporter.as_ref());
                 bar.inc(1);
                 r
             })
@@ -178,7 +191,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.1}%", v * 100.0));
         writeln!(
             out,
-            "  {:<13} n={:<4} TSR {:.3}  complete {:.0}%  CS {:.1}  Msg {:.2}  LRR {}  UER {}  ECR {}  RSR {}",
+            "  {:<17} n={:<4} TSR {:.3}  complete {:.0}%  CS {:.1}  Msg {:.2}  LRR {}  UER {}  ECR {}  RSR {}",
             p.as_str(),
             g.episodes,
             g.tsr,
@@ -195,17 +208,19 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_one(
     dir: &Path,
     e: &gatecrew_suite::Entry,
     policy: Policy,
+    gate: Option<gatecrew_gating::GateSpec>,
     executor: Option<&gatecrew_crew::Executor>,
     out: &Path,
     data: &Arc<GameData>,
     exporter: Option<&gatecrew_viewer::metrics::Exporter>,
 ) -> anyhow::Result<Done> {
     let cfg = dir.join(&e.file);
-    let ov = Overrides { policy: Some(policy), executor: executor.cloned(), ..Overrides::default() };
+    let ov = Overrides { policy: Some(policy), gate, executor: executor.cloned(), ..Overrides::default() };
     let setup = Setup::load_with_data(&cfg, &ov, data.clone()).map_err(|err| BadInput(err.to_string()))?;
     let path = out.join(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
     let partial = crate::output::PartialFile::create(&path)?;

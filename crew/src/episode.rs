@@ -92,6 +92,7 @@ impl Episode {
                 config_hash: setup.config_hash.clone(),
                 labels: setup.labels.clone(),
                 policy_kind: setup.policy,
+                experiment: setup.gate.spec().experiment,
                 events: Vec::new(),
                 window_issue: Default::default(),
                 oracle_ticks: setup.oracle_ticks,
@@ -352,6 +353,7 @@ impl Episode {
             humans: self.trace.labels.humans.clone(),
             blueprint: Some(self.site.blueprint.name.clone()),
             executor: self.exec.as_ref().map(|x| x.model().label()),
+            experiment: self.trace.experiment,
         });
         for s in &mut self.crew.slots {
             s.wake = true;

@@ -423,6 +423,9 @@ impl Setup {
                 None => err,
             }
         })?;
+        if gate.spec().experiment && !gate.keeps_hierarchy() {
+            tracing::warn!(config = %path.display(), "experiment gate: the weight hierarchy is not enforced");
+        }
         let llm = llm_spec(file.llm.clone(), ov, path, text)?;
         if let Err((key, why)) = file.faults.check() {
             let err = LoadError::new(path, LoadErrorKind::Invalid(why)).at(format!("faults.{key}"));

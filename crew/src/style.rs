@@ -12,7 +12,8 @@
 //! The agent and the episode core ask the style and never look at the policy. The
 //! policy names the style ([`of`]): the four gate variants (`gated`, `rule_score`,
 //! `rule_only`, `no_gate`) are the protocol's style with another gate procedure
-//! ([`Style::gate`]).
+//! ([`Style::gate`]); `gated_flatcomm` and `gated_central_dag` are two baselines'
+//! channels with the gate in front ([`Style::channel_takes`]).
 //!
 //! What a style adds to the board travels in two payloads defined here: [`Delivery`]
 //! (what the style's channel brings a bot at a wake-up) and [`Aside`] (what a bot says
@@ -26,13 +27,15 @@
 
 pub(crate) mod central_dag;
 mod flatcomm;
+mod gated_central_dag;
+mod gated_flatcomm;
 mod no_partition;
 mod protocol;
 
 use std::collections::VecDeque;
 
 use gatecrew_gating::{GatePolicy, Issue};
-use gatecrew_protocol::trace::{EventKind, LineKind};
+use gatecrew_protocol::trace::{Decision, EventKind, LineKind};
 use gatecrew_protocol::{AgentId, IssueId, Recipient, Tick};
 use gatecrew_world::{Blueprint, Inventory, World};
 
@@ -110,6 +113,13 @@ pub trait Style: std::fmt::Debug + Send + Sync {
         false
     }
 
+    /// Whether the style's own channel ([`BotSide::take_issue`]) takes an issue the
+    /// bot's gate decided this way: a baseline hands its channel every issue, its gated
+    /// variant only those the gate escalates.
+    fn channel_takes(&self, _decision: Decision) -> bool {
+        true
+    }
+
     /// A fresh bot's side of the style, when the style keeps state in each bot.
     fn bot(&self) -> Option<Box<dyn BotSide>> {
         None
@@ -138,6 +148,8 @@ pub fn of(policy: Policy) -> &'static dyn Style {
         Policy::NoPartition => &no_partition::NoPartition,
         Policy::Flatcomm => &flatcomm::Flatcomm,
         Policy::CentralDag => &central_dag::CentralDag,
+        Policy::GatedFlatcomm => &gated_flatcomm::GatedFlatcomm,
+        Policy::GatedCentralDag => &gated_central_dag::GatedCentralDag,
     }
 }
 

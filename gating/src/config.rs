@@ -42,6 +42,13 @@ pub struct GateSpec {
     pub detour_ticks: u64,
     /// The agent's own search budget when it looks for a local recovery (R).
     pub search_ticks: u64,
+    /// An experiment config: the weight hierarchy is not enforced (weights must still
+    /// be finite and >= 0, and the thresholds ordered), so that perturbation studies
+    /// can run what breaking it does. Printed when loaded and recorded in the trace's
+    /// `episode_start`. Never serialised when false, so the config hash of every other
+    /// config is what it was.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub experiment: bool,
 }
 
 impl Default for GateSpec {
@@ -53,6 +60,7 @@ impl Default for GateSpec {
             cooldown_ticks: 100,
             detour_ticks: 20,
             search_ticks: 600,
+            experiment: false,
         }
     }
 }
@@ -64,7 +72,9 @@ pub enum GateConfigError {
     #[error("weights: {0}")]
     BadWeight(String),
     /// The hierarchy `wC > max(wA, wD, wR)` and `min(wA, wD, wR) > wH > 0` fails.
-    #[error("weights break the hierarchy wC > max(wA, wD, wR) and min(wA, wD, wR) > wH > 0: {0}")]
+    #[error(
+        "weights break the hierarchy wC > max(wA, wD, wR) and min(wA, wD, wR) > wH > 0: {0} (an experiment config may break it: `experiment = true` in [gate])"
+    )]
     Hierarchy(String),
     /// Thresholds outside `[0, 1]` or not ordered.
     #[error("thresholds: need 0 <= theta_low < theta_high <= 1, got theta_low = {low}, theta_high = {high}")]
@@ -110,6 +120,21 @@ impl GateParams {
                 )));
             }
         }
+        if !spec.experiment {
+            Self::hierarchy(w)?;
+        }
+        let (low, high) = (spec.theta_low, spec.theta_high);
+        if !(low.is_finite() && high.is_finite() && 0.0 <= low && low < high && high <= 1.0) {
+            return Err(GateConfigError::Thresholds { low, high });
+        }
+        if spec.experiment && w.c + w.a + w.d + w.r + w.h <= 0.0 {
+            return Err(GateConfigError::BadWeight("the weights sum to 0: the score is undefined".into()));
+        }
+        Ok(GateParams { spec })
+    }
+
+    /// The hierarchy `wC > max(wA, wD, wR)` and `min(wA, wD, wR) > wH > 0`.
+    fn hierarchy(w: Weights) -> Result<(), GateConfigError> {
         let max_adr = w.a.max(w.d).max(w.r);
         let min_adr = w.a.min(w.d).min(w.r);
         if w.c <= max_adr {
@@ -121,11 +146,12 @@ impl GateParams {
         if w.h <= 0.0 {
             return Err(GateConfigError::Hierarchy(format!("wH = {} must be above 0", w.h)));
         }
-        let (low, high) = (spec.theta_low, spec.theta_high);
-        if !(low.is_finite() && high.is_finite() && 0.0 <= low && low < high && high <= 1.0) {
-            return Err(GateConfigError::Thresholds { low, high });
-        }
-        Ok(GateParams { spec })
+        Ok(())
+    }
+
+    /// Whether the hierarchy holds for these weights (an experiment may break it).
+    pub fn keeps_hierarchy(&self) -> bool {
+        Self::hierarchy(self.spec.weights).is_ok()
     }
 
     /// Parameters taken as they are, without the hierarchy and threshold checks: only for
@@ -179,6 +205,27 @@ mod tests {
         assert!(matches!(with(Weights { h: 0.0, ..d }), Err(GateConfigError::Hierarchy(_))));
         assert!(matches!(with(Weights { a: -0.1, ..d }), Err(GateConfigError::BadWeight(_))));
         assert!(matches!(with(Weights { a: f64::NAN, ..d }), Err(GateConfigError::BadWeight(_))));
+    }
+
+    #[test]
+    fn an_experiment_may_break_the_hierarchy_and_nothing_else() {
+        let equal = Weights { c: 0.2, a: 0.2, d: 0.2, r: 0.2, h: 0.2 };
+        let exp = |w| GateParams::new(GateSpec { weights: w, experiment: true, ..GateSpec::default() });
+        let p = exp(equal).unwrap();
+        assert!(!p.keeps_hierarchy() && p.spec().experiment);
+        assert!(exp(Weights { r: 0.0, ..Weights::default() }).is_ok());
+        assert!(matches!(exp(Weights { a: -0.1, ..Weights::default() }), Err(GateConfigError::BadWeight(_))));
+        assert!(matches!(exp(Weights { c: 0.0, a: 0.0, d: 0.0, r: 0.0, h: 0.0 }), Err(GateConfigError::BadWeight(_))));
+        let bad = GateSpec { theta_low: 0.9, theta_high: 0.6, experiment: true, ..GateSpec::default() };
+        assert!(matches!(GateParams::new(bad), Err(GateConfigError::Thresholds { .. })));
+        // Not written when false: every other config hashes as before.
+        let text = serde_json::to_string(&GateSpec::default()).unwrap();
+        assert!(!text.contains("experiment"), "{text}");
+        assert!(
+            serde_json::to_string(&GateSpec { experiment: true, ..GateSpec::default() })
+                .unwrap()
+                .contains("\"experiment\":true")
+        );
     }
 
     #[test]

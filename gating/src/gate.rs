@@ -19,7 +19,9 @@ pub enum GatePolicy {
     /// `theta_low` and `theta_high` (DESIGN section 6; the paper's Table 9 variant
     /// without an adjudicator).
     RuleScore,
-    /// Tier 1; everything else stays local.
+    /// Tier 1; everything its rules leave is escalated (the paper's "Rules only" row:
+    /// the rules filter the basic cases of a communication-first agent, DESIGN
+    /// section 6).
     RuleOnly,
     /// No gate: every issue the protocol can carry is escalated.
     NoGate,
@@ -115,8 +117,10 @@ impl Gate {
         if let Some(hit) = tier1(f, q.ctx) {
             return decided(Tier::Rules, Some(hit.rule), hit.decision, hit.action);
         }
+        // Past tier 1 an issue is always one the protocol can carry (`no_message` keeps
+        // the rest local), so `rule_only` asks for it.
         if self.policy == GatePolicy::RuleOnly {
-            return decided(Tier::Policy, None, Decision::StayLocal, local_action(f));
+            return decided(Tier::Policy, None, Decision::Escalate, GateAction::RequestMaterial);
         }
         let spec = self.params.spec();
         if self.policy == GatePolicy::RuleScore {
@@ -218,8 +222,18 @@ mod tests {
 
     #[test]
     fn rule_only_and_no_gate() {
+        // No rule fires on C3 A1 D3 R0 H0 with other work left: rule_only escalates it.
         let Stage::Decided(d) = gate(GatePolicy::RuleOnly).assess(q(3, 1, 3, 0, 0)) else { panic!() };
-        assert_eq!((d.tier, d.decision, d.action), (Tier::Policy, Decision::StayLocal, GateAction::LocalSkip));
+        assert_eq!((d.tier, d.decision, d.action), (Tier::Policy, Decision::Escalate, GateAction::RequestMaterial));
+        // C2 A1 D0 R2 H0 scores 0.4167, well below theta_low: gated keeps it local, rule_only
+        // (no rule fires) asks.
+        let Stage::Decided(d) = gate(GatePolicy::Gated).assess(q(2, 1, 0, 2, 0)) else { panic!() };
+        assert_eq!(d.decision, Decision::StayLocal);
+        let Stage::Decided(d) = gate(GatePolicy::RuleOnly).assess(q(2, 1, 0, 2, 0)) else { panic!() };
+        assert_eq!((d.tier, d.decision), (Tier::Policy, Decision::Escalate));
+        // What the rules decide stays decided: R = 3 is recovered in reach.
+        let Stage::Decided(d) = gate(GatePolicy::RuleOnly).assess(q(3, 1, 3, 3, 0)) else { panic!() };
+        assert_eq!((d.tier, d.rule, d.decision), (Tier::Rules, Some(RuleId::Immediate), Decision::StayLocal));
         let Stage::Decided(d) = gate(GatePolicy::NoGate).assess(q(0, 0, 0, 3, 3)) else { panic!() };
         assert_eq!((d.tier, d.decision), (Tier::Policy, Decision::Escalate));
         let unrequestable = GateQuery { ctx: RuleContext { requestable: false, ..CTX }, ..q(3, 3, 3, 0, 0) };

@@ -4,9 +4,13 @@
 //! way the design says: TSR, CS and Msg are means over episodes, the rates pool their
 //! counts before dividing, and every figure travels with its episode count.
 
+mod accounting;
+
 use serde::Serialize;
 
-use crate::trace::{Brief, BriefKind, Decision, Event, ResolvedBy, WindowEvent};
+pub use accounting::{Accounting, GateRow};
+
+use crate::trace::{Brief, BriefKind, CallKind, Decision, Event, ResolvedBy, WindowEvent};
 
 /// The budgets, in ticks, UER is reported at (DESIGN section 8): 15 s to 2 min of game
 /// time. The rollout oracle runs to the largest.
@@ -98,6 +102,9 @@ pub struct EpisodeMetrics {
     pub ticks: u64,
     /// Why the episode ended, once it has.
     pub end_reason: Option<crate::trace::EndReason>,
+    /// The common-base accounting (DESIGN section 8 as amended): item issues, retries,
+    /// UER by what the bot knew, decisions by tier and rule.
+    pub acct: Accounting,
 }
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
@@ -132,12 +139,14 @@ impl EpisodeMetrics {
                 self.waits += 1;
                 self.open_waits.insert(issue_id);
             }
-            BriefKind::Issue { issue_id, .. } => {
+            BriefKind::Issue { issue_id, issue } => {
                 self.issues += 1;
                 self.detected.insert(issue_id, ev.t);
+                self.acct.issue(issue_id, issue);
             }
-            BriefKind::Gate { decision, oracle_local_feasible, oracle_ticks, issue_id, tier } => {
+            BriefKind::Gate { decision, oracle_local_feasible, oracle_ticks, issue_id, tier, rule, r } => {
                 self.gated += 1;
+                self.acct.gate(crate::metrics::GateRow::of(tier, rule, decision), oracle_local_feasible, r);
                 if tier == crate::trace::Tier::Adjudicator {
                     self.gray += 1;
                 }
@@ -156,8 +165,9 @@ impl EpisodeMetrics {
                     }
                 }
             }
-            BriefKind::LlmCall { tokens, ticks, mistake } => {
+            BriefKind::LlmCall { call, tokens, ticks, mistake } => {
                 self.exec_calls += 1;
+                self.acct.consults += u64::from(call == CallKind::Consult);
                 self.exec_tokens += tokens;
                 self.exec_ticks += ticks;
                 self.exec_mistakes += u64::from(mistake);
@@ -181,6 +191,7 @@ impl EpisodeMetrics {
             BriefKind::Resolved { issue_id, .. } if self.open_waits.remove(&issue_id) => self.waits_cleared += 1,
             BriefKind::Resolved { by, issue_id } => {
                 self.settle_rollout(issue_id, ev.t);
+                self.acct.resolved(issue_id, by);
                 let since = self.detected.remove(&issue_id).map_or(0, |t| ev.t.saturating_sub(t));
                 match by {
                     ResolvedBy::Local => {
@@ -212,9 +223,10 @@ impl EpisodeMetrics {
         self.gated - self.escalated
     }
 
-    /// LRR: resolved locally / resolved.
+    /// LRR: material and tool issues resolved locally / those resolved (retries of
+    /// failed actions, which no policy can escalate, are counted apart: DESIGN section 8).
     pub fn lrr(&self) -> Option<f64> {
-        ratio(self.resolved_local, self.resolved())
+        ratio(self.acct.item_resolved_local, self.acct.item_resolved())
     }
 
     /// UER: unnecessary escalations / escalations.
@@ -252,9 +264,15 @@ impl EpisodeMetrics {
         ratio(self.windows_confirmed, self.windows_opened)
     }
 
-    /// RSR: resolved / detected.
+    /// RSR: material and tool issues resolved / detected.
     pub fn rsr(&self) -> Option<f64> {
-        ratio(self.resolved(), self.issues)
+        ratio(self.acct.item_resolved(), self.acct.item_issues)
+    }
+
+    /// Transfer yield: confirmed transfers (windows closed by a confirmation) /
+    /// escalations, the base every channel shares (ECR's windows differ between them).
+    pub fn transfer_yield(&self) -> Option<f64> {
+        ratio(self.windows_confirmed, self.escalated)
     }
 }
 
@@ -283,6 +301,8 @@ pub struct GroupMetrics {
     pub ecr: Option<f64>,
     /// Pooled RSR.
     pub rsr: Option<f64>,
+    /// Pooled transfer yield.
+    pub transfer_yield: Option<f64>,
     /// Adjudications per gated issue.
     pub llm_call_rate: Option<f64>,
     /// Tokens per adjudication.
@@ -327,6 +347,7 @@ impl GroupMetrics {
             t.gray += e.gray;
             t.local_recovery_ticks = t.local_recovery_ticks.saturating_add(e.local_recovery_ticks);
             t.latencies_ms.extend_from_slice(&e.latencies_ms);
+            t.acct.add(&e.acct);
         }
         if g.episodes > 0 {
             let n = g.episodes as f64;
@@ -342,6 +363,7 @@ impl GroupMetrics {
         g.uer_faster = t.uer_faster();
         g.ecr = t.ecr();
         g.rsr = t.rsr();
+        g.transfer_yield = t.transfer_yield();
         g.llm_call_rate = ratio(t.adjudications, t.gated);
         g.tokens_per_call = ratio(t.tokens, t.adjudications);
         g

@@ -18,7 +18,7 @@ mod scores;
 mod values;
 mod wire;
 
-pub use brief::{Brief, BriefKind};
+pub use brief::{Brief, BriefKind, RuleTag};
 pub use event::{
     ActionName, CallKind, Decision, Event, EventKind, ExecutorLabel, FeatureVec, GateAction, GateContext, IssueName,
     MessageFault, ResolvedBy, Tier, WindowEvent,

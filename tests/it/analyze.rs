@@ -6,8 +6,10 @@ use gatecrew_analyze::{AnalyzeError, By, Metric, Report, read_traces};
 
 use crate::common::write;
 
-/// Episode 1 (gated, class B): 3 issues; 2 resolved by the board, 1 locally; 2 escalations,
-/// one of them unnecessary; 2 windows, 1 confirmed; 4 board messages; 5 actions; TSR 0.5.
+/// Episode 1 (gated, class B): 3 issues, 2 of them material issues resolved by the board
+/// and 1 an unreachable target (a retry) resolved locally; 2 escalations, one of them
+/// unnecessary with R = 1 (the bot's own knowledge held a route); 2 windows, 1
+/// confirmed; 4 board messages; 5 actions; TSR 0.5.
 const EP1: &str = r#"{"v":1,"ep":"e1","t":0,"kind":"episode_start","policy":"gated","seed":1,"config_hash":"x","agents":[0,1],"blueprint_blocks":4,"class":"B"}
 {"v":1,"ep":"e1","t":1,"kind":"action","agent":0,"action":"place","ok":true}
 {"v":1,"ep":"e1","t":2,"kind":"action","agent":0,"action":"place","ok":true}
@@ -85,22 +87,45 @@ fn metrics_match_hand_computed_values() {
     close(v("gated", "all", Metric::Complete), 0.5);
     close(v("gated", "all", Metric::Cs), 3.0);
     close(v("gated", "all", Metric::Msg), 2.0);
-    // Pooled: resolved local 2 (e1 #3, e2 #1) of 4 resolved; issues 4; escalations 2, one
-    // unnecessary; windows 2, one confirmed.
-    close(v("gated", "all", Metric::Lrr), 0.5);
+    // Pooled over material and tool issues (DESIGN section 8 as amended): e1 #1 and #2
+    // by the board, e2 #1 locally: LRR 1/3, RSR 3/3. e1 #3 (unreachable) is a retry, in a
+    // row of its own: 1 in 2 episodes, resolved. Escalations 2, one unnecessary, and
+    // that one's R = 1: all of UER is the gate's own error, none out of view. Windows
+    // 2, one confirmed: ECR 1/2, and 1 confirmed transfer for 2 escalations.
+    close(v("gated", "all", Metric::Lrr), 1.0 / 3.0);
     close(v("gated", "all", Metric::Rsr), 1.0);
+    close(v("gated", "all", Metric::Retries), 0.5);
+    close(v("gated", "all", Metric::RetriesResolved), 1.0);
     close(v("gated", "all", Metric::Uer), 0.5);
+    close(v("gated", "all", Metric::UerKnown), 0.5);
+    close(v("gated", "all", Metric::UerUnseen), 0.0);
     close(v("gated", "all", Metric::Ecr), 0.5);
-    // Per class: B is episode 1 alone.
+    close(v("gated", "all", Metric::Escalations), 1.0);
+    close(v("gated", "all", Metric::Yield), 0.5);
+    // Per class: B is episode 1 alone; its only locally resolved issue was the retry.
     close(v("gated", "B", Metric::Tsr), 0.5);
-    close(v("gated", "B", Metric::Lrr), 1.0 / 3.0);
+    close(v("gated", "B", Metric::Lrr), 0.0);
     close(v("gated", "A", Metric::Lrr), 1.0);
+    assert_eq!(v("gated", "A", Metric::RetriesResolved), None, "no retry in A");
     assert_eq!(v("gated", "A", Metric::Uer), None, "no escalation: UER undefined");
     // flatcomm: 3 chat lines, 600 tokens, ECR 1.
     close(v("flatcomm", "all", Metric::Msg), 3.0);
     close(v("flatcomm", "all", Metric::MsgTokens), 600.0);
     close(v("flatcomm", "all", Metric::Ecr), 1.0);
+    close(v("flatcomm", "all", Metric::Yield), 1.0);
     close(v("flatcomm", "all", Metric::Lrr), 0.0);
+    // The gate decisions by tier and rule: gated's four, flatcomm's one.
+    let d = &r.decisions;
+    assert_eq!(d.policies, ["gated", "flatcomm"]);
+    assert_eq!(d.totals, [4, 1]);
+    let row = |label: &str| d.rows.iter().find(|r| r.label == label).map(|r| r.counts.clone());
+    assert_eq!(row("tier 1 no_message -> stay_local"), Some(vec![1, 0]));
+    assert_eq!(row("tier 2 -> escalate"), Some(vec![1, 0]));
+    assert_eq!(row("tier 2 -> stay_local"), Some(vec![1, 0]));
+    assert_eq!(row("tier 3 -> escalate"), Some(vec![1, 0]));
+    assert_eq!(row("policy -> escalate"), Some(vec![0, 1]));
+    assert_eq!(d.rows.len(), 5);
+    assert!(r.tables().contains("tier 1 no_message -> stay_local"), "{}", r.tables());
     // The intervals contain the estimate, and are points when there is one episode.
     for g in &r.groups {
         for c in &g.cells {
@@ -168,4 +193,67 @@ fn the_plot_is_drawn_with_the_bundled_font() {
         assert!(std::fs::metadata(&p).unwrap().len() > 1000);
     }
     assert!(gatecrew_analyze::plot::plot(&r, &dir.path().join("p.pdf")).is_err());
+}
+
+/// A gray zone the `llm` executor settled (a consult call, no adjudication event) is
+/// not labelled as the deterministic adjudicator's, and its calls count.
+#[test]
+fn a_modelled_tier3_is_labelled_by_its_consults() {
+    let ep = r#"{"v":1,"ep":"m1","t":0,"kind":"episode_start","policy":"gated","seed":1,"config_hash":"x","agents":[0,1],"blueprint_blocks":1}
+{"v":1,"ep":"m1","t":1,"kind":"issue","agent":0,"issue_id":1,"issue":"missing_material","item":"glass","count":1}
+{"v":1,"ep":"m1","t":1,"kind":"llm_call","agent":0,"call":"consult","prompt_tokens":90,"completion_tokens":12,"ticks":30}
+{"v":1,"ep":"m1","t":31,"kind":"gate","agent":0,"issue_id":1,"tier":3,"features":{"C":2,"A":1,"D":2,"R":0,"H":0},"score":0.7,"decision":"stay_local","action":"LOCAL_SKIP","oracle_local_feasible":false}
+{"v":1,"ep":"m1","t":40,"kind":"episode_end","tsr":0.0,"complete":false,"correct_blocks":0,"blueprint_blocks":1,"reason":"tick_limit"}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "m1.jsonl", ep);
+    let read = read_traces(&[dir.path().to_path_buf()]).unwrap();
+    let r = Report::build(&read.episodes, By::Policy);
+    let g = r.group("gated", "all").unwrap();
+    assert!(!g.deterministic_tier3 && g.consults == 1, "{g:?}");
+    assert!(r.tables().contains("gated (n=1, 1 tier-3 consults)"), "{}", r.tables());
+    close(r.value("gated", "all", Metric::LlmCalls), 1.0);
+}
+
+/// `--paired`: two policies that ran identical traces differ by zero, with a
+/// zero-width interval; a policy with no episode in common is left out; an unknown
+/// baseline is refused by name.
+#[test]
+fn paired_differences_are_zero_width_on_identical_traces() {
+    let (dir, runs) = traces();
+    for (name, text) in [("e1", EP1), ("e2", EP2)] {
+        write(
+            dir.path(),
+            &format!("runs/no_gate/{name}.jsonl"),
+            &text.replace(r#""policy":"gated""#, r#""policy":"no_gate""#),
+        );
+    }
+    let read = read_traces(&[runs]).unwrap();
+    let p =
+        gatecrew_analyze::Paired::build(&read.episodes, "gated", By::Class, gatecrew_analyze::Ci::default()).unwrap();
+    let pairs = |policy: &str, key: &str| p.groups.iter().find(|g| g.policy == policy && g.key == key).map(|g| g.pairs);
+    assert_eq!(pairs("no_gate", "all"), Some(2));
+    assert_eq!(pairs("no_gate", "B"), Some(1));
+    assert_eq!(pairs("flatcomm", "all"), None, "flatcomm ran other episodes");
+    for m in [Metric::Tsr, Metric::Cs, Metric::Msg, Metric::Lrr, Metric::Uer, Metric::Yield, Metric::Rsr] {
+        let i = p.diff("no_gate", "all", m).unwrap_or_else(|| panic!("{m:?} defined"));
+        assert_eq!((i.value, i.lo, i.hi), (0.0, 0.0, 0.0), "{m:?}");
+    }
+    assert!(p.tables().contains("no_gate (pairs=2)"), "{}", p.tables());
+    // A difference that is not zero: drop one board message from no_gate's e1.
+    let fewer = EP1.replace(r#""policy":"gated""#, r#""policy":"no_gate""#).replace(
+        "{\"v\":1,\"ep\":\"e1\",\"t\":8,\"kind\":\"board\",\"msg\":\"OFFER_TRANSFER\",\"window\":0,\"from\":1,\"to\":0,\"item\":\"glass\",\"count\":2}\n",
+        "",
+    );
+    assert_ne!(fewer, EP1.replace(r#""policy":"gated""#, r#""policy":"no_gate""#));
+    write(dir.path(), "runs/no_gate/e1.jsonl", &fewer);
+    let read = read_traces(&[dir.path().join("runs")]).unwrap();
+    let p =
+        gatecrew_analyze::Paired::build(&read.episodes, "gated", By::Policy, gatecrew_analyze::Ci::default()).unwrap();
+    // Msg: e1 3 against 4, e2 0 against 0: a mean difference of -0.5.
+    close(p.diff("no_gate", "all", Metric::Msg).map(|i| i.value), -0.5);
+    let err = gatecrew_analyze::Paired::build(&read.episodes, "central_dag", By::Policy, gatecrew_analyze::Ci::None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("central_dag") && err.contains("gated"), "{err}");
 }

@@ -3,7 +3,7 @@
 
 use gatecrew_crew::Policy as GatePolicy;
 use gatecrew_crew::{EndReason, Overrides, Setup};
-use gatecrew_protocol::trace::{Decision, Event, EventKind, ResolvedBy, TraceReader, TraceWriter};
+use gatecrew_protocol::trace::{Decision, Event, EventKind, ResolvedBy, Tier, TraceReader, TraceWriter};
 
 use crate::common::{default_config, default_setup};
 
@@ -89,8 +89,12 @@ fn every_issue_is_gated_in_order_and_every_escalation_gets_a_window() {
         let opened = evs.iter().filter(|e| matches!(e.kind, EventKind::Window { issue_id: Some(_), .. })).count();
         assert_eq!(escalations, opened, "{policy:?}");
         if policy == GatePolicy::RuleOnly {
-            // No gray-zone escalation: the glass stays missing.
-            assert!(escalations <= 1, "rule_only escalates only through critical_exact");
+            // What the rules leave is asked about: some escalation is the policy's own.
+            let passed = evs
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Gate { tier: Tier::Policy, decision: Decision::Escalate, .. }))
+                .count();
+            assert!(passed >= 1, "rule_only escalates what its rules leave");
         }
     }
 }

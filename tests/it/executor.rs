@@ -15,7 +15,7 @@ use gatecrew_protocol::trace::{ActionName, CallKind, Decision, Event, EventKind,
 use crate::common::{default_config, root, run_events, write};
 use crate::episode::{actor_trace, events, stepper_trace};
 
-const POLICIES: [Policy; 7] = Policy::ALL;
+const POLICIES: [Policy; 9] = Policy::ALL;
 
 fn latency() -> Latency {
     Latency { a: 5.5, b: 0.0023, c: 0.247, samples: 0, r2: None }

@@ -50,6 +50,13 @@ table!(
         llm_tokens: U64,
         fallbacks: U64,
         local_recovery_ticks: U64,
+        item_issues: U64,
+        item_resolved_local: U64,
+        item_resolved_board: U64,
+        retries: U64,
+        retries_resolved: U64,
+        escalated_unnecessary_known: U64,
+        consults: U64,
     }
 );
 
@@ -106,6 +113,13 @@ impl Table {
             llm_tokens: Some(m.tokens),
             fallbacks: Some(m.fallbacks),
             local_recovery_ticks: Some(m.local_recovery_ticks),
+            item_issues: Some(m.acct.item_issues),
+            item_resolved_local: Some(m.acct.item_resolved_local),
+            item_resolved_board: Some(m.acct.item_resolved_board),
+            retries: Some(m.acct.retries),
+            retries_resolved: Some(m.acct.retries_resolved),
+            escalated_unnecessary_known: Some(m.acct.escalated_unnecessary_known),
+            consults: Some(m.acct.consults),
         });
         if self.cols.rows() >= BATCH_ROWS {
             self.flush()?;

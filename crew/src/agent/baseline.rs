@@ -87,6 +87,14 @@ impl AgentCore {
             }
             Directive::RecoverLocally { issue } => {
                 let sent = self.side.as_mut().and_then(|s| s.answered(issue));
+                // A bot whose gate keeps a history learns from the manager's failure as
+                // from a request that timed out (`gated_central_dag`); without a gate
+                // the history is never read, and is left as it was.
+                if self.gate.policy() != gatecrew_gating::GatePolicy::NoGate {
+                    if let Some(i) = sent {
+                        self.history.gate.timed_out(i.key());
+                    }
+                }
                 if let Some((item, count)) = sent.and_then(|i| i.requestable()) {
                     self.blocker.awaiting.remove(&item);
                     self.blocker.blocks.remove(&Blocker::Item(item));

@@ -400,7 +400,7 @@ impl AgentCore {
         };
         let ctx = RuleContext {
             requestable: requested.is_some() && self.ctx.crew.len() > 1,
-            teammate_reachable: !self.knowledge.mem.visible().is_empty(),
+            teammate_reachable: self.knowledge.may_help(self.teammates()),
             other_work,
         };
         (features, GateQuery { features, ctx }, oracle)
@@ -419,7 +419,7 @@ impl AgentCore {
             Some((item, _)) => Blocker::Item(item),
             None => Blocker::Node(node.unwrap_or_default()),
         };
-        if self.hand_to_channel(id, issue, out) {
+        if self.ctx.style.channel_takes(decision) && self.hand_to_channel(id, issue, out) {
             return;
         }
         if issue.requestable().is_none() {

@@ -23,6 +23,8 @@ pub(super) struct Trace {
     pub(super) config_hash: String,
     pub(super) labels: crate::setup::Labels,
     pub(super) policy_kind: crate::policy::Policy,
+    /// The gate config is an experiment's (it may break the weight hierarchy).
+    pub(super) experiment: bool,
     pub(super) events: Vec<Event>,
     pub(super) window_issue: BTreeMap<WindowId, IssueId>,
     pub(super) oracle_ticks: u64,

@@ -7,7 +7,7 @@
 //! ([`super::scan`]), and reads any other line as an [`Event`] and takes its brief
 //! ([`Brief::of`]), so the two ways give the same brief and the same errors.
 
-use super::event::{Decision, Event, EventKind, IssueName, ResolvedBy, Tier, WindowEvent};
+use super::event::{CallKind, Decision, Event, EventKind, IssueName, ResolvedBy, Tier, WindowEvent};
 use super::{EndReason, Policy, SuiteClass};
 use crate::CloseOutcome;
 use crate::ids::IssueId;
@@ -67,6 +67,10 @@ pub enum BriefKind {
         issue_id: IssueId,
         /// The deciding tier.
         tier: Tier,
+        /// The tier-1 rule that fired.
+        rule: Option<RuleTag>,
+        /// The recoverability feature R the bot computed from its own knowledge.
+        r: u8,
         /// The verdict.
         decision: Decision,
         /// Whether the oracle knew a local recovery.
@@ -110,6 +114,8 @@ pub enum BriefKind {
     },
     /// `llm_call`.
     LlmCall {
+        /// What the model was asked.
+        call: CallKind,
         /// Prompt plus completion tokens.
         tokens: u64,
         /// Game ticks the call took.
@@ -134,9 +140,13 @@ impl<'a> Brief<'a> {
             EventKind::Chat { tokens, .. } => BriefKind::Chat { tokens: *tokens },
             EventKind::Manager { tokens, .. } => BriefKind::Manager { tokens: *tokens },
             EventKind::Issue { issue_id, issue, .. } => BriefKind::Issue { issue_id: *issue_id, issue: *issue },
-            EventKind::Gate { issue_id, tier, decision, oracle_local_feasible, oracle_ticks, .. } => BriefKind::Gate {
+            EventKind::Gate {
+                issue_id, tier, rule, features, decision, oracle_local_feasible, oracle_ticks, ..
+            } => BriefKind::Gate {
                 issue_id: *issue_id,
                 tier: *tier,
+                rule: rule.as_deref().map(RuleTag::of),
+                r: features.r,
                 decision: *decision,
                 oracle_local_feasible: *oracle_local_feasible,
                 oracle_ticks: *oracle_ticks,
@@ -154,7 +164,8 @@ impl<'a> Brief<'a> {
             EventKind::EpisodeEnd { tsr, complete, reason, .. } => {
                 BriefKind::EpisodeEnd { tsr: *tsr, complete: *complete, reason: *reason }
             }
-            EventKind::LlmCall { prompt_tokens, completion_tokens, ticks, mistake, .. } => BriefKind::LlmCall {
+            EventKind::LlmCall { call, prompt_tokens, completion_tokens, ticks, mistake, .. } => BriefKind::LlmCall {
+                call: *call,
                 tokens: u64::from(*prompt_tokens) + u64::from(*completion_tokens),
                 ticks: *ticks,
                 mistake: *mistake,
@@ -174,5 +185,61 @@ impl<'a> Brief<'a> {
             | EventKind::Other => BriefKind::Else,
         };
         Brief { ep: &ev.ep, t: ev.t, kind }
+    }
+}
+
+/// The tier-1 rule a gate event names, as the metrics count it: the rules DESIGN section
+/// 5.2 lists, by their trace ids, and any other id (a trace from another gate) as
+/// [`RuleTag::Other`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleTag {
+    /// `no_message`.
+    NoMessage,
+    /// `cooldown`.
+    Cooldown,
+    /// `immediate`.
+    Immediate,
+    /// `alone`.
+    Alone,
+    /// `critical_exact`.
+    CriticalExact,
+    /// `cosmetic`.
+    Cosmetic,
+    /// `no_local_option`.
+    NoLocalOption,
+    /// Any other id.
+    Other,
+}
+
+impl RuleTag {
+    /// Every tag, in the rules' order.
+    pub const ALL: [RuleTag; 8] = [
+        RuleTag::NoMessage,
+        RuleTag::Cooldown,
+        RuleTag::Immediate,
+        RuleTag::Alone,
+        RuleTag::CriticalExact,
+        RuleTag::Cosmetic,
+        RuleTag::NoLocalOption,
+        RuleTag::Other,
+    ];
+
+    /// The tag of a rule id.
+    pub fn of(id: &str) -> RuleTag {
+        RuleTag::ALL[..7].iter().copied().find(|t| t.as_str() == id).unwrap_or(RuleTag::Other)
+    }
+
+    /// The trace id (`other` for [`RuleTag::Other`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleTag::NoMessage => "no_message",
+            RuleTag::Cooldown => "cooldown",
+            RuleTag::Immediate => "immediate",
+            RuleTag::Alone => "alone",
+            RuleTag::CriticalExact => "critical_exact",
+            RuleTag::Cosmetic => "cosmetic",
+            RuleTag::NoLocalOption => "no_local_option",
+            RuleTag::Other => "other",
+        }
     }
 }

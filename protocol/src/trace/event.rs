@@ -338,6 +338,10 @@ pub enum EventKind {
         /// scripted executor, the default.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         executor: Option<ExecutorLabel>,
+        /// The gate config is an experiment (`experiment = true` in `[gate]`): its
+        /// weights may break the hierarchy. Absent otherwise.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        experiment: bool,
     },
     /// An action completed with a verified outcome.
     Action {

@@ -378,6 +378,7 @@ mod tests {
                     cells_dropped: None,
                     humans: Vec::new(),
                     executor: None,
+                    experiment: false,
                 },
             },
             Event {

@@ -16,7 +16,7 @@
 use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, Error as ValueError};
 
-use super::brief::{Brief, BriefKind};
+use super::brief::{Brief, BriefKind, RuleTag};
 use super::event::{ActionName, Decision, GateAction, IssueName, ResolvedBy, Tier, WindowEvent};
 use super::{EndReason, FallbackCause, Policy, Split, SuiteClass, TRACE_VERSION};
 use crate::ids::IssueId;
@@ -300,11 +300,12 @@ fn unfinished(c: &mut Cur<'_>) -> Option<BriefKind> {
 
 fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
     let (mut issue_id, mut tier, mut decision, mut feasible, mut oracle_ticks) = (0, Tier::Policy, None, false, None);
+    let (mut rule, mut r) = (None, 0);
     fields!(c, 0b1_0111_0111;
         "agent" => 0: c.agent()?,
         "issue_id" => 1: issue_id = c.uint(u64::MAX)?,
         "tier" => 2: tier = c.tier()?,
-        "rule" => 3: c.string()?,
+        "rule" => 3: rule = Some(RuleTag::of(c.string()?)),
         "features" => 4: {
             // FeatureVec, in the writer's order.
             c.lit(b"{\"C\":")?;
@@ -314,7 +315,7 @@ fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
             c.lit(b",\"D\":")?;
             c.uint(255)?;
             c.lit(b",\"R\":")?;
-            c.uint(255)?;
+            r = c.uint(255)? as u8;
             c.lit(b",\"H\":")?;
             c.uint(255)?;
             c.lit(b"}")?
@@ -338,6 +339,8 @@ fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
     Some(BriefKind::Gate {
         issue_id: IssueId(issue_id),
         tier,
+        rule,
+        r,
         decision: decision?,
         oracle_local_feasible: feasible,
         oracle_ticks,
@@ -446,6 +449,7 @@ fn episode_start(c: &mut Cur<'_>) -> Option<BriefKind> {
         "template" => 6: c.string()?,
         "split" => 7: c.name::<Split>()?,
         "blueprint" => 8: c.string()?,
+        "experiment" => 9: c.bool()?,
     );
     Some(BriefKind::EpisodeStart { policy: policy?, class, agents })
 }

@@ -10,7 +10,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// A coordination policy (DESIGN section 6). The first four differ only in the gate;
-/// the last three model other systems' coordination (docs/baselines.md).
+/// the next three model other systems' coordination (docs/baselines.md), and the last
+/// two put the gate in front of two of those baselines' channels (the paper's "+Ours"
+/// rows).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
@@ -18,7 +20,7 @@ pub enum Policy {
     Gated,
     /// Tiers 1 and 2; the gray zone goes to the deterministic adjudicator.
     RuleScore,
-    /// Tier 1; everything else stays local.
+    /// Tier 1; everything the rules leave is escalated.
     RuleOnly,
     /// Every issue the protocol can carry is escalated.
     NoGate,
@@ -31,11 +33,16 @@ pub enum Policy {
     /// VillagerAgent-like: a manager holds the whole DAG, receives every issue and
     /// re-plans globally while the agents wait.
     CentralDag,
+    /// `flatcomm`'s chat, but a bot chats about an issue only when its gate escalates.
+    GatedFlatcomm,
+    /// `central_dag`'s manager, but a bot reports an issue to it only when its gate
+    /// escalates.
+    GatedCentralDag,
 }
 
 impl Policy {
     /// Every policy, in report order.
-    pub const ALL: [Policy; 7] = [
+    pub const ALL: [Policy; 9] = [
         Policy::Gated,
         Policy::RuleScore,
         Policy::RuleOnly,
@@ -43,6 +50,8 @@ impl Policy {
         Policy::NoPartition,
         Policy::Flatcomm,
         Policy::CentralDag,
+        Policy::GatedFlatcomm,
+        Policy::GatedCentralDag,
     ];
 
     /// The name used in configs, flags and traces.
@@ -55,6 +64,8 @@ impl Policy {
             Policy::NoPartition => "no_partition",
             Policy::Flatcomm => "flatcomm",
             Policy::CentralDag => "central_dag",
+            Policy::GatedFlatcomm => "gated_flatcomm",
+            Policy::GatedCentralDag => "gated_central_dag",
         }
     }
 }
@@ -68,7 +79,7 @@ impl fmt::Display for Policy {
 /// An unknown policy name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown policy \"{0}\" (expected one of gated, rule_score, rule_only, no_gate, no_partition, flatcomm, central_dag)"
+    "unknown policy \"{0}\" (expected one of gated, rule_score, rule_only, no_gate, no_partition, flatcomm, central_dag, gated_flatcomm, gated_central_dag)"
 )]
 pub struct UnknownPolicy(pub String);
 

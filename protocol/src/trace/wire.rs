@@ -254,6 +254,8 @@ enum KindDef {
         humans: Vec<String>,
         #[serde(default)]
         executor: Option<super::ExecutorLabel>,
+        #[serde(default)]
+        experiment: bool,
     },
     Action {
         agent: AgentId,
