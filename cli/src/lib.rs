@@ -114,16 +114,18 @@ where
         Ok(cli) => cli,
         Err(e) => {
             let code = e.exit_code();
+            // clap quotes a bad value as given (and drops escape sequences from it when
+            // rendering plain), so one with a line break would print a line of its own:
+            // the message shown is the one the same arguments give escaped.
+            let shown: Vec<OsString> = args
+                .iter()
+                .map(|a| {
+                    a.to_str().map_or_else(|| a.clone(), |s| gatecrew_protocol::text::escape(s).into_owned().into())
+                })
+                .collect();
+            let e = if shown == args { e } else { Cli::try_parse_from(&shown).err().unwrap_or(e) };
             // Plain: the stream escapes control characters, clap's colours among them.
-            let mut text = e.render().to_string();
-            // clap quotes a bad value as given; one with a line break would print a
-            // line of its own.
-            for a in args.iter().filter_map(|a| a.to_str()) {
-                let shown = gatecrew_protocol::text::escape(a);
-                if shown != a {
-                    text = text.replace(a, &shown);
-                }
-            }
+            let text = e.render().to_string();
             if e.use_stderr() {
                 let _ = write!(err, "{text}");
             } else {
