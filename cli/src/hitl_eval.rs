@@ -2,7 +2,10 @@
 //! lines in the open format of `gatecrew_hitl_app::eval` (anyone's lines, over built-in
 //! plans, goals, blueprints or task files): accuracy per plan and per type, a confusion
 //! matrix, node (and part) accuracy, stop recall, latency; the lines it cannot score
-//! are counted and listed; the graph-update latency of each intervention type.
+//! are counted and listed; the graph-update latency of each intervention type; for
+//! sets whose lines carry a language tag, accuracy by language and type.
+
+mod lang;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -230,6 +233,9 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let summaries: Vec<Summary> = runs.iter().flat_map(|(n, r)| summarise(n, r)).collect();
     let types: Vec<PerType> = runs.iter().flat_map(|(n, r)| per_type(n, r)).collect();
+    let tagged = set.iter().any(|u| u.lang.is_some());
+    let langs: Vec<lang::PerLang> =
+        if tagged { runs.iter().flat_map(|(n, r)| lang::per_lang(n, r)).collect() } else { Vec::new() };
     let stop_recall: Vec<(String, usize, usize)> = runs
         .iter()
         .map(|(n, r)| {
@@ -261,6 +267,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 "unscored": unscored,
                 "classification": summaries,
                 "per_type": types,
+                "per_lang": langs,
                 "confusion": conf,
                 "stop_recall": stop_recall.iter().map(|(n, a, b)| serde_json::json!({"classifier": n, "stopped": a, "stops": b})).collect::<Vec<_>>(),
                 "updates": upd,
@@ -329,6 +336,9 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         ]);
     }
     writeln!(out, "{pt}")?;
+    if !langs.is_empty() {
+        writeln!(out, "{}", lang::table(&langs))?;
+    }
     for (name, r) in &runs {
         let m = confusion(r);
         let mut ct = Table::new();

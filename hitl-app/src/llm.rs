@@ -35,6 +35,9 @@ impl LlmClassifier {
 impl Classify for LlmClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = Instant::now();
+        // The model reads the line as the parser does: slang spelled out, typos fixed.
+        let read = gatecrew_hitl::chat::read(text, ctx.vocab);
+        let text = read.text.as_str();
         if let Some(stop) = stop_first(text, start) {
             return stop;
         }

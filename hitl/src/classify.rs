@@ -53,6 +53,8 @@ pub struct ParserClassifier;
 impl Classify for ParserClassifier {
     fn classify(&mut self, text: &str, ctx: &Context<'_>) -> Classified {
         let start = std::time::Instant::now();
+        let read = crate::chat::read(text, ctx.vocab);
+        let text = read.text.as_str();
         let intent = refine(text, parse(text, ctx.vocab, ctx.question.is_some()), ctx);
         Classified {
             intent,

@@ -26,18 +26,22 @@ pub struct Intent {
     /// A switch that puts the node off ("the roof can wait") instead of doing it now.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub later: bool,
+    /// A line the parser could not read for sure (chat naming a goal or a part): the
+    /// bot asks one question instead of acting.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsure: bool,
 }
 
 impl Intent {
     /// An intent without a node.
     pub fn bare(kind: IntentType) -> Self {
-        Intent { kind, node: None, parent: None, later: false }
+        Intent { kind, node: None, parent: None, later: false, unsure: false }
     }
 
     /// An intent about a node.
     pub fn about(kind: IntentType, node: impl Into<String>) -> Self {
         let node = node.into();
-        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None, later: false }
+        Intent { kind, node: (!node.trim().is_empty()).then_some(node), parent: None, later: false, unsure: false }
     }
 
     /// A switch that puts a node off.

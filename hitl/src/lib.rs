@@ -5,6 +5,8 @@
 //! * [`plan`]: the partner's plan, the person's interventions as graph updates (switch,
 //!   delete, add, stop), rule-based repair, the one-line preview;
 //! * [`recipe`]: the deterministic recipe planner (goal -> sub-graph);
+//! * [`chat`]: game chat as players type it (slang, abbreviations, typos) read into
+//!   the words the parser and the model see;
 //! * [`words`] and [`goal`]: the vocabulary and goals in game terms;
 //! * [`session`] and [`driver`]: the partner and the lockstep driver of a scripted or
 //!   live session.
@@ -13,6 +15,7 @@
 //! websocket, the SQLite task memory, the language-model client and the intent
 //! benchmark are the application's (`gatecrew-hitl-app`).
 
+pub mod chat;
 pub mod classify;
 pub mod driver;
 pub mod exec;

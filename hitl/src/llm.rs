@@ -131,7 +131,7 @@ pub fn read_answer(content: &str, asked: bool) -> Result<Intent, FallbackReason>
         .map_err(|_| FallbackReason::UnknownDecision)?;
     let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
     let kind = if kind == IntentType::Answer && !asked { IntentType::Chat } else { kind };
-    Ok(Intent { kind, node: text("node"), parent: text("parent"), later: false })
+    Ok(Intent { kind, node: text("node"), parent: text("parent"), later: false, unsure: false })
 }
 
 /// What the stop rule says before any model is asked: a halt never waits for (or

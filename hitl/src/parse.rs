@@ -6,6 +6,7 @@
 //! 10 oak logs"). Everything else is chat. Node names stay words here; they are
 //! resolved against the live plan afterwards.
 
+mod indirect;
 mod lexicon;
 mod parts;
 mod question;
@@ -20,6 +21,26 @@ use crate::goal::read_goal_checked;
 use crate::intent::{Intent, IntentType};
 use crate::stop::{Halt, halt};
 use crate::words::{Vocabulary, coords, words};
+
+/// Every phrase of the parser's word lists (what the chat reader corrects typos
+/// towards).
+pub fn lexicon_phrases() -> impl Iterator<Item = &'static str> {
+    let lists: [&'static [&'static str]; 12] = [
+        &FILLERS,
+        &STOPS,
+        &NEW_TASK,
+        &RESUME,
+        &SWITCH_LEADS,
+        &SWITCH_TAILS,
+        &DELETE_LEADS,
+        &ADD_LEADS,
+        &ADD_TAILS,
+        &TASK_LEADS,
+        &NEGATIONS,
+        &POSITIVE_VERBS,
+    ];
+    lists.into_iter().flatten().copied()
+}
 
 /// Words a line leads with, joined: `Some(rest)` when `ws` starts with `lead`.
 fn after<'a>(ws: &'a [String], lead: &str) -> Option<&'a [String]> {
@@ -145,6 +166,17 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     if asked && !is_command(ws) {
         return Intent::about(IntentType::Answer, line);
     }
+    // "can you also get wool", "could you skip the planks": the order inside.
+    if let Some(rest) = indirect::REQUESTS.iter().find_map(|l| after(ws, l)).filter(|r| !r.is_empty()) {
+        let inner = parse_plain(&join(rest), vocab, asked);
+        if !matches!(inner.kind, IntentType::Chat | IntentType::NewTask) {
+            return inner;
+        }
+    }
+    // "make a chest when you're done": added after the plan, never instead of it.
+    if let Some(i) = indirect::added_when_done(ws, &has_goal) {
+        return i;
+    }
     // 0. "forget the house, make me a bed": dropping the plan's goal for a new one.
     if let Some((first, rest)) = text.split_once([',', ';', '.']) {
         let fw = words(first);
@@ -198,6 +230,11 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     if let Some(i) = parts::part_intent(ws, vocab) {
         return i;
     }
+    // 4c. What the person does or has: "I'll do the roof myself", "leave the planks, I
+    // have some"; what is not needed: "the sticks aren't needed".
+    if let Some(i) = indirect::person_does(text, ws, &has_goal).or_else(|| indirect::not_needed(ws, &has_goal)) {
+        return i;
+    }
     // 5. Knowledge: "the wool is in the chest at 3 0 5".
     let place_words = ["chest", "barrel", "box", "storage", "ground", "floor", "lying"];
     if (coords(ws).is_some() || ws.iter().any(|w| place_words.contains(&w.as_str())))
@@ -224,7 +261,10 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     // 7. Delete.
     for lead in DELETE_LEADS {
         if let Some(rest) = after(ws, lead) {
-            if !rest.is_empty() {
+            let rest = strip_lead(rest, &["to", "any", "more"]);
+            // "I don't want you to stop" is no step dropped: these leads need a goal.
+            let wants_goal = ["i dont need", "dont need", "i dont want", "we dont want"].contains(&lead);
+            if !rest.is_empty() && (!wants_goal || has_goal(rest)) {
                 let rest = before(rest, "myself").unwrap_or(rest);
                 return Intent::about(IntentType::Delete, join(rest));
             }
@@ -268,6 +308,27 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
     }
     if has_goal(ws) && vocab.items_in(ws).len() == 1 && ws.len() <= 4 && crate::words::count(ws, None).is_some() {
         return Intent::about(IntentType::NewTask, line);
+    }
+    unsure(ws, &has_goal)
+}
+
+/// The words of a line that name what it is about, quoted ("\"the planks\"").
+pub fn goal_words(text: &str) -> String {
+    let all = words(text);
+    format!("\"{}\"", join(strip_fillers(&all)))
+}
+
+/// What no rule read: chat, or, when the line names a goal or part and reads as no
+/// statement ("the planks", "wool pls", "more sticks"), chat the bot is unsure of: it
+/// asks what the person meant instead of acting or guessing.
+fn unsure(ws: &[String], has_goal: &dyn Fn(&[String]) -> bool) -> Intent {
+    const STATEMENT: [&str; 22] = [
+        "is", "are", "was", "were", "im", "i", "my", "its", "thats", "looks", "look", "nice", "cool", "good", "great",
+        "love", "like", "thanks", "thank", "hi", "hello", "wow",
+    ];
+    let named = has_goal(ws);
+    if named && !ws.iter().any(|w| STATEMENT.contains(&w.as_str())) {
+        return Intent { unsure: true, ..Intent::bare(IntentType::Chat) };
     }
     Intent::bare(IntentType::Chat)
 }

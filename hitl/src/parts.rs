@@ -23,7 +23,7 @@ use crate::words::{singular, words};
 
 mod find;
 
-pub use find::{PartMatch, PartRef, find_part};
+pub use find::{LAYER_WORDS, PartMatch, PartRef, find_part};
 
 /// What a cell is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

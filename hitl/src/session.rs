@@ -12,10 +12,13 @@ mod add;
 mod apply;
 mod build;
 mod chat;
+mod clarify;
 mod materials;
+mod notes;
 mod recall;
 mod share;
 mod step;
+mod why;
 
 use std::sync::Arc;
 
@@ -71,6 +74,20 @@ pub(crate) enum Question {
         /// The question asked.
         text: String,
     },
+    /// What did the person mean by a line the parser was unsure of?
+    Meant {
+        /// The readings offered, in order.
+        options: Vec<crate::intent::Intent>,
+        /// The question asked.
+        text: String,
+    },
+    /// Should the plan be dropped for this goal?
+    Confirm {
+        /// The new goal.
+        goal: crate::goal::Goal,
+        /// The question asked.
+        text: String,
+    },
     /// Where is the item (a chest the bot does not know)?
     Where {
         /// The item asked about.
@@ -83,7 +100,11 @@ pub(crate) enum Question {
 impl Question {
     fn text(&self) -> &str {
         match self {
-            Question::Which { text, .. } | Question::WhichPart { text, .. } | Question::Where { text, .. } => text,
+            Question::Which { text, .. }
+            | Question::WhichPart { text, .. }
+            | Question::Meant { text, .. }
+            | Question::Confirm { text, .. }
+            | Question::Where { text, .. } => text,
         }
     }
 }
@@ -124,6 +145,8 @@ pub struct Partner {
     share_cells: std::collections::BTreeSet<usize>,
     /// What each blueprint cell is for, its material and layer (for named parts).
     facts: std::collections::BTreeMap<usize, crate::parts::CellFacts>,
+    /// Landmarks and preferences the person told (this run's and remembered ones).
+    notes: Vec<notes::Note>,
 }
 
 impl std::fmt::Debug for Partner {
@@ -184,6 +207,7 @@ impl Partner {
             stopped_by: None,
             share_cells: share_cells(core),
             facts: crate::parts::cell_facts(&blueprint_for_facts, &data),
+            notes: Vec::new(),
             data,
             cfg,
         })

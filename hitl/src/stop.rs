@@ -12,6 +12,7 @@
 //! A halt followed by a command ("stop that and get planks") is [`Halt::StopThen`]: the
 //! bot halts its current work either way, and the command decides what comes next.
 
+mod languages;
 mod lexicon;
 mod token;
 
@@ -46,6 +47,10 @@ fn clause_halt(c: &[String]) -> Option<bool> {
         core.iter().skip_while(|w| ["and", "but", "so", "then", "or"].contains(&w.as_str())).cloned().collect();
     if body.is_empty() {
         return None;
+    }
+    // "para", "warte", "стоп", "等一下": the other languages' halt words.
+    if let Some(v) = languages::clause(&body) {
+        return Some(v);
     }
     const TAIL: &[&str] = &[
         "yet", "else", "now", "for", "a", "sec", "second", "moment", "minute", "bit", "while", "right", "there",
@@ -235,6 +240,24 @@ fn halt_then_inline(c: &[String]) -> bool {
 fn halt_words_in_quotes(text: &str) -> bool {
     let toks = tokens(text);
     toks.iter().any(|t| matches!(t, Tok::Word(w) if keyword(w).is_some()))
+}
+
+/// Every word of the stop rule's lists (what the chat reader corrects typos towards).
+pub fn lexicon_phrases() -> impl Iterator<Item = &'static str> {
+    let flat = [REQUEST, QUESTION, NEGATION, MENTION, FILLER, COMMAND].into_iter().flatten().copied();
+    let seqs = GO_ON.iter().chain(HALT_CLAUSES.iter()).flat_map(|s| s.iter().copied());
+    flat.chain(seqs).chain(token::KEYS.iter().copied())
+}
+
+/// Whether a word is a halt, go-on or negation word of one of the other languages.
+pub fn foreign_word(w: &str) -> bool {
+    let w = languages::fold(w);
+    languages::LANGUAGES.iter().any(|l| {
+        l.halt.contains(&w.as_str())
+            || l.halt_opening.contains(&w.as_str())
+            || l.go_on.contains(&w.as_str())
+            || l.negation.contains(&w.as_str())
+    })
 }
 
 /// Whether the line is a halt (plain or followed by a command).

@@ -67,6 +67,8 @@ pub struct Vocabulary {
     phrases: BTreeMap<String, ItemId>,
     natural: BTreeSet<BlockId>,
     prefer: BTreeMap<ItemId, usize>,
+    /// Every word of a phrase (singular): what the chat reader corrects typos towards.
+    known: BTreeSet<String>,
 }
 
 impl Vocabulary {
@@ -109,7 +111,8 @@ impl Vocabulary {
         for (i, name) in raw.prefer.items.iter().enumerate() {
             prefer.insert(item("prefer.items".into(), name)?, i);
         }
-        Ok(Vocabulary { phrases, natural, prefer })
+        let known = phrases.keys().flat_map(|k| k.split(' ')).filter(|w| !w.is_empty()).map(str::to_owned).collect();
+        Ok(Vocabulary { phrases, natural, prefer, known })
     }
 
     /// Items named in the words, left to right, longest phrase first; with the word
@@ -141,6 +144,16 @@ impl Vocabulary {
     /// The first item named in a text.
     pub fn item_in(&self, text: &str) -> Option<ItemId> {
         self.items_in(&words(text)).first().map(|(i, _)| *i)
+    }
+
+    /// Whether a (singular) word is part of an item's name or synonym.
+    pub fn knows_word(&self, w: &str) -> bool {
+        self.known.contains(w)
+    }
+
+    /// Every word of the item names and synonyms (singular).
+    pub fn words(&self) -> &BTreeSet<String> {
+        &self.known
     }
 
     /// Whether the planner may plan to mine this block before having seen one.

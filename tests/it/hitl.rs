@@ -5,8 +5,11 @@
 //! evaluation format; the model classifier against the real llama.cpp server; a house
 //! built as named parts (issue 17: leaving out the glass, the top layer first, a stop
 //! in any phrasing, a stop that cuts a walk, a question that changes nothing, a house that obtains
-//! the glass it lacks); counts typed out of bounds (issue 19).
+//! the glass it lacks); counts typed out of bounds (issue 19); game chat as players type
+//! it, stops in eight languages, questions before acting on an unsure or plan-dropping
+//! reading (issue 45).
 
+mod chat;
 mod counts;
 mod eval;
 mod halt;
@@ -17,6 +20,7 @@ mod memory;
 mod plan;
 mod robust;
 mod scripted;
+mod why;
 
 use std::path::{Path, PathBuf};
 

@@ -16,7 +16,8 @@
 //! relative to the JSONL file. Optional: `node` (the node or part meant, by its label
 //! or by words naming it in that plan), `goal` (the goal of an add or a new task:
 //! `item xN`, `item @x,y,z`, `build`, or words), `parent` (an add's parent), `options`
-//! (an answer's open question), `id` and `note` (free text). Any other key is an error
+//! (an answer's open question), `lang` (the line's language, ISO 639-1; `en` when
+//! absent), `id` and `note` (free text). Any other key is an error
 //! naming the file, line and key. A line that cannot be scored (its plan does not load,
 //! its node names nothing in the plan) is counted and listed, never dropped.
 
@@ -225,6 +226,8 @@ pub struct Row {
     pub fell_back: bool,
     /// The chat line as labelled.
     pub text: String,
+    /// Its language tag (`en` when untagged).
+    pub lang: String,
 }
 
 /// A line that could not be scored, and why.
@@ -281,6 +284,7 @@ pub fn run(
             ms,
             fell_back: got.by == gatecrew_hitl::intent::Classifier::Fallback,
             text: u.text.clone(),
+            lang: u.lang.clone().unwrap_or_else(|| "en".into()),
         });
     }
     (rows, skipped)

@@ -2,9 +2,9 @@
 //! type them (joined words, no apostrophes: `dont`).
 
 /// Words that open a line without meaning anything for the plan.
-pub(super) const FILLERS: [&str; 19] = [
+pub(super) const FILLERS: [&str; 22] = [
     "hi", "hello", "hey", "ok", "okay", "please", "pls", "yo", "um", "uh", "so", "well", "alright", "hmm", "bot",
-    "buddy", "oh", "right", "now",
+    "buddy", "oh", "right", "now", "actually", "btw", "ah",
 ];
 
 pub(super) const STOPS: [&str; 24] = [
@@ -94,7 +94,15 @@ pub(super) const SWITCH_LEADS: [&str; 23] = [
 
 pub(super) const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
 
-pub(super) const DELETE_LEADS: [&str; 35] = [
+pub(super) const DELETE_LEADS: [&str; 43] = [
+    "there is no need for",
+    "theres no need for",
+    "no need to",
+    "i dont need",
+    "dont need",
+    "i dont want",
+    "we dont want",
+    "forget about the",
     "forget the",
     "skip",
     "dont bother with",

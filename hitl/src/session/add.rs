@@ -85,7 +85,13 @@ impl Partner {
                     Some(Resolution::Many(options)) => {
                         self.note_intent(c, intent, None, &options);
                         return self.ask(
-                            Intent { kind: IntentType::Add, node: Some(node_words), parent: None, later: false },
+                            Intent {
+                                kind: IntentType::Add,
+                                node: Some(node_words),
+                                parent: None,
+                                later: false,
+                                unsure: false,
+                            },
                             options,
                         );
                     }

@@ -19,13 +19,16 @@ use crate::words::{coords, words};
 
 impl Partner {
     pub(super) fn handle(&mut self, batch: &Batch) {
-        let text = batch.text();
+        let typed = batch.text();
         let _span = tracing::debug_span!("hitl_line", agent = %self.cfg.agent, tick = self.now.0).entered();
         self.events.push(EventKind::Human(HumanLine {
             agent: self.cfg.agent,
-            text: text.clone(),
+            text: typed.clone(),
             lines: batch.lines.len() as u32,
         }));
+        // The line as the partner reads it (slang spelled out, typos fixed); the trace
+        // keeps it as typed.
+        let text = crate::chat::read(&typed, &self.vocab).text;
         let c = {
             let ctx = Context {
                 plan: &self.plan,
@@ -64,7 +67,7 @@ impl Partner {
     }
 
     /// Applies a classified line; returns the name of the update (for latencies).
-    fn apply(&mut self, c: &Classified, text: &str) -> &'static str {
+    pub(super) fn apply(&mut self, c: &Classified, text: &str) -> &'static str {
         let intent = c.intent.clone();
         if let Some(q) = self.question.take() {
             let command = matches!(
@@ -87,6 +90,16 @@ impl Partner {
                 }
                 Question::WhichPart { intent: asked, options, .. } if !command || intent.kind == IntentType::Answer => {
                     return self.answer_part(c, text, &asked, options);
+                }
+                Question::Meant { options, .. } => {
+                    if let Some(op) = self.answer_meant(c, text, options) {
+                        return op;
+                    }
+                }
+                Question::Confirm { goal, .. } => {
+                    if let Some(op) = self.answer_confirm(c, text, goal) {
+                        return op;
+                    }
                 }
                 Question::Where { item, .. } => {
                     if let Some((from, _)) = coords(&words(text)) {
@@ -170,6 +183,8 @@ impl Partner {
                     .and_then(|w| read_goal_checked(w, &self.vocab))
                     .or_else(|| read_goal_checked(text, &self.vocab));
                 match goal {
+                    // Nothing of the person's is thrown away on a reading: asked first.
+                    Some(Ok(goal)) if self.needs_confirm(text) => self.ask_confirm(goal),
                     Some(Ok(goal)) => self.new_task(goal),
                     Some(Err(bad)) => self.bad_count(&bad, "new_task"),
                     None => {
@@ -180,6 +195,11 @@ impl Partner {
                 }
             }
             IntentType::Chat | IntentType::Answer => {
+                if intent.unsure {
+                    if let Some(op) = self.ask_meant(c, text) {
+                        return op;
+                    }
+                }
                 self.note_intent(c, &Intent::bare(IntentType::Chat), None, &[]);
                 let reply = self.chat(text);
                 let p = self.plan.preview();

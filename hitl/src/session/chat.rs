@@ -15,6 +15,19 @@ impl Partner {
         let has = |w: &str| ws.iter().any(|x| x == w);
         let any = |v: &[&str]| v.iter().any(|w| has(w));
         let item = self.vocab.items_in(&ws).first().map(|(i, _)| *i);
+        if let Some(note) = super::notes::read_note(text, self.pos) {
+            return self.keep_note(note);
+        }
+        if any(&["where", "wheres"]) {
+            if let Some(a) = self.where_landmark(text) {
+                return a;
+            }
+        }
+        if any(&["like", "prefer", "favourite", "favorite"]) && any(&["what", "do", "which"]) {
+            if let Some(a) = self.likes() {
+                return a;
+            }
+        }
         if has("why")
             && any(&["stop", "stopped", "stopping", "idle", "waiting", "wait", "standing", "moving", "nothing"])
         {

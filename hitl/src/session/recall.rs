@@ -20,6 +20,15 @@ impl Partner {
         };
         for f in facts {
             if f.kind != "store" {
+                // A landmark or a preference the person told in an earlier run.
+                if self.recall_note(&f) {
+                    self.events.push(EventKind::Memory(MemoryNote {
+                        agent: self.cfg.agent,
+                        op: MemoryOp::Read,
+                        text: format!("{} (run {}, tick {})", fact_text(&f), f.run, f.tick),
+                        provenance: f.provenance,
+                    }));
+                }
                 continue;
             }
             let (Some((x, y, z)), Ok(item)) = (f.pos, self.data.item(&f.item)) else { continue };

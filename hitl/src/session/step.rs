@@ -126,7 +126,13 @@ impl Partner {
                 }
                 ExecEvent::GoalEnded { goal, ok } => {
                     let label = self.plan.label(goal).to_owned();
-                    let text = if ok { format!("Done: {label}.") } else { format!("I could not {label}.") };
+                    let text = match ok {
+                        true => format!("Done: {label}."),
+                        false => match super::why::why_failed(&self.plan, goal, &self.know, &self.data) {
+                            Some(why) => format!("I could not {label}: {why}."),
+                            None => format!("I could not {label}."),
+                        },
+                    };
                     self.say(SayKind::Report, text);
                     if !self.plan.open_goals().is_empty() {
                         let p = self.plan.preview();
@@ -134,9 +140,25 @@ impl Partner {
                     }
                 }
                 ExecEvent::PlanEnded { ok } => {
+                    // "Done" only when it is: a plan with a failed goal says which.
+                    let failed: Vec<String> = self
+                        .plan
+                        .children(self.plan.root())
+                        .into_iter()
+                        .filter(|g| self.plan.step(*g).state == crate::plan::State::Failed)
+                        .map(|g| self.plan.label(g).to_owned())
+                        .collect();
                     self.remember(if ok { "completed" } else { "failed" });
                     self.fresh_plan();
-                    self.say(SayKind::Preview, "Everything you asked is done; tell me what to do next.".into());
+                    let text = if ok || failed.is_empty() {
+                        "Everything you asked is done; tell me what to do next.".to_owned()
+                    } else {
+                        format!(
+                            "Not everything is done: I could not {}; tell me what to do next.",
+                            failed.join(" nor ")
+                        )
+                    };
+                    self.say(SayKind::Preview, text);
                 }
             }
         }

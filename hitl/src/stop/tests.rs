@@ -68,3 +68,81 @@ fn probe() {
         eprintln!("{:?}\t{l}", halt(l));
     }
 }
+
+/// Every halt word of every language, alone and in the shapes chat gives it (shouted,
+/// with marks, with a filler, twice), is a stop; after its language's negation it is
+/// go-on; every go-on word is go-on.
+#[test]
+fn every_languages_halt_word_stops_in_any_shape() {
+    let mut wrong = Vec::new();
+    for lang in languages::LANGUAGES {
+        // Words that halt only with their pair are tried below.
+        for w in lang.halt.iter().filter(|w| !["hor", "hoer", "bleib", "bouge", "bougez"].contains(*w)) {
+            let shapes = [
+                (*w).to_owned(),
+                format!("{w}!"),
+                format!("{}!!!", w.to_uppercase()),
+                format!("ok {w}"),
+                format!("{w}, {w}"),
+                format!("bot {w} pls"),
+            ];
+            for s in shapes {
+                if halt(&s) != Halt::Stop {
+                    wrong.push(format!("{}: {s:?} -> {:?}", lang.code, halt(&s)));
+                }
+            }
+            for neg in lang.negation.iter().filter(|n| !n.starts_with("narr")) {
+                let s = if *neg == "pas" { format!("ne {w} pas") } else { format!("{neg} {w}") };
+                // "ne bouge pas" is "don't move": a halt in any case.
+                let want = if w.starts_with("boug") { Halt::Stop } else { Halt::GoOn };
+                if halt(&s) != want {
+                    wrong.push(format!("{}: {s:?} -> {:?}", lang.code, halt(&s)));
+                }
+            }
+        }
+        for w in lang.halt_opening {
+            for s in [(*w).to_owned(), format!("{w}!"), format!("{} ya", w.to_uppercase())] {
+                if halt(&s) != Halt::Stop {
+                    wrong.push(format!("{}: {s:?} -> {:?}", lang.code, halt(&s)));
+                }
+            }
+        }
+        for w in lang.go_on.iter().filter(|w| **w != "mach") {
+            if halt(w) != Halt::GoOn {
+                wrong.push(format!("{}: {w:?} -> {:?}", lang.code, halt(w)));
+            }
+        }
+    }
+    for s in ["hör auf", "hoer auf", "bleib stehen", "ne bouge pas", "bouge pas", "nicht aufhören"] {
+        let want = if s.starts_with("nicht") { Halt::GoOn } else { Halt::Stop };
+        if halt(s) != want {
+            wrong.push(format!("{s:?} -> {:?}", halt(s)));
+        }
+    }
+    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// A word that halts only at the head of a short clause is the everyday word
+/// elsewhere: "para" is "for", "alto" "tall", "moment" a noun.
+#[test]
+fn opening_only_halt_words_are_everyday_words_inside_a_sentence() {
+    for line in
+        ["haz una cama para mi", "un muro alto", "get wool para la cama", "in einem moment bitte die wand bauen"]
+    {
+        assert!(!is_halt(line), "{line:?}");
+    }
+}
+
+/// Chinese and Japanese halt words inside a run of characters, with and without
+/// full-width marks; their negated forms and go-on words.
+#[test]
+fn chinese_and_japanese_halts_are_found_inside_the_run() {
+    for line in
+        ["停", "停下来", "快停下！", "等一下", "等等，", "别动", "止まって", "ちょっと待って", "やめて！", "ストップ"]
+    {
+        assert_eq!(halt(line), Halt::Stop, "{line:?}");
+    }
+    for line in ["不要停", "别停", "继续", "続けて", "止まらないで"] {
+        assert_eq!(halt(line), Halt::GoOn, "{line:?}");
+    }
+}

@@ -55,6 +55,7 @@ pub(super) fn tokens(text: &str) -> Vec<Tok> {
                 out.push(Tok::Word(std::mem::take(&mut cur)));
             }
             if matches!(c, ',' | ';' | '.' | '!' | '?' | ':' | '\u{2026}' | '\u{2014}' | '\u{2013}' | '(' | ')' | '\n')
+                || matches!(c, '\u{3001}' | '\u{3002}' | '\u{ff01}' | '\u{ff0c}' | '\u{ff1f}')
             {
                 out.push(Tok::Break);
             }
@@ -135,26 +136,28 @@ pub(super) fn squeeze(w: &str) -> String {
     out
 }
 
+/// The halt keywords.
+pub(super) const KEYS: &[&str] = &[
+    "stop",
+    "halt",
+    "freeze",
+    "pause",
+    "wait",
+    "cancel",
+    "abort",
+    "cease",
+    "quit",
+    "enough",
+    "hold",
+    "stay",
+    "whoa",
+    "desist",
+    "nevermind",
+    "nvm",
+];
+
 /// A word's halt keyword, after squeezing and the typo list.
 pub(super) fn keyword(w: &str) -> Option<&'static str> {
-    const KEYS: &[&str] = &[
-        "stop",
-        "halt",
-        "freeze",
-        "pause",
-        "wait",
-        "cancel",
-        "abort",
-        "cease",
-        "quit",
-        "enough",
-        "hold",
-        "stay",
-        "whoa",
-        "desist",
-        "nevermind",
-        "nvm",
-    ];
     let s = squeeze(w);
     if let Some(k) = KEYS.iter().find(|k| squeeze(k) == s) {
         return Some(k);

@@ -92,3 +92,44 @@ fn a_corrupted_memory_is_an_error_and_is_never_replaced() {
     assert!(e.contains("not a gatecrew memory"), "{e}");
     assert_eq!(std::fs::read(&other).unwrap(), before);
 }
+
+/// Landmarks and preferences the person names are kept with provenance told: answered
+/// in the same run, stored, and read back by the next run in the same world.
+#[test]
+fn landmarks_and_preferences_are_kept_told_and_read_back_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mem/memory.sqlite");
+    let dbs = db.display().to_string();
+    let script = "0 my house is at 10 0 5\n20 i like spruce\n40 where is my house?\n";
+    let (code, out, ev) = run_script(dir.path(), "n1", script, &["--memory-db", &dbs]);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<String> = said(&ev).into_iter().map(|(_, _, t)| t).collect();
+    assert!(lines.iter().any(|l| l.starts_with("Noted: your house is at (10, 0, 5).")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with("Noted: you like spruce.")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with("You told me your house is at (10, 0, 5).")), "{lines:#?}");
+    let store = Store::open(&db).unwrap();
+    let facts = store.facts(Some("hitl-partner")).unwrap();
+    assert!(
+        facts.iter().any(|f| f.kind == "landmark"
+            && f.item == "house"
+            && f.pos == Some((10, 0, 5))
+            && f.provenance == Provenance::Told),
+        "{facts:?}"
+    );
+    assert!(
+        facts.iter().any(|f| f.kind == "preference" && f.item == "spruce" && f.provenance == Provenance::Told),
+        "{facts:?}"
+    );
+    drop(store);
+    // "here" is where the bot stands when it hears the line; the next run knows both.
+    let (code, out, ev) =
+        run_script(dir.path(), "n2", "0 where is my house\n20 what do i like?\n", &["--memory-db", &dbs]);
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<String> = said(&ev).into_iter().map(|(_, _, t)| t).collect();
+    assert!(lines.iter().any(|l| l.starts_with("You told me your house is at (10, 0, 5).")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with("You told me you like spruce.")), "{lines:#?}");
+    let read_back = ev.iter().any(
+        |e| matches!(&e.kind, EventKind::Memory(m) if m.op == MemoryOp::Read && m.text.starts_with("landmark house")),
+    );
+    assert!(read_back, "no memory read of the landmark");
+}

@@ -59,6 +59,8 @@ pub struct Labelled {
     pub parent: Option<String>,
     /// An answer's options.
     pub options: Vec<String>,
+    /// The line's language (ISO 639-1: `en`, `es`, `zh`, ...), if tagged.
+    pub lang: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -79,6 +81,8 @@ struct RawLine {
     options: Vec<String>,
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    lang: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]
     note: Option<String>,
@@ -148,6 +152,7 @@ pub fn load(path: &Path) -> Result<Vec<Labelled>, String> {
             goal: raw.goal,
             parent: raw.parent,
             options: raw.options,
+            lang: raw.lang,
         });
     }
     Ok(out)
