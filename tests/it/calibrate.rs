@@ -115,6 +115,7 @@ fn an_interrupted_run_resumes_with_the_same_results() {
     let mut partial: String = lines[..keep].iter().map(|l| format!("{l}\n")).collect();
     partial.push_str(&lines[keep][..lines[keep].len() / 2]);
     write(cut.path(), "points.jsonl", &partial);
+    std::fs::copy(whole.path().join("run.json"), cut.path().join("run.json")).unwrap();
     let resumed = calibrate(&grid, &options(cut.path()), &|_| {}).unwrap();
     assert_eq!(resumed.evaluated_now, grid.points.len() - keep, "only the missing points are evaluated");
     assert_eq!(resumed.points.len(), full.points.len(), "each point once");
@@ -125,7 +126,7 @@ fn an_interrupted_run_resumes_with_the_same_results() {
     // A results file from another grid is refused, not mixed in.
     let other = Grid::parse(&GRID.replace("h = [0.05]", "h = [0.075]"), Path::new("other.toml")).unwrap();
     let err = calibrate(&other, &options(whole.path()), &|_| {}).unwrap_err().to_string();
-    assert!(err.contains("points.jsonl:1") && err.contains("other parameters"), "{err}");
+    assert!(err.contains("run.json") && err.contains("grid: was"), "{err}");
 }
 
 #[test]
