@@ -43,6 +43,10 @@ pub enum ExportError {
         /// The cause.
         source: std::io::Error,
     },
+    /// An output table could not be replaced (another export is writing it, or the
+    /// rename failed).
+    #[error(transparent)]
+    Output(Box<gatecrew_protocol::replace::ReplaceError>),
     /// Writing an output table failed.
     #[error("writing {path}: {message}")]
     Write {
@@ -196,8 +200,11 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
             finish(c, &mut episodes, &mut sum)?;
         }
     }
-    episodes.close()?;
-    events.close()?;
+    // Both tables are whole before either replaces its previous file.
+    let (episodes, events) = (episodes.close()?, events.close()?);
+    for table in [episodes, events] {
+        table.commit().map_err(|e| ExportError::Output(Box::new(e)))?;
+    }
     sum.outputs = vec![ep_path, ev_path];
     Ok(sum)
 }

@@ -22,6 +22,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::objective::Objective;
 
+/// The most values one key's range may give: a weight or threshold in `[0, 1]` at a
+/// step of 0.001, far finer than any difference the suite can measure.
+pub const MAX_RANGE_VALUES: usize = 1_000;
+
+/// The most combinations a grid may have, counted before the hierarchy skips any: 25
+/// times the default grid (40,320), which already takes the longest of any command.
+/// Each point is kept in memory and evaluated on every calibration episode, so the
+/// bound keeps both the memory (about 100 bytes a point) and the run finite.
+pub const MAX_GRID_POINTS: u64 = 1_000_000;
+
 /// A range of values: `{ from, to, step }` (inclusive) or an explicit list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -42,6 +52,9 @@ pub enum Range {
 impl Range {
     fn values(&self, key: &str) -> Result<Vec<f64>, String> {
         let v: Vec<f64> = match self {
+            Range::List(v) if v.len() > MAX_RANGE_VALUES => {
+                return Err(format!("{key}: {} values; at most {MAX_RANGE_VALUES}", v.len()));
+            }
             Range::List(v) => v.clone(),
             Range::Steps { from, to, step } => {
                 if !(step.is_finite() && *step > 0.0) {
@@ -50,7 +63,16 @@ impl Range {
                 if !(from.is_finite() && to.is_finite()) || from > to {
                     return Err(format!("{key}: empty range from {from} to {to}"));
                 }
-                let n = ((to - from) / step + 1e-9).floor() as usize;
+                // Counted in floating point before anything is allocated: a tiny step
+                // gives an enormous (or infinite) count, refused here.
+                let span = ((to - from) / step + 1e-9).floor();
+                if span.is_nan() || span >= MAX_RANGE_VALUES as f64 {
+                    return Err(format!(
+                        "{key}: from {from} to {to} in steps of {step} gives more than {MAX_RANGE_VALUES} values; \
+                         at most {MAX_RANGE_VALUES} (use a larger step)"
+                    ));
+                }
+                let n = span as usize;
                 // Rounded to 1e-6 so that 0.1 + 0.2 prints as 0.3 in every report.
                 (0..=n).map(|i| ((from + i as f64 * step) * 1e6).round() / 1e6).collect()
             }
@@ -162,6 +184,9 @@ impl Grid {
 
     /// Parses grid text; `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Grid, GridError> {
+        let max = gatecrew_protocol::limits::MAX_TOML_KEYS;
+        gatecrew_protocol::limits::count_keys(text, max)
+            .map_err(|e| GridError::Range { path: path.into(), message: e.to_string() })?;
         let f: GridFile = toml::from_str(text).map_err(|source| GridError::Syntax { path: path.into(), source })?;
         let range =
             |r: &Range, key: &str| r.values(key).map_err(|message| GridError::Range { path: path.into(), message });
@@ -171,6 +196,18 @@ impl Grid {
         let lo = range(&f.thresholds.theta_low, "thresholds.theta_low")?;
         let hi = range(&f.thresholds.theta_high, "thresholds.theta_high")?;
         f.objective.check().map_err(|message| GridError::Range { path: path.into(), message })?;
+        let counts = [c.len(), a.len(), d.len(), r.len(), h.len(), lo.len(), hi.len()];
+        let total = counts.iter().try_fold(1u64, |n, &k| n.checked_mul(k as u64)).filter(|&n| n <= MAX_GRID_POINTS);
+        if total.is_none() {
+            let shown: Vec<String> = counts.iter().map(ToString::to_string).collect();
+            return Err(GridError::Range {
+                path: path.into(),
+                message: format!(
+                    "weights c, a, d, r, h and thresholds theta_low, theta_high give {} combinations; at most {MAX_GRID_POINTS}",
+                    shown.join(" x ")
+                ),
+            });
+        }
         let mut points = Vec::new();
         let (mut index, mut skipped) = (0usize, 0usize);
         for &wc in &c {
@@ -241,6 +278,33 @@ mod tests {
         assert!(err.to_string().contains("weights.c: empty range"), "{err}");
         let err = parse(&OK.replace("step = 0.05", "step = 0")).unwrap_err();
         assert!(err.to_string().contains("step must be a positive number"), "{err}");
+    }
+
+    /// A range is refused past its bound, whatever makes it long (a tiny step, the
+    /// smallest float, a long list), and so is a product of ranges past the grid's.
+    #[test]
+    fn ranges_and_combinations_are_bounded() {
+        let max = MAX_RANGE_VALUES as f64;
+        for step in [1.0 / max, 1.0 / (max - 1.0)] {
+            let g = parse(&OK.replace("step = 0.05 }", &format!("step = {step} }}")).replace("to = 0.2,", "to = 1.0,"));
+            // 0.1 to 1.0: 900 or so values, within the bound.
+            assert!(g.is_ok(), "{step}: {:?}", g.err());
+        }
+        for step in ["0.0000000002", "5e-324", "1e-300"] {
+            let text = OK.replace("step = 0.05", &format!("step = {step}"));
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.contains("grid.toml") && err.contains("weights.r") && err.contains("at most 1000"), "{err}");
+        }
+        let long: Vec<String> = (0..=MAX_RANGE_VALUES).map(|i| format!("{}", i as f64 / 2000.0)).collect();
+        let err = parse(&OK.replace("h = [0.05]", &format!("h = [{}]", long.join(", ")))).unwrap_err().to_string();
+        assert!(err.contains("weights.h: 1001 values; at most 1000"), "{err}");
+        // Seven ranges of 8 values: 8^7 = 2,097,152 combinations.
+        let eight = "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]";
+        let wide = format!(
+            "[weights]\nc = {eight}\na = {eight}\nd = {eight}\nr = {eight}\nh = {eight}\n[thresholds]\ntheta_low = {eight}\ntheta_high = {eight}\n"
+        );
+        let err = parse(&wide).unwrap_err().to_string();
+        assert!(err.contains("8 x 8 x 8 x 8 x 8 x 8 x 8 combinations; at most 1000000"), "{err}");
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //!
 //! **Resumable** ([`run`]): every finished point is appended to `points.jsonl` at once;
 //! a rerun reads that file and evaluates only the missing points, so an interrupted run
-//! loses nothing and counts nothing twice. [`report`] writes the tables and plots.
+//! loses nothing and counts nothing twice; it resumes only results computed with the same
+//! inputs ([`resume`]). [`report`] writes the tables and plots, each replacing its
+//! previous file whole.
 
 pub mod eval;
 pub mod grid;
@@ -25,6 +27,7 @@ pub mod kitchen;
 pub mod objective;
 pub mod perturb;
 pub mod report;
+pub mod resume;
 pub mod run;
 
 pub use eval::{Evaluator, PointMetrics};

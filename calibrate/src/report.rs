@@ -5,20 +5,24 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use gatecrew_protocol::replace::{Replacement, replace};
 use plotters::prelude::*;
 
 use crate::eval::PointMetrics;
 use crate::objective::Score;
 use crate::run::{Calibration, Variant};
 
-/// Writes every output into `out`.
+/// Writes every output into `out`, each replacing its previous file whole
+/// ([`replace`]): a failure leaves the earlier run's file, never a cut one.
 pub fn write_all(c: &Calibration, out: &Path) -> std::io::Result<()> {
-    std::fs::write(out.join("summary.json"), serde_json::to_vec_pretty(c).map_err(std::io::Error::other)?)?;
-    std::fs::write(out.join("points.json"), serde_json::to_vec(&c.points).map_err(std::io::Error::other)?)?;
-    std::fs::write(out.join("points.csv"), csv(&c.points))?;
-    std::fs::write(out.join("best-gate.toml"), gate_toml(&c.best))?;
-    std::fs::write(out.join("report.md"), markdown(c))?;
-    plot_pareto(c, &out.join("pareto.svg")).map_err(std::io::Error::other)?;
+    replace(&out.join("summary.json"), &serde_json::to_vec_pretty(c).map_err(std::io::Error::other)?)?;
+    replace(&out.join("points.json"), &serde_json::to_vec(&c.points).map_err(std::io::Error::other)?)?;
+    replace(&out.join("points.csv"), csv(&c.points).as_bytes())?;
+    replace(&out.join("best-gate.toml"), gate_toml(&c.best).as_bytes())?;
+    replace(&out.join("report.md"), markdown(c).as_bytes())?;
+    let plot = Replacement::begin_keeping_extension(&out.join("pareto.svg"))?;
+    plot_pareto(c, plot.temp()).map_err(std::io::Error::other)?;
+    plot.commit()?;
     Ok(())
 }
 

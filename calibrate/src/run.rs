@@ -49,15 +49,14 @@ pub enum CalibrateError {
         /// The grid point's index, as the results file has it.
         index: usize,
     },
-    /// The output folder holds results computed under another executor model.
-    #[error("{path}: the results there were computed under executor {found}, not {wanted}; use another --out")]
-    OtherExecutor {
-        /// The folder's executor file.
+    /// The output folder holds results computed with other inputs (suite, filter,
+    /// grid, executor, policies or version: [`crate::resume`]).
+    #[error("{path}: the results there were computed otherwise ({}); use another --out or the same inputs", differences.join("; "))]
+    OtherRun {
+        /// The folder's record of its inputs.
         path: PathBuf,
-        /// What it says.
-        found: String,
-        /// This run's executor.
-        wanted: String,
+        /// Each input that differs, with both values.
+        differences: Vec<String>,
     },
 }
 
@@ -196,23 +195,6 @@ pub(crate) fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
         .collect()
 }
 
-/// Results resume only under the executor they were computed under: `OUT/executor.json`
-/// records it (`null`: each config's own, scripted for the suites).
-fn same_executor(opts: &Options) -> Result<(), CalibrateError> {
-    let path = opts.out.join("executor.json");
-    let wanted =
-        serde_json::to_string(&opts.executor.as_ref().and_then(gatecrew_crew::Executor::label)).unwrap_or_default();
-    match std::fs::read_to_string(&path) {
-        Ok(found) if found.trim() == wanted => Ok(()),
-        Ok(found) => Err(CalibrateError::OtherExecutor { path, found: found.trim().to_owned(), wanted }),
-        // Results from before the executor was recorded were scripted.
-        Err(_) if opts.out.join("points.jsonl").exists() && wanted != "null" => {
-            Err(CalibrateError::OtherExecutor { path, found: "null (scripted)".into(), wanted })
-        }
-        Err(_) => std::fs::write(&path, format!("{wanted}\n")).map_err(|e| io_err(&path, e)),
-    }
-}
-
 /// Reads earlier results, checking they belong to this grid.
 fn resume(path: &Path, grid: &Grid) -> Result<BTreeMap<usize, PointMetrics>, CalibrateError> {
     let mut done = BTreeMap::new();
@@ -250,12 +232,16 @@ pub fn calibrate(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Calibration, CalibrateError> {
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
-    let eval = Evaluator::new(load_cases(opts)?);
+    let results_path = opts.out.join("points.jsonl");
+    // Two runs on one folder would append to one results file: the second is refused.
+    let _lock = gatecrew_protocol::replace::Lock::take(&results_path)
+        .map_err(|e| io_err(&results_path, std::io::Error::from(e)))?;
+    let cases = load_cases(opts)?;
+    crate::resume::check(opts, &crate::resume::RunKey::new(opts, grid, &cases))?;
+    let eval = Evaluator::new(cases);
     let cal = eval.select(|c| c.split == Split::Calibration);
     let test = eval.select(|c| c.split == Split::Test);
     let objective = grid.objective;
-    let results_path = opts.out.join("points.jsonl");
-    same_executor(opts)?;
     let done = resume(&results_path, grid)?;
     let file =
         OpenOptions::new().create(true).append(true).open(&results_path).map_err(|e| io_err(&results_path, e))?;

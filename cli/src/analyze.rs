@@ -59,7 +59,7 @@ pub fn run(a: AnalyzeArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::
     let started = Instant::now();
     let read = read_traces(&a.paths).map_err(|e| BadInput(e.to_string()))?;
     for w in &read.warnings {
-        writeln!(err, "warning: {w}")?;
+        writeln!(err, "warning: {}", gatecrew_protocol::text::escape(w))?;
     }
     let by = match a.by {
         ByArg::Class => By::Class,

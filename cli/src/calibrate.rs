@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use gatecrew_calibrate::report::{load_summary, markdown, write_all};
 use gatecrew_calibrate::run::Options;
 use gatecrew_calibrate::{Grid, calibrate};
+use gatecrew_protocol::replace::replace;
 
 use crate::BadInput;
 use crate::paths;
@@ -172,8 +173,8 @@ fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Resul
     bar.finish_and_clear();
     let md = markdown(&t);
     std::fs::create_dir_all(&a.out)?;
-    std::fs::write(a.out.join("kitchen-transfer.md"), &md)?;
-    std::fs::write(a.out.join("kitchen-transfer.json"), serde_json::to_string_pretty(&t)?)?;
+    replace(&a.out.join("kitchen-transfer.md"), md.as_bytes())?;
+    replace(&a.out.join("kitchen-transfer.json"), serde_json::to_string_pretty(&t)?.as_bytes())?;
     write!(out, "{md}")?;
     writeln!(out, "outputs in {}: kitchen-transfer.md, kitchen-transfer.json", a.out.display())?;
     Ok(())

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_gating::llm::{FallbackReason, LlmSpec, parse_verdict};
 use gatecrew_protocol::WireMessage;
+use gatecrew_protocol::text::escape;
 use gatecrew_protocol::trace::{EventKind, TraceReader};
 use gatecrew_tasks::{Aliases, TaskError, TaskErrorKind, TaskFile, TaskOptions};
 use gatecrew_world::{Blueprint, GameData, LoadError};
@@ -163,9 +164,11 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         bad += 1;
         let more = defects.len().saturating_sub(MAX_SHOWN);
         for d in defects.into_iter().take(MAX_SHOWN) {
+            // A message quotes the file (an id, a name, a bad value): one line each.
+            let message = escape(&d.message);
             match d.line {
-                Some(l) => writeln!(err, "{}:{l}: error: {}", d.file.display(), d.message)?,
-                None => writeln!(err, "{}: error: {}", d.file.display(), d.message)?,
+                Some(l) => writeln!(err, "{}:{l}: error: {message}", d.file.display())?,
+                None => writeln!(err, "{}: error: {message}", d.file.display())?,
             }
         }
         if more > 0 {
@@ -185,8 +188,11 @@ fn guess(file: &Path) -> anyhow::Result<Kind> {
         Some("json") => Ok(Kind::Task),
         Some("toml") => {
             // A file that does not parse goes to the config loader, which names the line.
-            let table =
-                gatecrew_protocol::limits::read_text_file(file).ok().and_then(|t| t.parse::<toml::Table>().ok());
+            let limit = gatecrew_protocol::limits::MAX_TOML_KEYS;
+            let table = gatecrew_protocol::limits::read_text_file(file)
+                .ok()
+                .filter(|t| gatecrew_protocol::limits::count_keys(t, limit).is_ok())
+                .and_then(|t| t.parse::<toml::Table>().ok());
             let is_blueprint = table.is_some_and(|t| t.contains_key("fill") || t.contains_key("block"));
             Ok(if is_blueprint { Kind::Blueprint } else { Kind::Config })
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use gatecrew_analyze::export::{ExportError, Format, export};
+use gatecrew_protocol::replace::ReplaceError;
 
 use crate::BadInput;
 
@@ -47,10 +48,12 @@ pub fn run(a: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let sum = export(&a.paths, format, &a.out).map_err(|e| match e {
         // A bad trace is bad input; a failed write is not.
         ExportError::Read(e) => BadInput(e.to_string()).into(),
+        // So is an output another export is writing: refused, nothing done.
+        ExportError::Output(e) if matches!(*e, ReplaceError::Held { .. }) => BadInput(e.to_string()).into(),
         e => anyhow::Error::new(e),
     })?;
     for w in &sum.warnings {
-        writeln!(err, "warning: {w}")?;
+        writeln!(err, "warning: {}", gatecrew_protocol::text::escape(w))?;
     }
     if a.json {
         serde_json::to_writer(&mut *out, &sum)?;

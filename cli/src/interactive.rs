@@ -14,6 +14,7 @@ use gatecrew_hitl::script::Script;
 use gatecrew_hitl::session::{Partner, PartnerConfig};
 use gatecrew_hitl_app::llm::LlmClassifier;
 use gatecrew_hitl_app::memory::{Store, default_path};
+use gatecrew_protocol::text::escape;
 use gatecrew_protocol::trace::{Event, TraceWriter};
 use gatecrew_protocol::{AgentId, Tick};
 
@@ -86,7 +87,7 @@ impl Observer for Out<'_> {
 
 impl Output for Out<'_> {
     fn said(&mut self, t: Tick, agent: AgentId, text: &str) {
-        self.console.line(format!("  t={:<6} {agent}> {text}", t.0));
+        self.console.line(format!("  t={:<6} {agent}> {}", t.0, escape(text)));
     }
 }
 
@@ -220,7 +221,7 @@ pub fn run(
             let rec = Recorder { writer, events: Vec::new(), error: None };
             let stdin = (!args.no_stdin).then(|| tokio::io::BufReader::new(tokio::io::stdin()));
             let end = {
-                let mut show = |l: &str| console.line(format!("  {l}"));
+                let mut show = |l: &str| console.line(format!("  {}", escape(l)));
                 rt.block_on(gatecrew_hitl_app::live::run_live(driver, live, stdin, rec, &mut show))?
             };
             let mut rec = end.out;

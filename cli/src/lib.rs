@@ -7,6 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use gatecrew_protocol::text::Printable;
 
 mod adjudicate;
 mod adjudications;
@@ -88,17 +89,44 @@ pub use watch::scene as viewer_scene;
 pub struct BadInput(pub String);
 
 /// Runs the command line with the given arguments (the first is the program name),
-/// writing results to `out` and errors to `err`.
+/// writing results to `out` and errors to `err`. Both go through
+/// [`Printable`](gatecrew_protocol::text::Printable): whatever a command prints, from a
+/// file, a server or a model, reaches a terminal without its control characters.
 pub fn main_with<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let mut out = Printable::new(out);
+    let mut err = Printable::new(err);
+    let code = run_cli(args, &mut out, &mut err);
+    let _ = out.flush();
+    let _ = err.flush();
+    code
+}
+
+fn run_cli<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = e.exit_code();
-            let text = e.render().ansi().to_string();
+            // clap quotes a bad value as given (and drops escape sequences from it when
+            // rendering plain), so one with a line break would print a line of its own:
+            // the message shown is the one the same arguments give escaped.
+            let shown: Vec<OsString> = args
+                .iter()
+                .map(|a| {
+                    a.to_str().map_or_else(|| a.clone(), |s| gatecrew_protocol::text::escape(s).into_owned().into())
+                })
+                .collect();
+            let e = if shown == args { e } else { Cli::try_parse_from(&shown).err().unwrap_or(e) };
+            // Plain: the stream escapes control characters, clap's colours among them.
+            let text = e.render().to_string();
             if e.use_stderr() {
                 let _ = write!(err, "{text}");
             } else {
@@ -130,7 +158,8 @@ where
         Err(e) if e.chain().any(is_broken_pipe) => ExitCode::SUCCESS,
         Err(e) => {
             let bad_input = e.downcast_ref::<BadInput>().is_some();
-            let _ = writeln!(err, "error: {e:#}");
+            // One line: the chain quotes files, servers and models.
+            let _ = writeln!(err, "error: {}", gatecrew_protocol::text::escape(&format!("{e:#}")));
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }

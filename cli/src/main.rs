@@ -21,7 +21,14 @@ fn main() -> ExitCode {
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("GATECREW_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    // Log lines carry outside text (ids, names, replies): escaped like every output, and
+    // so without colours (their escapes would be shown as text).
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| gatecrew_protocol::text::Printable::new(std::io::stderr()))
+        .with_ansi(false)
+        .with_target(false)
+        .init();
     // Injected agent crashes are panics that the supervisor recovers from: log them as
     // one line instead of the default multi-line report.
     std::panic::set_hook(Box::new(|info| {

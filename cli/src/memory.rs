@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_hitl_app::memory::{Store, default_path};
+use gatecrew_protocol::text::cell;
 
 use crate::BadInput;
 
@@ -62,14 +63,14 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
         let items: Vec<String> = r.items.iter().map(|(i, n)| format!("{i} {n:+}")).collect();
         t.add_row([
             r.id.to_string(),
-            r.world.clone(),
-            r.run.clone(),
+            cell(&r.world),
+            cell(&r.run),
             r.tick.to_string(),
-            r.goal.clone(),
-            r.outcome.clone(),
-            items.join(", "),
-            r.feedback.join("; "),
-            r.lessons.join("; "),
+            cell(&r.goal),
+            cell(&r.outcome),
+            cell(&items.join(", ")),
+            cell(&r.feedback.join("; ")),
+            cell(&r.lessons.join("; ")),
         ]);
     }
     writeln!(out, "{t}")?;
@@ -78,13 +79,13 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
     f.set_header(["world", "fact", "item", "where", "count", "provenance", "run", "tick"]);
     for x in &facts {
         f.add_row([
-            x.world.clone(),
-            x.kind.clone(),
-            x.item.clone(),
+            cell(&x.world),
+            cell(&x.kind),
+            cell(&x.item),
             x.pos.map(|(a, b, c)| format!("({a}, {b}, {c})")).unwrap_or_default(),
             x.count.map(|c| c.to_string()).unwrap_or_default(),
             x.provenance.as_str().to_owned(),
-            x.run.clone(),
+            cell(&x.run),
             x.tick.to_string(),
         ]);
     }

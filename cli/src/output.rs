@@ -1,41 +1,38 @@
 //! Output files written under a temporary name and renamed into place when complete:
 //! a trace in progress is `NAME.partial` until its episode ends. An existing file of the
 //! same name is untouched until then (a typo in `--partner` erased yesterday's trace),
-//! and a run cut short leaves its `.partial` with everything written so far.
+//! and a run cut short leaves its `.partial` with everything written so far. While a run
+//! writes it, a second run with the same output is refused, told which holds it
+//! ([`gatecrew_protocol::replace`]).
 
-use std::ffi::OsString;
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
+use gatecrew_protocol::replace::{ReplaceError, Replacement};
 
 use crate::interrupt::Shared;
 
-/// An output file being written.
+/// An output file being written: a [`Replacement`] whose `.partial` is kept when the
+/// run is cut short with something in it, and whose lock keeps a second run with the
+/// same `--trace` out.
 #[derive(Debug)]
 pub struct PartialFile {
-    target: PathBuf,
-    /// Where the bytes go: `target.partial`, or the target itself when it is not a
-    /// regular file (`/dev/null`, a pipe) and cannot be replaced by a rename.
-    writing: PathBuf,
     file: Option<Shared>,
-    committed: bool,
-}
-
-/// `NAME` -> `NAME.partial`.
-pub fn partial_name(target: &Path) -> PathBuf {
-    let mut name: OsString = target.file_name().map(OsString::from).unwrap_or_default();
-    name.push(".partial");
-    target.with_file_name(name)
+    replacement: Option<Replacement>,
 }
 
 impl PartialFile {
-    /// Creates `target.partial` (its folder must exist).
+    /// Creates `target.partial` (its folder must exist), or says which process is
+    /// writing the same target.
     pub fn create(target: &Path) -> anyhow::Result<Self> {
-        let special = std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
-        let writing = if special { target.to_path_buf() } else { partial_name(target) };
-        let file = File::create(&writing).with_context(|| format!("cannot write {}", writing.display()))?;
-        Ok(PartialFile { target: target.to_path_buf(), writing, file: Some(Shared::new(file)), committed: false })
+        let mut replacement = Replacement::begin(target).map_err(|e| match e {
+            // Refused, nothing touched: the other run's trace goes on.
+            e @ ReplaceError::Held { .. } => anyhow::Error::new(crate::BadInput(e.to_string())),
+            e => anyhow::Error::new(e),
+        })?;
+        replacement.keep_partial();
+        let file = replacement.create().with_context(|| format!("cannot write {}", target.display()))?;
+        Ok(PartialFile { file: Some(Shared::new(file)), replacement: Some(replacement) })
     }
 
     /// A buffered handle for the writer (the same open file; Ctrl-C flushes it).
@@ -45,18 +42,14 @@ impl PartialFile {
 
     /// The file is complete: synced and renamed into place.
     pub fn commit(mut self) -> anyhow::Result<()> {
-        let renamed = self.writing != self.target;
+        let r = self.replacement.take().context("the output file is closed")?;
         if let Some(f) = self.file.take() {
             // On disk before the rename, so a crash never leaves a short file under the
             // final name (a device such as /dev/null cannot be synced, and need not be).
-            f.finish(renamed).with_context(|| format!("writing {}", self.writing.display()))?;
+            f.finish(!r.is_direct()).with_context(|| format!("writing {}", r.temp().display()))?;
         }
-        if renamed {
-            std::fs::rename(&self.writing, &self.target)
-                .with_context(|| format!("cannot move {} to {}", self.writing.display(), self.target.display()))?;
-        }
-        self.committed = true;
-        Ok(())
+        let (temp, target) = (r.temp().to_path_buf(), r.target().to_path_buf());
+        r.commit().with_context(|| format!("cannot move {} to {}", temp.display(), target.display()))
     }
 }
 
@@ -64,15 +57,11 @@ impl Drop for PartialFile {
     /// Not committed: an empty `.partial` (nothing was written: bad input found after
     /// it was created) is removed; one with content stays, as what was saved.
     fn drop(&mut self) {
-        if self.committed || self.writing == self.target {
-            return;
-        }
         if let Some(f) = self.file.take() {
             let _ = f.finish(false);
         }
-        if std::fs::metadata(&self.writing).is_ok_and(|m| m.len() == 0) {
-            let _ = std::fs::remove_file(&self.writing);
-        }
+        // The replacement goes after the file is flushed, and with it the lock.
+        self.replacement.take();
     }
 }
 

@@ -143,7 +143,7 @@ pub fn run(a: ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         }
     };
     for w in &warnings {
-        writeln!(err, "warning: {w}")?;
+        writeln!(err, "warning: {}", gatecrew_protocol::text::escape(w))?;
     }
     let mut rec = Recording::new(scene, events);
     if let Some(t) = inventories {

@@ -26,7 +26,7 @@ use crate::paths;
 /// Arguments of `gatecrew reproduce`.
 #[derive(Debug, clap::Args)]
 pub struct ReproduceArgs {
-    /// The paper to reproduce (`004`: gated escalation, /work/shared/papers/004_*)
+    /// The paper to reproduce (`004`: partitioned state and gated escalation for Minecraft crews)
     #[arg(value_name = "PAPER")]
     paper: String,
     /// Suite folder [default: configs/suite-v2]

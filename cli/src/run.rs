@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use gatecrew_crew::{Finished, Observer, Overrides, Policy, Progress, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::text::escape;
 use gatecrew_protocol::trace::{Event, EventKind, TaskScores, TraceWriter};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -210,7 +211,7 @@ impl Observer for Watch<'_> {
                 self.line(format!("  t={:<6} {window:<4} window closed: {outcome}", ev.t));
             }
             EventKind::Restart { agent, cause } => {
-                self.line(format!("  t={:<6} {agent} restarted after: {cause}", ev.t))
+                self.line(format!("  t={:<6} {agent} restarted after: {}", ev.t, escape(cause)))
             }
             _ => {}
         }
@@ -396,16 +397,16 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         watch.line(format!(
             "gatecrew: {} bots build \"{}\" ({} blocks), policy {}, seed {}",
             setup.world.agent_count(),
-            setup.blueprint.name,
+            escape(&setup.blueprint.name),
             setup.blueprint.len(),
             setup.policy.as_str(),
             setup.seed
         ));
         for n in notes {
-            watch.line(format!("  note: {n}"));
+            watch.line(format!("  note: {}", escape(&n)));
         }
         for w in &setup.labels.warnings {
-            watch.line(format!("  warning: {w}"));
+            watch.line(format!("  warning: {}", escape(w)));
         }
         let bots = setup.labels.builders(setup.world.agent_count());
         for (i, h) in setup.labels.humans.iter().enumerate() {
@@ -416,7 +417,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             } else {
                 "played by a deterministic stand-in that builds nothing and hands over its items on request"
             };
-            watch.line(format!("  participant {seat} is {h}, a human: {played}"));
+            watch.line(format!("  participant {seat} is {}, a human: {played}", escape(h)));
         }
     }
     // With --serve the hub gets the events as the trace's lines: the run only copies
@@ -468,7 +469,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     if let (Some((stop, task)), Some(rt)) = (server, &rt) {
         out.flush()?;
         match args.serve.linger {
-            Some(secs) => writeln!(err, "viewer: the episode is over; serving its last state for {secs} s")?,
+            Some(d) => writeln!(err, "viewer: the episode is over; serving its last state for {} s", d.as_secs_f64())?,
             None => writeln!(err, "viewer: the episode is over; serving its last state until Ctrl-C")?,
         }
         rt.block_on(crate::watch::ServeArgs::until_done(args.serve.linger));
@@ -591,6 +592,11 @@ pub(crate) fn gate_only(path: &std::path::Path) -> anyhow::Result<Option<gatecre
     }
     let text = gatecrew_protocol::limits::read_text_file(path)
         .map_err(|e| BadInput(format!("{}: cannot read: {e}", path.display())))?;
+    // A file past the key limit is no gate file; the crew loader names the line.
+    let limit = gatecrew_protocol::limits::MAX_TOML_KEYS;
+    if gatecrew_protocol::limits::count_keys(&text, limit).is_err() {
+        return Ok(None);
+    }
     let Ok(value) = text.parse::<toml::Table>() else { return Ok(None) };
     if value.len() != 1 || !value.contains_key("gate") {
         return Ok(None);

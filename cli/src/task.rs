@@ -8,6 +8,7 @@ use std::sync::Arc;
 use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
 use gatecrew_crew::Policy;
 use gatecrew_crew::Setup;
+use gatecrew_protocol::text::cell;
 use gatecrew_tasks::{Aliases, TaskErrorKind, TaskFile, TaskOptions};
 use gatecrew_world::GameData;
 
@@ -77,12 +78,12 @@ pub fn list(file: &TaskFile, data: &GameData, aliases: &Aliases, out: &mut dyn W
         };
         let blocks = s.blocks.map_or("-".to_owned(), |b| b.to_string());
         t.add_row(vec![
-            Cell::new(&s.id),
-            Cell::new(&s.about),
+            Cell::new(cell(&s.id)),
+            Cell::new(cell(&s.about)),
             Cell::new(blocks),
             Cell::new(crew),
             Cell::new(match (&s.problem, s.cells_dropped) {
-                (Some(p), _) => p.clone(),
+                (Some(p), _) => cell(p),
                 (None, Some(n)) if n > 0 => format!("partial: {n} cell{} left out", if n == 1 { "" } else { "s" }),
                 (None, _) => "ok".to_owned(),
             }),

@@ -41,8 +41,21 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7878")]
     pub serve: Option<SocketAddr>,
     /// With --serve: keep serving this many seconds after the episode, then exit [default: until Ctrl-C]
-    #[arg(long, value_name = "SECS", requires = "serve")]
-    pub linger: Option<f64>,
+    #[arg(long, value_name = "SECS", requires = "serve", value_parser = parse_linger)]
+    pub linger: Option<Duration>,
+}
+
+/// The longest `--linger`: a day. A viewer kept longer is one left running; Ctrl-C
+/// (no `--linger`) serves for as long as wanted.
+pub const MAX_LINGER_SECS: f64 = 86_400.0;
+
+/// `--linger SECS`: a number of seconds from 0 to [`MAX_LINGER_SECS`], checked before
+/// it becomes a duration (which panics on one too large).
+pub fn parse_linger(s: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=MAX_LINGER_SECS).contains(&v) => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!("expected a number of seconds from 0 to {MAX_LINGER_SECS}, got \"{s}\"")),
+    }
 }
 
 impl ServeArgs {
@@ -56,9 +69,9 @@ impl ServeArgs {
     }
 
     /// Waits for Ctrl-C, or for `--linger` seconds.
-    pub async fn until_done(linger: Option<f64>) {
+    pub async fn until_done(linger: Option<Duration>) {
         match linger {
-            Some(secs) => tokio::time::sleep(Duration::from_secs_f64(secs.max(0.0))).await,
+            Some(d) => tokio::time::sleep(d).await,
             None => {
                 let _ = tokio::signal::ctrl_c().await;
             }

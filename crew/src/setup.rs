@@ -135,6 +135,8 @@ pub struct FaultSpec {
 
 /// The largest crew `--agents` builds: the scale issue 20 asks for (crews of 10,000 bots).
 pub const MAX_CREW: usize = 10_000;
+// Every id of the largest crew reads back from its trace.
+const _: () = assert!(MAX_CREW < gatecrew_protocol::AgentId::LIMIT as usize);
 
 const DEFAULT_PATH_BLOCK: &str = "cobblestone";
 const DEFAULT_DELAY_TICKS: u64 = 20;
@@ -395,7 +397,7 @@ impl Setup {
     }
 
     fn parse_inner(text: &str, path: &Path, ov: &Overrides, data: Option<Arc<GameData>>) -> Result<Setup, SetupError> {
-        let mut file: CrewFile = toml::from_str(text).map_err(|e| gatecrew_world::error::toml_error(path, text, &e))?;
+        let mut file: CrewFile = gatecrew_world::error::parse_toml(path, text)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let data = match data {
             Some(d) => d,

@@ -96,6 +96,12 @@ impl GateConfigError {
     }
 }
 
+/// The largest weight a gate takes. Only the weights' ratios matter to the normalised
+/// score, so a bound costs nothing; with it the score's sums (five weights times
+/// features of at most 3) stay below 10^8 and cannot overflow to infinity and a NaN
+/// score, as weights near `f64::MAX` did.
+pub const MAX_WEIGHT: f64 = 1e6;
+
 /// Checked gate parameters. The default spec satisfies the hierarchy (a test checks).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GateParams {
@@ -107,9 +113,9 @@ impl GateParams {
     pub fn new(spec: GateSpec) -> Result<Self, GateConfigError> {
         let w = spec.weights;
         for (name, v) in [("c", w.c), ("a", w.a), ("d", w.d), ("r", w.r), ("h", w.h)] {
-            if !v.is_finite() || v < 0.0 {
+            if !(v.is_finite() && (0.0..=MAX_WEIGHT).contains(&v)) {
                 return Err(GateConfigError::BadWeight(format!(
-                    "w{} = {v} must be a finite number >= 0",
+                    "w{} = {v} must be a number from 0 to {MAX_WEIGHT}",
                     name.to_uppercase()
                 )));
             }
@@ -228,5 +234,24 @@ mod tests {
         assert!(matches!(GateParams::new(bad), Err(GateConfigError::Thresholds { .. })));
         let bad = GateSpec { theta_low: 0.5, theta_high: 1.5, ..GateSpec::default() };
         assert!(GateParams::new(bad).is_err());
+    }
+
+    /// Weights at the bound give a finite score in [0, 1] for every feature vector;
+    /// one past it is refused, as are the huge weights that gave a NaN score.
+    #[test]
+    fn weights_are_bounded_so_the_score_stays_finite() {
+        let top = Weights { c: MAX_WEIGHT, a: MAX_WEIGHT * 0.5, d: MAX_WEIGHT * 0.5, r: MAX_WEIGHT * 0.5, h: 1e-300 };
+        let p = GateParams::new(GateSpec { weights: top, ..GateSpec::default() }).unwrap();
+        for v in 0..4u32.pow(5) {
+            let l = |k: u32| ((v / 4u32.pow(k)) % 4) as u8;
+            let f = crate::Features::new(l(0), l(1), l(2), l(3), l(4)).unwrap();
+            let s = crate::score::normalised(p.weights(), f);
+            assert!(s.is_finite() && (0.0..=1.0).contains(&s), "{f:?}: {s}");
+        }
+        for c in [MAX_WEIGHT * 1.000_001, f64::MAX / 2.0, f64::MAX, f64::INFINITY] {
+            let e = GateParams::new(GateSpec { weights: Weights { c, ..top }, ..GateSpec::default() }).unwrap_err();
+            assert!(matches!(e, GateConfigError::BadWeight(_)), "{c}: {e}");
+            assert!(e.to_string().contains("from 0 to 1000000"), "{e}");
+        }
     }
 }

@@ -30,7 +30,7 @@ pub mod rules;
 pub mod score;
 
 pub use adjudicator::{Adjudication, Adjudicator, DecisionCard, Deterministic, FallbackPolicy, Verdict};
-pub use config::{GateConfigError, GateParams, GateSpec, Weights};
+pub use config::{GateConfigError, GateParams, GateSpec, MAX_WEIGHT, Weights};
 pub use features::Features;
 pub use gate::{Gate, GateDecision, GatePolicy, GateQuery, Stage};
 pub use history::History;

@@ -8,11 +8,13 @@ pub fn raw_score(w: Weights, f: Features) -> f64 {
     w.c * f.c.f() + w.a * f.a.f() + w.d * f.d.f() - w.r * f.r.f() - w.h * f.h.f()
 }
 
-/// `s_norm = (s + 3*(wR + wH)) / (3*(wC + wA + wD + wR + wH))`, in `[0, 1]`.
+/// `s_norm = (s + 3*(wR + wH)) / (3*(wC + wA + wD + wR + wH))`, in `[0, 1]`: clamped,
+/// since the two sums round apart by an ulp at the extremes, and a trace's reader
+/// refuses a score outside `[0, 1]`.
 pub fn normalised(w: Weights, f: Features) -> f64 {
     let s = raw_score(w, f);
     let den = 3.0 * (w.c + w.a + w.d + w.r + w.h);
-    if den <= 0.0 { 0.0 } else { (s + 3.0 * (w.r + w.h)) / den }
+    if den <= 0.0 { 0.0 } else { ((s + 3.0 * (w.r + w.h)) / den).clamp(0.0, 1.0) }
 }
 
 #[cfg(test)]

@@ -263,7 +263,16 @@ fn parse_plain(text: &str, vocab: &Vocabulary, asked: bool) -> Intent {
         if let Some(rest) = after(ws, lead) {
             let rest = strip_lead(rest, &["to", "any", "more"]);
             // "I don't want you to stop" is no step dropped: these leads need a goal.
-            let wants_goal = ["i dont need", "dont need", "i dont want", "we dont want"].contains(&lead);
+            let wants_goal = [
+                "i dont need",
+                "dont need",
+                "i dont want",
+                "we dont want",
+                "you dont have to",
+                "we dont have to",
+                "dont have to",
+            ]
+            .contains(&lead);
             if !rest.is_empty() && (!wants_goal || has_goal(rest)) {
                 let rest = before(rest, "myself").unwrap_or(rest);
                 return Intent::about(IntentType::Delete, join(rest));

@@ -91,7 +91,8 @@ pub fn load_levels(path: &Path, book: &RecipeBook) -> Result<Vec<Level>, Error> 
 }
 
 fn read(path: &Path) -> Result<String, Error> {
-    std::fs::read_to_string(path).map_err(|e| Error::new(path, ErrorKind::Io(e.to_string())))
+    // Capped like every file read whole (`GATECREW_MAX_FILE_BYTES`).
+    gatecrew_protocol::limits::read_text_file(path).map_err(|e| Error::new(path, ErrorKind::Io(e.to_string())))
 }
 
 /// Parses a recipe file's text (`file` names it in errors).
@@ -136,12 +137,8 @@ pub fn parse_recipes(text: &str, file: &Path) -> Result<RecipeBook, Error> {
         recipes.push(Recipe { product, ingredients, tool });
     }
     let book = RecipeBook::new(Arc::new(items), recipes);
-    if let Some(item) = cycle(&book) {
-        return Err(Error::at(
-            file,
-            key("$", book.name(item)),
-            "the recipe graph has a cycle through this item: it never resolves to raw ingredients",
-        ));
+    if let Err((item, why)) = check_graph(&book) {
+        return Err(Error::at(file, key("$", book.name(item)), why));
     }
     Ok(book)
 }
@@ -224,28 +221,87 @@ fn missing_tool(book: &RecipeBook, kitchen: &[ToolKind], item: ItemId) -> Option
     r.ingredients.iter().find_map(|&i| missing_tool(book, kitchen, i))
 }
 
-/// An item on a cycle of the recipe graph, if there is one.
-fn cycle(book: &RecipeBook) -> Option<ItemId> {
-    // 0 unvisited, 1 on the current path, 2 done.
-    fn visit(book: &RecipeBook, item: ItemId, mark: &mut [u8]) -> Option<ItemId> {
-        match mark[item.index()] {
-            1 => return Some(item),
-            2 => return None,
-            _ => {}
-        }
-        mark[item.index()] = 1;
-        if let Some(r) = book.recipe_for(item) {
+/// The longest chain of recipes from a dish down to a raw ingredient. MindAgent's
+/// recipe file goes 3 deep; 8 leaves room for richer menus, and keeps the planners'
+/// walks down the graph (recursive, like the cooks' own) short.
+pub const MAX_RECIPE_DEPTH: usize = 8;
+
+/// The most raw ingredients (counted with repeats) one item's full expansion may take.
+/// The shared file's largest takes 4. The crews' step estimates and plans walk every
+/// one of them each turn: a recipe graph where each item takes two of the next doubles
+/// that work per level, and 60 levels in 8.8 KB hung `cos`.
+pub const MAX_RAW_PER_ITEM: u64 = 1_000;
+
+/// What is wrong with a recipe graph, at the item named.
+enum GraphFault {
+    Cycle(ItemId),
+    Deep,
+    Large(ItemId, u64),
+}
+
+/// Checks the graph below every recipe: no cycle, at most [`MAX_RECIPE_DEPTH`]
+/// recipes deep, at most [`MAX_RAW_PER_ITEM`] raw ingredients in all. Each item is
+/// expanded once (counts kept), and the walk never goes deeper than the bound, so a
+/// hostile file costs time linear in its size.
+fn check_graph(book: &RecipeBook) -> Result<(), (ItemId, String)> {
+    struct Walk<'b> {
+        book: &'b RecipeBook,
+        // 0 unvisited, 1 on the current path, 2 done.
+        mark: Vec<u8>,
+        raw: Vec<u64>,
+    }
+    impl Walk<'_> {
+        fn visit(&mut self, item: ItemId, level: usize) -> Result<u64, GraphFault> {
+            match self.mark[item.index()] {
+                1 => return Err(GraphFault::Cycle(item)),
+                2 => return Ok(self.raw[item.index()]),
+                _ => {}
+            }
+            let Some(r) = self.book.recipe_for(item) else { return Ok(1) };
+            if level >= MAX_RECIPE_DEPTH {
+                return Err(GraphFault::Deep);
+            }
+            self.mark[item.index()] = 1;
+            let mut raw = 0u64;
             for &i in &r.ingredients {
-                if let Some(c) = visit(book, i, mark) {
-                    return Some(c);
-                }
+                raw = raw.saturating_add(self.visit(i, level + 1)?);
+            }
+            if raw > MAX_RAW_PER_ITEM {
+                return Err(GraphFault::Large(item, raw));
+            }
+            self.mark[item.index()] = 2;
+            self.raw[item.index()] = raw;
+            Ok(raw)
+        }
+    }
+    let n = book.items().len();
+    let mut walk = Walk { book, mark: vec![0; n], raw: vec![0; n] };
+    for r in book.recipes() {
+        match walk.visit(r.product, 0) {
+            Ok(_) => {}
+            Err(GraphFault::Cycle(item)) => {
+                return Err((
+                    item,
+                    "the recipe graph has a cycle through this item: it never resolves to raw ingredients".into(),
+                ));
+            }
+            Err(GraphFault::Deep) => {
+                return Err((
+                    r.product,
+                    format!(
+                        "making this item takes more than {MAX_RECIPE_DEPTH} recipes in a chain; at most {MAX_RECIPE_DEPTH}"
+                    ),
+                ));
+            }
+            Err(GraphFault::Large(item, raw)) => {
+                return Err((
+                    item,
+                    format!("making this item takes {raw} raw ingredients in all; at most {MAX_RAW_PER_ITEM}"),
+                ));
             }
         }
-        mark[item.index()] = 2;
-        None
     }
-    let mut mark = vec![0u8; book.items().len()];
-    book.recipes().iter().find_map(|r| visit(book, r.product, &mut mark))
+    Ok(())
 }
 
 /// `level_10` -> ("level_", 10), so that levels sort by number.

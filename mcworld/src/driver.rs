@@ -18,6 +18,7 @@ use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
 use gatecrew_crew::episode::stepper::step_all;
 use gatecrew_crew::{Answer, ConsultRequest, Episode, Finished, Need, Observer, Setup};
 use gatecrew_gating::{Adjudication, Deterministic};
+use gatecrew_protocol::text::escape;
 use gatecrew_protocol::{AgentId, Board, IssueId, Pos, Tick};
 use gatecrew_world::{Action, BlockId, Failure, Inventory, Outcome, World};
 use tokio::sync::mpsc;
@@ -453,12 +454,12 @@ impl Driver<'_> {
         match ev {
             Event::Kicked { bot, reason } => {
                 if let Some(a) = self.ctx.agent(&bot) {
-                    self.fail(a, format!("{bot} was kicked: {reason}"));
+                    self.fail(a, format!("{bot} was kicked: {}", escape(&reason)));
                 }
             }
             Event::Ended { bot, reason } => {
                 if let Some(a) = self.ctx.agent(&bot) {
-                    self.fail(a, format!("{bot} lost its connection: {reason}"));
+                    self.fail(a, format!("{bot} lost its connection: {}", escape(&reason)));
                 }
             }
             Event::BridgeExited { status } => {

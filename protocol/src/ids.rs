@@ -6,11 +6,32 @@ use std::ops::{Add, Sub};
 use serde::{Deserialize, Serialize};
 
 /// A bot of the crew. Ids are dense, from 0, in the order the crew config lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// One read from outside (a trace, a wire message) is below [`AgentId::LIMIT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
 pub struct AgentId(pub u32);
 
+impl<'de> Deserialize<'de> for AgentId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = u32::deserialize(d)?;
+        if n >= AgentId::LIMIT {
+            return Err(serde::de::Error::custom(format_args!(
+                "agent id {n} is past the largest an episode has ({})",
+                AgentId::LIMIT - 1
+            )));
+        }
+        Ok(AgentId(n))
+    }
+}
+
 impl AgentId {
+    /// One more than the largest agent id read from outside. Readers keep per-agent
+    /// state indexed by id (the viewer's bot cards, the metrics), so an id is a size:
+    /// unbounded, one event naming agent 4,294,967,295 made the replay server allocate
+    /// gigabytes. The largest crew gatecrew builds is 10,000 bots (`MAX_CREW`) and a
+    /// few human seats; 16,384 leaves room and keeps a maximal reader's tables small.
+    pub const LIMIT: u32 = 16_384;
+
     /// The id as an index into per-agent vectors.
     pub fn index(self) -> usize {
         self.0 as usize

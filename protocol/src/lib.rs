@@ -27,6 +27,8 @@ pub mod limits;
 mod message;
 pub mod metrics;
 mod pos;
+pub mod replace;
+pub mod text;
 pub mod trace;
 
 pub use addressees::{Addressees, AddresseesError, MAX_ADDRESSEES, RingSize};

@@ -11,6 +11,7 @@ mod event;
 mod fallback_reason;
 mod hitl;
 mod hitl_values;
+mod ranges;
 mod reader;
 mod scan;
 mod scores;

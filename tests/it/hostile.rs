@@ -5,10 +5,14 @@
 //! needs more than one file to show.
 
 mod arith;
+mod bounds;
+mod escaped;
 mod faults;
 mod files;
 mod memory;
 mod output;
+mod resume;
 mod shown;
 mod signals;
+mod written;
 mod ws;

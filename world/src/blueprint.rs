@@ -31,7 +31,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::data::{BlockId, GameData};
-use crate::error::{LineIndex, LoadError, LoadErrorKind, toml_error};
+use crate::error::{LineIndex, LoadError, LoadErrorKind};
 use crate::limits;
 use crate::placement;
 use crate::state::{BlockState, parse_block_spec};
@@ -160,7 +160,7 @@ impl Blueprint {
     /// Parses blueprint text, refusing one whose fills and blocks write more than
     /// `max_cells` cells in total (an error at the entry that crosses the limit).
     pub fn parse_with_limit(text: &str, path: &Path, data: &GameData, max_cells: u64) -> Result<Self, LoadError> {
-        let raw: RawBlueprint = toml::from_str(text).map_err(|e| toml_error(path, text, &e))?;
+        let raw: RawBlueprint = crate::error::parse_toml(path, text)?;
         let lines = LineIndex::new(text);
         let line_of = |_: &str, offset: usize| lines.line(offset);
         let too_many = |line: usize| {

@@ -144,6 +144,21 @@ impl LineIndex {
     }
 }
 
+/// Parses a TOML file's text, its keys counted first
+/// ([`gatecrew_protocol::limits::count_keys`]): a file past the limit is refused at the
+/// line where the count passed it, before a table is built.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
+    use gatecrew_protocol::limits::{MAX_TOML_KEYS, count_keys};
+    if let Err(e) = count_keys(text, MAX_TOML_KEYS) {
+        return Err(LoadError::new(
+            file,
+            LoadErrorKind::Invalid(format!("more than {} keys and tables in the file; at most {}", e.max, e.max)),
+        )
+        .line(e.line));
+    }
+    toml::from_str(text).map_err(|e| toml_error(file, text, &e))
+}
+
 /// Turns a TOML parse error into a load error with its line and column.
 pub fn toml_error(file: &Path, text: &str, e: &toml::de::Error) -> LoadError {
     let (line, column) = match e.span() {

@@ -99,7 +99,7 @@ impl Table {
         self.sink.write(&batch)
     }
 
-    pub fn close(mut self) -> Result<(), ExportError> {
+    pub fn close(mut self) -> Result<gatecrew_protocol::replace::Replacement, ExportError> {
         self.flush()?;
         self.sink.close()
     }

@@ -10,6 +10,7 @@ use arrow_array::builder::{
     UInt64Builder,
 };
 use arrow_schema::{DataType, Schema};
+use gatecrew_protocol::replace::Replacement;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
@@ -123,17 +124,21 @@ enum Writer {
     Csv(Box<arrow_csv::Writer<File>>),
 }
 
-/// One output file.
+/// One output file, written as its `.partial` and renamed into place only once the
+/// whole export has succeeded: a failed, killed or full-disk export leaves the previous
+/// table whole.
 pub(crate) struct Sink {
     path: PathBuf,
     schema: Arc<Schema>,
     writer: Writer,
+    replacement: Replacement,
 }
 
 impl Sink {
     pub fn create(format: Format, path: &Path, schema: Schema) -> Result<Self, ExportError> {
         let schema = Arc::new(schema);
-        let file = File::create(path).map_err(|source| ExportError::Io { path: path.into(), source })?;
+        let replacement = Replacement::begin(path).map_err(|e| ExportError::Output(Box::new(e)))?;
+        let file = replacement.create().map_err(|e| ExportError::Output(Box::new(e)))?;
         let writer = match format {
             Format::Parquet => {
                 // Row groups of 64 Ki rows: the writer holds one row group's encoded
@@ -147,7 +152,7 @@ impl Sink {
             }
             Format::Csv => Writer::Csv(Box::new(arrow_csv::WriterBuilder::new().with_header(true).build(file))),
         };
-        Ok(Sink { path: path.into(), schema, writer })
+        Ok(Sink { path: path.into(), schema, writer, replacement })
     }
 
     pub fn schema(&self) -> &Arc<Schema> {
@@ -166,15 +171,17 @@ impl Sink {
         r.map_err(|message| ExportError::Write { path: self.path.clone(), message })
     }
 
-    pub fn close(self) -> Result<(), ExportError> {
+    /// Writes the file's end; it is renamed into place by [`Replacement::commit`].
+    pub fn close(self) -> Result<Replacement, ExportError> {
         let path = self.path;
         match self.writer {
-            Writer::Parquet(w) => w.close().map(drop).map_err(|e| write_err(&path, e)),
+            Writer::Parquet(w) => w.close().map(drop).map_err(|e| write_err(&path, e))?,
             Writer::Csv(w) => {
-                let file = w.into_inner();
-                file.sync_all().map_err(|e| write_err(&path, e))
+                let mut file = w.into_inner();
+                std::io::Write::flush(&mut file).map_err(|e| write_err(&path, e))?;
             }
         }
+        Ok(self.replacement)
     }
 }
 

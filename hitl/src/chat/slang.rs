@@ -19,7 +19,6 @@ pub(super) struct Around<'a> {
 const ALWAYS: &[(&str, &str)] = &[
     ("u", "you"),
     ("yu", "you"),
-    ("ya", "you"),
     ("pls", "please"),
     ("plz", "please"),
     ("plox", "please"),
@@ -112,6 +111,7 @@ pub(super) fn expand(w: &str, at: &Around<'_>) -> Option<&'static str> {
         "y" if at.first && !at.only => Some("why"),
         "r" if at.next.is_some() => Some("are"),
         "n" if at.prev.is_some() && at.next.is_some() => Some("and"),
+        "w" if at.prev.is_some() && at.next.is_some() => Some("with"),
         // "no need 4 planks": a count never follows "need" directly.
         "4" if at.prev == Some("need") => Some("for"),
         _ => ALWAYS.iter().find(|(s, _)| *s == w).map(|(_, r)| *r),

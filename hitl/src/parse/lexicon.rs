@@ -94,7 +94,10 @@ pub(super) const SWITCH_LEADS: [&str; 23] = [
 
 pub(super) const SWITCH_TAILS: [&str; 5] = ["first", "right now", "instead", "before that", "first of all"];
 
-pub(super) const DELETE_LEADS: [&str; 43] = [
+pub(super) const DELETE_LEADS: [&str; 46] = [
+    "you dont have to",
+    "we dont have to",
+    "dont have to",
     "there is no need for",
     "theres no need for",
     "no need to",

@@ -193,9 +193,9 @@ pub(super) fn part_intent(ws: &[String], vocab: &Vocabulary) -> Option<Intent> {
         }
     }
     // A part alone ("the roof!"), or first in a sequence ("the roof, then the walls").
-    const NOT_BARE: [&str; 20] = [
+    const NOT_BARE: [&str; 21] = [
         "dont", "do", "not", "no", "skip", "bother", "leave", "need", "isnt", "wont", "without", "forget", "remove",
-        "cancel", "never", "empty", "off", "out", "back", "is",
+        "cancel", "never", "empty", "off", "out", "back", "is", "again",
     ];
     let head = ws.iter().position(|w| w == "then").map_or(ws, |i| &ws[..i]);
     if head.len() <= 4 && is_part(head, vocab) && !head.iter().any(|w| NOT_BARE.contains(&w.as_str())) {

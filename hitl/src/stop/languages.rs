@@ -203,7 +203,7 @@ pub(super) fn clause(body: &[String]) -> Option<bool> {
         for lang in LANGUAGES {
             let opening = i == 0
                 && lang.halt_opening.contains(&w.as_str())
-                && ws[1..].iter().all(|t| OPENING_TAIL.contains(&t.as_str()));
+                && ws[1..].iter().all(|t| OPENING_TAIL.contains(&t.as_str()) || t == w);
             if lang.halt.contains(&w.as_str()) || opening {
                 // Spanish and Portuguese share halt words ("pare"): any language's
                 // negation before it counts.

@@ -101,7 +101,7 @@ fn every_languages_halt_word_stops_in_any_shape() {
             }
         }
         for w in lang.halt_opening {
-            for s in [(*w).to_owned(), format!("{w}!"), format!("{} ya", w.to_uppercase())] {
+            for s in [(*w).to_owned(), format!("{w}!"), format!("{} ya", w.to_uppercase()), format!("{w} {w}")] {
                 if halt(&s) != Halt::Stop {
                     wrong.push(format!("{}: {s:?} -> {:?}", lang.code, halt(&s)));
                 }

@@ -301,7 +301,10 @@ fn parse(line: u64, text: &str, complete: bool) -> Result<Event, TraceError> {
         v: Option<serde_json::Value>,
     }
     match super::wire::parse(text) {
-        Ok(ev) if u64::from(ev.v) == u64::from(TRACE_VERSION) => Ok(ev),
+        Ok(ev) if u64::from(ev.v) == u64::from(TRACE_VERSION) => match super::ranges::check(&ev) {
+            Ok(()) => Ok(ev),
+            Err(reason) => Err(TraceError::Malformed { line, reason }),
+        },
         Ok(ev) => Err(TraceError::UnsupportedVersion { line, found: u64::from(ev.v) }),
         Err(e) => {
             if !complete {

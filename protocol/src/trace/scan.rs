@@ -176,6 +176,12 @@ impl<'a> Cur<'a> {
         serde_json::from_str(self.text.get(start..self.i)?).ok()
     }
 
+    /// A number in `[0, 1]` that is not `-0` (a rate, a score); any other goes the
+    /// derived way, which refuses it with the range ([`super::ranges`]).
+    fn unit(&mut self) -> Option<f64> {
+        self.f64().filter(|&v| super::ranges::is_unit(v))
+    }
+
     /// `[x,y,z]`, a [`crate::pos::Pos`].
     fn pos(&mut self) -> Option<()> {
         self.lit(b"[")?;
@@ -193,7 +199,13 @@ impl<'a> Cur<'a> {
         if self.peek() == Some(b'"') {
             return (self.string()? == "all").then_some(());
         }
-        self.u32().map(drop)
+        self.agent().map(drop)
+    }
+
+    /// An [`crate::AgentId`]: a `u32` below [`crate::AgentId::LIMIT`] (any other goes
+    /// the derived way, which names the bound).
+    fn agent(&mut self) -> Option<u32> {
+        self.u32().filter(|&n| n < crate::AgentId::LIMIT)
     }
 
     /// A [`Tier`]: 1, 2, 3 or `"policy"`.
@@ -217,7 +229,7 @@ impl<'a> Cur<'a> {
         }
         let mut n = 0;
         loop {
-            self.u32()?;
+            self.agent()?;
             n += 1;
             if self.lit(b"]").is_some() {
                 return Some(n);
@@ -263,7 +275,7 @@ macro_rules! fields {
 
 fn action(c: &mut Cur<'_>) -> Option<BriefKind> {
     fields!(c, 0b111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "action" => 1: c.name::<ActionName>()?,
         "ok" => 2: c.bool()?,
         "reason" => 3: c.string()?,
@@ -277,7 +289,7 @@ fn action(c: &mut Cur<'_>) -> Option<BriefKind> {
 
 fn unfinished(c: &mut Cur<'_>) -> Option<BriefKind> {
     fields!(c, 0b10011;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "node" => 1: c.u32()?,
         "pos" => 2: c.pos()?,
         "block" => 3: c.string()?,
@@ -290,7 +302,7 @@ fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
     let (mut issue_id, mut tier, mut decision, mut feasible, mut oracle_ticks) = (0, Tier::Policy, None, false, None);
     let (mut rule, mut r) = (None, 0);
     fields!(c, 0b1_0111_0111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "issue_id" => 1: issue_id = c.uint(u64::MAX)?,
         "tier" => 2: tier = c.tier()?,
         "rule" => 3: rule = Some(RuleTag::of(c.string()?)),
@@ -308,7 +320,7 @@ fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
             c.uint(255)?;
             c.lit(b"}")?
         },
-        "score" => 5: c.f64()?,
+        "score" => 5: c.unit()?,
         "decision" => 6: decision = Some(c.name::<Decision>()?),
         "action" => 7: c.name::<GateAction>()?,
         "oracle_local_feasible" => 8: feasible = c.bool()?,
@@ -338,7 +350,7 @@ fn gate(c: &mut Cur<'_>) -> Option<BriefKind> {
 fn issue(c: &mut Cur<'_>) -> Option<BriefKind> {
     let (mut issue_id, mut name) = (0, None);
     fields!(c, 0b111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "issue_id" => 1: issue_id = c.uint(u64::MAX)?,
         "issue" => 2: name = Some(c.name::<IssueName>()?),
         "item" => 3: c.string()?,
@@ -365,7 +377,7 @@ fn board(c: &mut Cur<'_>) -> Option<BriefKind> {
     fields!(c, 0b11111;
         "msg" => 0: c.name::<MessageKind>()?,
         "window" => 1: c.u32()?,
-        "from" => 2: c.u32()?,
+        "from" => 2: c.agent()?,
         "to" => 3: c.recipient()?,
         "item" => 4: c.string()?,
         "count" => 5: c.u32()?,
@@ -377,8 +389,8 @@ fn board(c: &mut Cur<'_>) -> Option<BriefKind> {
 fn manager(c: &mut Cur<'_>) -> Option<BriefKind> {
     let mut tokens = 0;
     fields!(c, 0b100;
-        "from" => 0: c.u32()?,
-        "to" => 1: c.u32()?,
+        "from" => 0: c.agent()?,
+        "to" => 1: c.agent()?,
         "tokens" => 2: tokens = c.u32()?,
     );
     Some(BriefKind::Manager { tokens })
@@ -387,7 +399,7 @@ fn manager(c: &mut Cur<'_>) -> Option<BriefKind> {
 fn chat(c: &mut Cur<'_>) -> Option<BriefKind> {
     let mut tokens = 0;
     fields!(c, 0b111;
-        "from" => 0: c.u32()?,
+        "from" => 0: c.agent()?,
         "to" => 1: c.recipient()?,
         "tokens" => 2: tokens = c.u32()?,
     );
@@ -397,7 +409,7 @@ fn chat(c: &mut Cur<'_>) -> Option<BriefKind> {
 fn resolved(c: &mut Cur<'_>) -> Option<BriefKind> {
     let (mut issue_id, mut by) = (0, None);
     fields!(c, 0b111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "issue_id" => 1: issue_id = c.uint(u64::MAX)?,
         "by" => 2: by = Some(c.name::<ResolvedBy>()?),
     );
@@ -406,7 +418,7 @@ fn resolved(c: &mut Cur<'_>) -> Option<BriefKind> {
 
 fn fallback(c: &mut Cur<'_>) -> Option<BriefKind> {
     fields!(c, 0b1111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "issue_id" => 1: c.uint(u64::MAX)?,
         "action" => 2: c.name::<GateAction>()?,
         "cause" => 3: c.name::<FallbackCause>()?,
@@ -416,7 +428,7 @@ fn fallback(c: &mut Cur<'_>) -> Option<BriefKind> {
 
 fn recovery(c: &mut Cur<'_>) -> Option<BriefKind> {
     fields!(c, 0b1111;
-        "agent" => 0: c.u32()?,
+        "agent" => 0: c.agent()?,
         "issue_id" => 1: c.uint(u64::MAX)?,
         "step" => 2: c.string()?,
         "ok" => 3: c.bool()?,
@@ -446,7 +458,7 @@ fn episode_end(c: &mut Cur<'_>) -> Option<BriefKind> {
     let (mut tsr, mut complete, mut reason) = (0.0, false, None);
     // The other systems' scores (flattened `TaskScores`) go the derived way.
     fields!(c, 0b11111;
-        "tsr" => 0: tsr = c.f64()?,
+        "tsr" => 0: tsr = c.unit()?,
         "complete" => 1: complete = c.bool()?,
         "correct_blocks" => 2: c.u32()?,
         "blueprint_blocks" => 3: c.u32()?,

@@ -112,7 +112,13 @@ fn the_open_format_names_the_line_of_an_unknown_key_and_lists_what_it_cannot_sco
 fn stop_recall_is_total_on_every_labelled_set() {
     let d = data();
     let v = Vocabulary::new(&d).unwrap();
-    for f in ["configs/hitl/utterances.jsonl", "hitl/data/eval/tune.jsonl", "hitl/data/eval/heldout.jsonl"] {
+    for f in [
+        "configs/hitl/utterances.jsonl",
+        "hitl/data/eval/tune.jsonl",
+        "hitl/data/eval/heldout.jsonl",
+        "hitl/data/eval/chat.jsonl",
+        "hitl/data/eval/chat-heldout.jsonl",
+    ] {
         let path = root().join(f);
         let set = eval::load(&path).unwrap();
         let prepared = eval::prepare(&set, &d, &v, &|r| match r {
