@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{Event, EventKind, TraceError, TraceReader};
 
-use crate::read::collect;
+use crate::read::collect_all;
 pub use sink::Format;
 
 /// Rows buffered per table before a batch is written.
@@ -135,11 +135,7 @@ struct Current {
 /// Exports every trace under `paths` (files or folders, walked in sorted order) into
 /// the folder `out` as `episodes.<ext>` and `events.<ext>`.
 pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSummary, ExportError> {
-    let mut found = Vec::new();
-    for p in paths {
-        collect(p, &mut found)?;
-    }
-    let files: Vec<PathBuf> = found.into_iter().map(|(p, _)| p).collect();
+    let files: Vec<PathBuf> = collect_all(paths)?.into_iter().map(|(p, _)| p).collect();
     if files.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(crate::AnalyzeError::Empty(names.join(", ")).into());

@@ -14,11 +14,10 @@ mod report;
 mod tables;
 
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Chain, Cursor, Read};
 use std::path::Path;
 
 use gatecrew_kitchen::trace::{FileFold, Folded, KitchenReader, LineErrorKind, TraceLineError, opens_kitchen_trace};
-use gatecrew_protocol::limits::{Line, read_line_capped};
 
 pub use report::{KitchenMean, KitchenReport, KitchenRow};
 
@@ -26,19 +25,40 @@ use crate::read::{AnalyzeError, ReadSummary};
 
 /// Whether the first non-blank line of `path` opens a kitchen trace.
 pub fn is_kitchen_trace(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else { return false };
-    let mut r = BufReader::new(file);
-    loop {
-        match read_line_capped(&mut r, gatecrew_protocol::limits::max_line_bytes()) {
-            Ok(Some(Line::Text(b) | Line::Unterminated(b))) => {
-                if b.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                return opens_kitchen_trace(&b);
+    File::open(path).and_then(sniff).is_ok_and(|(kitchen, _)| kitchen)
+}
+
+/// A stream whose first bytes were read to tell what it holds, handed back whole.
+pub type Sniffed<R> = Chain<Cursor<Vec<u8>>, R>;
+
+/// Reads `r` up to the end of its first non-blank line and says whether that line
+/// opens a kitchen trace; the stream comes back with the bytes read put in front, so
+/// a pipe or a FIFO, which can be read only once, is read once (issue 41: `check`
+/// opened a trace twice, hung on a FIFO and misread `/dev/stdin`). At most one line
+/// past the line limit is held.
+pub fn sniff<R: Read>(mut r: R) -> std::io::Result<(bool, Sniffed<R>)> {
+    let cap = gatecrew_protocol::limits::max_line_bytes();
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let kitchen = loop {
+        let start = head.iter().position(|b: &u8| !b.is_ascii_whitespace());
+        if let Some(s) = start {
+            if let Some(n) = head[s..].iter().position(|&b| b == b'\n') {
+                break opens_kitchen_trace(&head[s..s + n]);
             }
-            _ => return false,
         }
-    }
+        // A first line past the limit is no kitchen trace (the reader names its line).
+        if head.len() - start.unwrap_or(0) > cap {
+            break false;
+        }
+        match r.read(&mut chunk) {
+            Ok(0) => break start.is_some_and(|s| opens_kitchen_trace(&head[s..])),
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    Ok((kitchen, Cursor::new(head).chain(r)))
 }
 
 fn error(path: &Path, e: TraceLineError) -> AnalyzeError {

@@ -8,6 +8,9 @@ use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::{TraceError, TraceReader};
 use rayon::prelude::*;
 
+mod collect;
+pub(crate) use collect::collect_all;
+
 /// Why traces could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -68,47 +71,11 @@ pub struct ReadSummary {
     pub kitchen_lines: u64,
 }
 
-/// A file to read, and whether it was named (not found in a folder).
-pub(crate) type Found = (PathBuf, bool);
-
-pub(crate) fn collect(path: &Path, out: &mut Vec<Found>) -> Result<(), AnalyzeError> {
-    let meta = std::fs::metadata(path).map_err(|source| AnalyzeError::Io { path: path.into(), source })?;
-    if meta.is_file() {
-        out.push((path.to_path_buf(), true));
-        return Ok(());
-    }
-    // Whether an entry is a folder comes with the listing (no `stat` per file, 3% of a
-    // one-core run on 6,720 traces, issue 20); a link is followed as before.
-    let mut entries: Vec<(PathBuf, bool)> = std::fs::read_dir(path)
-        .map_err(|source| AnalyzeError::Io { path: path.into(), source })?
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let dir = match e.file_type() {
-                Ok(t) if !t.is_symlink() => t.is_dir(),
-                _ => e.path().is_dir(),
-            };
-            Some((e.path(), dir))
-        })
-        .collect();
-    entries.sort();
-    for (e, dir) in entries {
-        if dir {
-            collect(&e, out)?;
-        } else if e.extension().is_some_and(|x| x == "jsonl") {
-            out.push((e, false));
-        }
-    }
-    Ok(())
-}
-
 /// Reads every trace under the given files and folders: the files on every core (rayon's
 /// pool; `RAYON_NUM_THREADS=1` for one), merged in file order, so the result, its
 /// warnings and the first error are those of reading them one after another.
 pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
-    let mut files = Vec::new();
-    for p in paths {
-        collect(p, &mut files)?;
-    }
+    let files = collect_all(paths)?;
     if files.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(AnalyzeError::Empty(names.join(", ")));

@@ -134,6 +134,9 @@ pub enum GridError {
         #[source]
         source: toml::de::Error,
     },
+    /// More keys than a TOML file may hold (names the file, the key and the bound).
+    #[error(transparent)]
+    Keys(#[from] gatecrew_protocol::limits::TomlKeysError),
     /// A range that gives no value, or bad numbers.
     #[error("{path}: {message}")]
     Range {
@@ -184,9 +187,7 @@ impl Grid {
 
     /// Parses grid text; `path` is only used in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Grid, GridError> {
-        let max = gatecrew_protocol::limits::MAX_TOML_KEYS;
-        gatecrew_protocol::limits::count_keys(text, max)
-            .map_err(|e| GridError::Range { path: path.into(), message: e.to_string() })?;
+        gatecrew_protocol::limits::check_toml_keys(path, text)?;
         let f: GridFile = toml::from_str(text).map_err(|source| GridError::Syntax { path: path.into(), source })?;
         let range =
             |r: &Range, key: &str| r.values(key).map_err(|message| GridError::Range { path: path.into(), message });

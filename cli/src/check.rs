@@ -146,16 +146,18 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     let mut bad = 0;
     for file in &args.files {
         let kind = match args.kind {
-            Some(k) => k,
+            Some(k) => Some(k),
             None => guess(file)?,
         };
+        // Every file is opened once and read once: a FIFO or `/dev/stdin` has no second
+        // reading (issue 41). A TOML file's kind is told from its text, a trace's from
+        // its first line, as they are read.
         let defects = match kind {
-            Kind::Config => config(file),
-            Kind::Blueprint => blueprint(file, data.get()?.as_ref()),
-            Kind::Task => task(file, &data.get()?, err)?,
-            Kind::Trace => trace(file),
-            Kind::Message => messages(file, data.get()?.as_ref()),
-            Kind::Reply => reply(file),
+            None | Some(Kind::Config | Kind::Blueprint) => toml_file(file, kind, &data)?,
+            Some(Kind::Task) => task(file, &data.get()?, err)?,
+            Some(Kind::Trace) => trace(file),
+            Some(Kind::Message) => messages(file, data.get()?.as_ref()),
+            Some(Kind::Reply) => reply(file),
         };
         if defects.is_empty() {
             writeln!(out, "{}: ok", file.display())?;
@@ -181,37 +183,50 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     Ok(())
 }
 
-/// The kind of a file from its extension (and, for TOML, its tables).
-fn guess(file: &Path) -> anyhow::Result<Kind> {
+/// The kind of a file from its extension; `None` for TOML, told apart by its tables
+/// once it is read ([`toml_file`]).
+fn guess(file: &Path) -> anyhow::Result<Option<Kind>> {
     match file.extension().and_then(|e| e.to_str()) {
-        Some("jsonl") => Ok(Kind::Trace),
-        Some("json") => Ok(Kind::Task),
-        Some("toml") => {
-            // A file that does not parse goes to the config loader, which names the line.
-            let limit = gatecrew_protocol::limits::MAX_TOML_KEYS;
-            let table = gatecrew_protocol::limits::read_text_file(file)
-                .ok()
-                .filter(|t| gatecrew_protocol::limits::count_keys(t, limit).is_ok())
-                .and_then(|t| t.parse::<toml::Table>().ok());
-            let is_blueprint = table.is_some_and(|t| t.contains_key("fill") || t.contains_key("block"));
-            Ok(if is_blueprint { Kind::Blueprint } else { Kind::Config })
-        }
+        Some("jsonl") => Ok(Some(Kind::Trace)),
+        Some("json") => Ok(Some(Kind::Task)),
+        Some("toml") => Ok(None),
         _ => Err(BadInput(format!("{}: cannot tell what the file holds; pass --kind", file.display())).into()),
     }
 }
 
-fn config(file: &Path) -> Vec<Defect> {
-    match Setup::load(file, &Overrides::default()) {
+/// A crew config or a blueprint (`kind`, or `None` to tell from the text: a blueprint
+/// has `[[fill]]` or `[[block]]` tables), read once through the larger of the two
+/// size limits and held to its own.
+fn toml_file(file: &Path, kind: Option<Kind>, data: &Data) -> anyhow::Result<Vec<Defect>> {
+    use gatecrew_protocol::limits::{ReadFileError, max_file_bytes, read_text_file_capped};
+    let config_max = max_file_bytes();
+    let blueprint_max = gatecrew_world::limits::max_blueprint_bytes().unwrap_or(0);
+    let text = match read_text_file_capped(file, config_max.max(blueprint_max)) {
+        Ok(t) => t,
+        Err(e) => return Ok(vec![Defect::unreadable(file, &e)]),
+    };
+    let kind = kind.unwrap_or_else(|| if is_blueprint(&text) { Kind::Blueprint } else { Kind::Config });
+    if kind == Kind::Blueprint {
+        return Ok(match Blueprint::parse(&text, file, data.get()?.as_ref()) {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![Defect::from_load(&e)],
+        });
+    }
+    if u64::try_from(text.len()).unwrap_or(u64::MAX) > config_max {
+        return Ok(vec![Defect::unreadable(file, &ReadFileError::TooLarge { limit: config_max })]);
+    }
+    Ok(match Setup::parse(&text, file, &Overrides::default()) {
         Ok(_) => Vec::new(),
         Err(gatecrew_crew::SetupError::Load(e)) => vec![Defect::from_load(&e)],
-    }
+    })
 }
 
-fn blueprint(file: &Path, data: &GameData) -> Vec<Defect> {
-    match Blueprint::load(file, data) {
-        Ok(_) => Vec::new(),
-        Err(e) => vec![Defect::from_load(&e)],
-    }
+/// Whether TOML text holds blueprint tables. A text that does not parse goes to the
+/// config loader, which names the line.
+fn is_blueprint(text: &str) -> bool {
+    let limit = gatecrew_protocol::limits::MAX_TOML_KEYS;
+    gatecrew_protocol::limits::count_keys(text, limit).is_ok()
+        && text.parse::<toml::Table>().is_ok_and(|t| t.contains_key("fill") || t.contains_key("block"))
 }
 
 /// Every task of the file, imported and set up as `gatecrew run --task` would. The
@@ -277,17 +292,17 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
 }
 
 fn trace(file: &Path) -> Vec<Defect> {
-    if gatecrew_analyze::kitchen::is_kitchen_trace(file) {
-        return kitchen::trace(file);
-    }
-    let f = match File::open(file) {
-        Ok(f) => f,
+    let (is_kitchen, stream) = match File::open(file).and_then(gatecrew_analyze::kitchen::sniff) {
+        Ok(x) => x,
         Err(e) => return vec![Defect::unreadable(file, &e)],
     };
+    if is_kitchen {
+        return kitchen::trace(file, stream);
+    }
     let mut defects = Vec::new();
     // Episodes in order of their first line, and whether each reached its end.
     let mut episodes: Vec<(String, bool)> = Vec::new();
-    let mut reader = TraceReader::new(BufReader::new(f));
+    let mut reader = TraceReader::new(BufReader::new(stream));
     for item in reader.by_ref() {
         match item {
             Ok(ev) => {

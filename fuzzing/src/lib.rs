@@ -10,7 +10,10 @@
 //! * [`crew_config`], [`script`], [`chat_plan`], [`line_split`], [`bridge_line`]: what
 //!   reaches a run from outside (issue 19): crew configs, scripted sessions, a chat
 //!   line through intent reading into the recipe planner, the capped line splitter of
-//!   the websocket and the bridge with the origin check, and the bridge's lines.
+//!   the websocket and the bridge with the origin check, and the bridge's lines;
+//! * [`replay_serve`], [`grid_file`], [`kitchen_files`]: what issue 41 bounded: the
+//!   replay server's trace and page requests, the calibration grid, and the kitchen's
+//!   recipe and level files.
 //!
 //! A harness returns normally on any input the code under test handles as it should,
 //! an error included, and panics when it finds a bug: a panic in the library, or a
@@ -26,6 +29,7 @@ mod data;
 mod hostile;
 mod llm;
 mod plan;
+mod served;
 mod task;
 mod trace;
 
@@ -33,6 +37,7 @@ pub use board::board_message;
 pub use hostile::{bridge_line, chat_plan, crew_config, line_split, script};
 pub use llm::llm_reply;
 pub use plan::blueprint;
+pub use served::{grid_file, kitchen_files, replay_serve};
 pub use task::task_file;
 pub use trace::trace_line;
 
@@ -41,7 +46,7 @@ pub type Harness = fn(&[u8]);
 
 /// The fuzz targets by name, as `fuzz/fuzz_targets/<name>.rs` and the corpus folders
 /// `fuzz/corpus/<name>/` and `fuzz/regressions/<name>/` name them.
-pub const TARGETS: [(&str, Harness); 10] = [
+pub const TARGETS: [(&str, Harness); 13] = [
     ("trace_line", trace_line),
     ("blueprint", blueprint),
     ("task_file", task_file),
@@ -52,4 +57,7 @@ pub const TARGETS: [(&str, Harness); 10] = [
     ("chat_plan", chat_plan),
     ("line_split", line_split),
     ("bridge_line", bridge_line),
+    ("replay_serve", replay_serve),
+    ("grid_file", grid_file),
+    ("kitchen_files", kitchen_files),
 ];

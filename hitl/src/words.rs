@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 /// The vocabulary file shipped with gatecrew.
 pub const VOCABULARY: &str = include_str!("../../configs/hitl/vocabulary.toml");
+/// Where [`VOCABULARY`] comes from, as its errors name it.
+const VOCABULARY_FILE: &str = "configs/hitl/vocabulary.toml";
 
 /// Longest item phrase, in words.
 const MAX_PHRASE: usize = 4;
@@ -46,6 +48,9 @@ struct RawIgnore {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum VocabularyError {
+    /// More keys than a TOML file may hold (names the file, the key and the bound).
+    #[error(transparent)]
+    Keys(#[from] gatecrew_protocol::limits::TomlKeysError),
     /// The TOML is malformed.
     #[error("configs/hitl/vocabulary.toml: {0}")]
     Toml(#[source] toml::de::Error),
@@ -79,6 +84,7 @@ impl Vocabulary {
 
     /// A vocabulary from TOML text.
     pub fn parse(text: &str, data: &GameData) -> Result<Self, VocabularyError> {
+        gatecrew_protocol::limits::check_toml_keys(std::path::Path::new(VOCABULARY_FILE), text)?;
         let raw: RawVocabulary = toml::from_str(text).map_err(VocabularyError::Toml)?;
         let item = |key: String, name: &str| {
             data.item(name).map_err(|_| VocabularyError::Unknown { key, what: "item", name: name.to_owned() })
@@ -263,9 +269,7 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
         if skip.is_some_and(|r| r.contains(&i)) {
             continue;
         }
-        if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
-            // Digits past i64 are a count far too large, not a failed read.
-            let n = w.parse::<i64>().unwrap_or(i64::MAX);
+        if let Some(n) = number(w) {
             return Some(Count::new(n));
         }
         if let Some(n) = NUMBERS.iter().position(|x| x == w) {
@@ -282,6 +286,27 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
         return Some(Count::new(n));
     }
     None
+}
+
+/// A number written in digits, as the count it says: "12"; "-1" (a count below one, not
+/// a word to skip, which left the default of one); "1e3" is 1000 and "1e400" or digits
+/// past `i64` a count far too large, never a failed read (issue 41). The value
+/// saturates at the `i64` bounds, where [`Count::new`] refuses it either way.
+fn number(w: &str) -> Option<i64> {
+    let digits = w.strip_prefix('-').unwrap_or(w);
+    // "nan", "inf" and "e5" are words; a number starts with a digit.
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if let Ok(n) = w.parse::<i64>() {
+        return Some(n);
+    }
+    let negative = w.starts_with('-');
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(if negative { i64::MIN } else { i64::MAX });
+    }
+    // `as` saturates: an infinite or huge value is i64::MAX (or MIN), a fraction is cut.
+    w.parse::<f64>().ok().map(|f| f as i64)
 }
 
 /// An item's name in words ("oak planks").

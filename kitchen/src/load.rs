@@ -249,33 +249,43 @@ fn check_graph(book: &RecipeBook) -> Result<(), (ItemId, String)> {
         // 0 unvisited, 1 on the current path, 2 done.
         mark: Vec<u8>,
         raw: Vec<u64>,
+        // Recipes in the longest chain from the item down, itself included.
+        height: Vec<usize>,
     }
     impl Walk<'_> {
-        fn visit(&mut self, item: ItemId, level: usize) -> Result<u64, GraphFault> {
-            match self.mark[item.index()] {
+        fn visit(&mut self, item: ItemId, level: usize) -> Result<(u64, usize), GraphFault> {
+            let i = item.index();
+            match self.mark[i] {
                 1 => return Err(GraphFault::Cycle(item)),
-                2 => return Ok(self.raw[item.index()]),
+                // Reached again, maybe deeper than before: its chain counts from here. A
+                // chain through an item first expanded nearer the top passed unchecked
+                // (issue 41, seen writing the `kitchen_files` fuzz target).
+                2 if level + self.height[i] > MAX_RECIPE_DEPTH => return Err(GraphFault::Deep),
+                2 => return Ok((self.raw[i], self.height[i])),
                 _ => {}
             }
-            let Some(r) = self.book.recipe_for(item) else { return Ok(1) };
+            let Some(r) = self.book.recipe_for(item) else { return Ok((1, 0)) };
             if level >= MAX_RECIPE_DEPTH {
                 return Err(GraphFault::Deep);
             }
-            self.mark[item.index()] = 1;
-            let mut raw = 0u64;
-            for &i in &r.ingredients {
-                raw = raw.saturating_add(self.visit(i, level + 1)?);
+            self.mark[i] = 1;
+            let (mut raw, mut below) = (0u64, 0usize);
+            for &ing in &r.ingredients {
+                let (n, h) = self.visit(ing, level + 1)?;
+                raw = raw.saturating_add(n);
+                below = below.max(h);
             }
             if raw > MAX_RAW_PER_ITEM {
                 return Err(GraphFault::Large(item, raw));
             }
-            self.mark[item.index()] = 2;
-            self.raw[item.index()] = raw;
-            Ok(raw)
+            self.mark[i] = 2;
+            self.raw[i] = raw;
+            self.height[i] = below + 1;
+            Ok((raw, below + 1))
         }
     }
     let n = book.items().len();
-    let mut walk = Walk { book, mark: vec![0; n], raw: vec![0; n] };
+    let mut walk = Walk { book, mark: vec![0; n], raw: vec![0; n], height: vec![0; n] };
     for r in book.recipes() {
         match walk.visit(r.product, 0) {
             Ok(_) => {}

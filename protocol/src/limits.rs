@@ -10,7 +10,9 @@ mod keys;
 pub use file::{
     DEFAULT_MAX_FILE_BYTES, MAX_FILE_BYTES_VAR, ReadFileError, max_file_bytes, read_text_file, read_text_file_capped,
 };
-pub use keys::{MAX_TOML_KEYS, TooManyKeys, count_keys};
+pub use keys::{
+    MAX_TOML_KEYS, SHOWN_KEY_CHARS, TomlKeysError, TooManyKeys, check_toml_keys, check_toml_keys_within, count_keys,
+};
 
 /// The default for [`max_chat_bytes`]: Minecraft's chat takes 256 characters; sixteen
 /// times that leaves room for pasted instructions while keeping one line small.

@@ -102,6 +102,9 @@ pub struct Manifest {
 /// A manifest that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
+    /// More keys than a TOML file may hold (names the file, the key and the bound).
+    #[error(transparent)]
+    Keys(#[from] gatecrew_protocol::limits::TomlKeysError),
     /// Reading failed.
     #[error("{path}: cannot read: {source}")]
     Io {
@@ -149,6 +152,7 @@ impl Manifest {
         let path = Self::path_in(dir);
         let text = gatecrew_protocol::limits::read_text_file(&path)
             .map_err(|source| ManifestError::Io { path: path.clone(), source })?;
+        gatecrew_protocol::limits::check_toml_keys(&path, &text)?;
         let m: Manifest =
             toml::from_str(&text).map_err(|e| ManifestError::Syntax { path: path.clone(), message: e.to_string() })?;
         if !(1..=2).contains(&m.version) {

@@ -45,6 +45,10 @@ impl Aliases {
 
     /// Parses an alias table; every target must be a name the data knows.
     pub fn parse(text: &str, path: &Path, data: &GameData) -> Result<Self, TaskError> {
+        if let Err(e) = gatecrew_protocol::limits::check_toml_keys(path, text) {
+            let message = format!("key `{}`: {}", e.key, e.what());
+            return Err(TaskError::new(path, TaskErrorKind::Syntax { line: e.line, column: 1, message }));
+        }
         let file: AliasFile = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(0, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
             TaskError::new(path, TaskErrorKind::Syntax { line, column: 1, message: e.message().to_owned() })

@@ -5,13 +5,12 @@
 use std::path::Path;
 
 use gatecrew_calibrate::eval::{Case, Evaluator};
-use gatecrew_calibrate::run::Options;
 use gatecrew_calibrate::{Grid, calibrate};
 use gatecrew_crew::Overrides;
 use gatecrew_crew::executor::{Executor, ExecutorKind, ExecutorSpec};
 use gatecrew_suite::Manifest;
 
-use crate::common::{data, root, write};
+use crate::common::{calibrate_options, data, root, write};
 
 /// A small grid (with skipped points) over the weights that matter most.
 const GRID: &str = "[weights]\nc = [0.2, 0.35, 0.45]\na = [0.15, 0.2]\nd = [0.1, 0.2]\nr = [0.1, 0.2]\nh = [0.05]\n[thresholds]\ntheta_low = [0.5, 0.6, 0.7]\ntheta_high = [0.75, 0.9]\n";
@@ -88,23 +87,11 @@ fn the_fast_path_equals_simulating_every_point_under_the_llm_executor() {
     assert!(replayed > 0, "the cache did some of the work: {simulated} simulated, {replayed} replayed");
 }
 
-fn options(out: &Path) -> Options {
-    Options {
-        suite: root().join("configs/suite"),
-        data: root().join("configs/data/minecraft-1.20.4.json"),
-        out: out.to_path_buf(),
-        jobs: Some(2),
-        fast: true,
-        filter: Some("-s0".into()),
-        executor: None,
-    }
-}
-
 #[test]
 fn an_interrupted_run_resumes_with_the_same_results() {
     let grid = Grid::parse(GRID, Path::new("grid.toml")).unwrap();
     let whole = tempfile::tempdir().unwrap();
-    let full = calibrate(&grid, &options(whole.path()), &|_| {}).unwrap();
+    let full = calibrate(&grid, &calibrate_options(whole.path()), &|_| {}).unwrap();
     assert_eq!(full.points.len(), grid.points.len());
     assert_eq!(full.evaluated_now, grid.points.len());
     // Interrupt: keep the first third of the results and half a line, as a kill would.
@@ -116,7 +103,7 @@ fn an_interrupted_run_resumes_with_the_same_results() {
     partial.push_str(&lines[keep][..lines[keep].len() / 2]);
     write(cut.path(), "points.jsonl", &partial);
     std::fs::copy(whole.path().join("run.json"), cut.path().join("run.json")).unwrap();
-    let resumed = calibrate(&grid, &options(cut.path()), &|_| {}).unwrap();
+    let resumed = calibrate(&grid, &calibrate_options(cut.path()), &|_| {}).unwrap();
     assert_eq!(resumed.evaluated_now, grid.points.len() - keep, "only the missing points are evaluated");
     assert_eq!(resumed.points.len(), full.points.len(), "each point once");
     for (a, b) in resumed.points.iter().zip(&full.points) {
@@ -125,7 +112,7 @@ fn an_interrupted_run_resumes_with_the_same_results() {
     assert_eq!(resumed.best, full.best);
     // A results file from another grid is refused, not mixed in.
     let other = Grid::parse(&GRID.replace("h = [0.05]", "h = [0.075]"), Path::new("other.toml")).unwrap();
-    let err = calibrate(&other, &options(whole.path()), &|_| {}).unwrap_err().to_string();
+    let err = calibrate(&other, &calibrate_options(whole.path()), &|_| {}).unwrap_err().to_string();
     assert!(err.contains("run.json") && err.contains("grid: was"), "{err}");
 }
 

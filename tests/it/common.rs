@@ -113,3 +113,17 @@ pub fn python_checks() -> PathBuf {
     })
     .clone()
 }
+
+/// Calibration options over the shipped suite's seed-0 episodes into `out`, on the fast
+/// path with two jobs: the setup of the calibration and resume tests.
+pub fn calibrate_options(out: &Path) -> gatecrew_calibrate::run::Options {
+    gatecrew_calibrate::run::Options {
+        suite: root().join("configs/suite"),
+        data: root().join("configs/data/minecraft-1.20.4.json"),
+        out: out.to_path_buf(),
+        jobs: Some(2),
+        fast: true,
+        filter: Some("-s0".into()),
+        executor: None,
+    }
+}

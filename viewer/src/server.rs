@@ -168,30 +168,41 @@ fn replay_message(state: &ViewState, span: (u64, u64)) -> String {
     serde_json::json!({ "type": "state", "span": [span.0, span.1], "state": state }).to_string()
 }
 
-async fn replay(mut socket: WebSocket, rec: Arc<Recording>) {
+/// The first message of a replay socket: the state at the recording's first tick.
+pub fn replay_opening(cursor: &mut Cursor) -> String {
+    let span = cursor.recording().span();
+    replay_message(cursor.seek(span.0), span)
+}
+
+/// The answer to one message of a replay page: the state at the tick it asks for (a
+/// seek past the end is the end), or an error naming what was wrong. The socket loop
+/// and the `replay_serve` fuzz target both run this.
+pub fn replay_answer(cursor: &mut Cursor, msg: &str) -> String {
+    let rec = cursor.recording().clone();
     let span = rec.span();
-    let mut cursor = Cursor::new(rec.clone());
-    let mut text = replay_message(cursor.seek(span.0), span);
+    let now = cursor.state().tick;
+    let t = match serde_json::from_str::<Ask>(msg) {
+        Ok(Ask::Seek(t)) => t.min(span.1),
+        Ok(Ask::Step(d)) if d >= 0 => rec.next_tick(now),
+        Ok(Ask::Step(_)) => rec.prev_tick(now),
+        Err(e) => return serde_json::json!({ "type": "error", "error": format!("bad request: {e}") }).to_string(),
+    };
+    replay_message(cursor.seek(t), span)
+}
+
+async fn replay(mut socket: WebSocket, rec: Arc<Recording>) {
+    let mut cursor = Cursor::new(rec);
+    let mut text = replay_opening(&mut cursor);
     loop {
         if socket.send(Message::Text(text.into())).await.is_err() {
             return;
         }
         text = loop {
-            let msg = match socket.recv().await {
+            match socket.recv().await {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
-                Some(Ok(Message::Text(t))) => t,
+                Some(Ok(Message::Text(t))) => break replay_answer(&mut cursor, &t),
                 Some(Ok(_)) => continue,
-            };
-            let now = cursor.state().tick;
-            let t = match serde_json::from_str::<Ask>(&msg) {
-                Ok(Ask::Seek(t)) => t.min(span.1),
-                Ok(Ask::Step(d)) if d >= 0 => rec.next_tick(now),
-                Ok(Ask::Step(_)) => rec.prev_tick(now),
-                Err(e) => {
-                    break serde_json::json!({ "type": "error", "error": format!("bad request: {e}") }).to_string();
-                }
-            };
-            break replay_message(cursor.seek(t), span);
+            }
         };
     }
 }

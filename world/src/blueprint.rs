@@ -160,7 +160,7 @@ impl Blueprint {
     /// Parses blueprint text, refusing one whose fills and blocks write more than
     /// `max_cells` cells in total (an error at the entry that crosses the limit).
     pub fn parse_with_limit(text: &str, path: &Path, data: &GameData, max_cells: u64) -> Result<Self, LoadError> {
-        let raw: RawBlueprint = crate::error::parse_toml(path, text)?;
+        let raw: RawBlueprint = crate::error::parse_toml_within(path, text, limits::MAX_BLUEPRINT_TOML_NODES)?;
         let lines = LineIndex::new(text);
         let line_of = |_: &str, offset: usize| lines.line(offset);
         let too_many = |line: usize| {

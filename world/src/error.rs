@@ -148,13 +148,15 @@ impl LineIndex {
 /// ([`gatecrew_protocol::limits::count_keys`]): a file past the limit is refused at the
 /// line where the count passed it, before a table is built.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
-    use gatecrew_protocol::limits::{MAX_TOML_KEYS, count_keys};
-    if let Err(e) = count_keys(text, MAX_TOML_KEYS) {
-        return Err(LoadError::new(
-            file,
-            LoadErrorKind::Invalid(format!("more than {} keys and tables in the file; at most {}", e.max, e.max)),
-        )
-        .line(e.line));
+    parse_toml_within(file, text, gatecrew_protocol::limits::MAX_TOML_KEYS)
+}
+
+/// [`parse_toml`] with a bound of its own (blueprints:
+/// [`crate::limits::MAX_BLUEPRINT_TOML_NODES`]).
+pub fn parse_toml_within<T: serde::de::DeserializeOwned>(file: &Path, text: &str, max: usize) -> Result<T, LoadError> {
+    if let Err(e) = gatecrew_protocol::limits::check_toml_keys_within(file, text, max) {
+        let message = format!("key `{}`: {}", e.key, e.what());
+        return Err(LoadError::new(file, LoadErrorKind::Invalid(message)).line(e.line));
     }
     toml::from_str(text).map_err(|e| toml_error(file, text, &e))
 }

@@ -4,8 +4,7 @@
 //! episode without its `kitchen_end` are defects here (`analyze` warns and leaves them
 //! out).
 
-use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use gatecrew_kitchen::trace::{FileFold, Folded, KitchenReader, LineErrorKind};
@@ -13,13 +12,10 @@ use gatecrew_kitchen::trace::{FileFold, Folded, KitchenReader, LineErrorKind};
 use super::Defect;
 
 /// Every defect of the kitchen trace `file`, in line order.
-pub(super) fn trace(file: &Path) -> Vec<Defect> {
-    let f = match File::open(file) {
-        Ok(f) => f,
-        Err(e) => return vec![Defect::unreadable(file, &e)],
-    };
+/// `stream` is the file's bytes, opened once by the caller.
+pub(super) fn trace(file: &Path, stream: impl Read) -> Vec<Defect> {
     let mut defects = Vec::new();
-    let mut reader = KitchenReader::new(BufReader::new(f));
+    let mut reader = KitchenReader::new(BufReader::new(stream));
     // After an event that does not fit its episode the fold's state means nothing:
     // later lines are still parsed (each is checked on its own), no longer folded.
     let mut fold = Some(FileFold::new());

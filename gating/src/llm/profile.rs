@@ -97,6 +97,9 @@ impl Latency {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProfileError {
+    /// More keys than a TOML file may hold (names the file, the key and the bound).
+    #[error(transparent)]
+    Keys(#[from] gatecrew_protocol::limits::TomlKeysError),
     /// The file could not be read.
     #[error("{path}: cannot read: {source}")]
     Io {
@@ -135,6 +138,7 @@ impl LlmProfile {
 
     /// Parses and checks a profile's text; `path` names it in errors.
     pub fn parse(text: &str, path: &Path) -> Result<LlmProfile, ProfileError> {
+        gatecrew_protocol::limits::check_toml_keys(path, text)?;
         let p: LlmProfile =
             toml::from_str(text).map_err(|e| ProfileError::Syntax { path: path.to_owned(), message: e.to_string() })?;
         let bad = |key, message: &str| ProfileError::Value { path: path.to_owned(), key, message: message.to_owned() };

@@ -68,3 +68,32 @@ fn a_place_to_fetch_from_is_not_a_count() {
     let (_, g) = read("the wool is in the chest at 6 0 -6");
     assert!(matches!(g, Some(Ok(Goal::Fetch { .. }))), "{g:?}");
 }
+
+/// Every number said in digits is the count it says, however it is written (plain,
+/// negative, an exponent, past `i64`): in bounds a goal of that count, else the bad
+/// count it is. Before, "-1" and "1e400" were no count at all and read as one.
+#[test]
+fn a_number_in_any_notation_is_the_count_it_says() {
+    let max = i64::from(MAX_COUNT);
+    let mut cases: Vec<(String, i64)> = Vec::new();
+    for n in [i64::MIN, -max - 1, -2, -1, 0, 1, 2, max - 1, max, max + 1, i64::MAX] {
+        cases.push((n.to_string(), n));
+    }
+    for (m, e) in [(1u32, 0i32), (2, 1), (2, 3), (3, 4), (1, 18), (9, 18), (1, 19), (1, 400), (5, 308), (1, 309)] {
+        let f: f64 = format!("{m}e{e}").parse().unwrap();
+        // `as` saturates, as the reader does: what f64 says, bounded by i64.
+        cases.push((format!("{m}e{e}"), f as i64));
+        cases.push((format!("-{m}e{e}"), -f as i64));
+    }
+    cases.push(("1".repeat(30), i64::MAX));
+    cases.push((format!("-{}", "9".repeat(30)), i64::MIN));
+    for (said, n) in cases {
+        let text = format!("get {said} sticks");
+        let (_, g) = read(&text);
+        match (Count::new(n), g) {
+            (Ok(want), Some(Ok(Goal::Obtain { count, .. }))) => assert_eq!(count, want, "{text}"),
+            (Err(want), Some(Err(bad))) => assert_eq!(bad.error, want, "{text}"),
+            (want, got) => panic!("{text}: want {want:?}, got {got:?}"),
+        }
+    }
+}

@@ -120,3 +120,21 @@ fn a_bracketed_name_is_no_loopback_origin() {
     assert!(!gatecrew_hitl_app::ws::origin_allowed(Some(&origin)));
     assert!(gatecrew_hitl_app::ws::origin_allowed(Some("http://[::1]:8000")));
 }
+
+/// `kitchen_files` (seen writing the target, whose walk shares nothing with the
+/// loader's): an item first expanded near the top of the recipe graph (`a1`, 3 deep)
+/// and reached again 6 recipes down (`b1` ... `b6`) made a 9-deep chain that passed the
+/// depth bound, because the loader's walk kept each item's count but not its depth.
+#[test]
+fn a_deep_chain_through_an_item_expanded_before_is_refused() {
+    use gatecrew_kitchen::load::{MAX_RECIPE_DEPTH, parse_recipes};
+    let text = reproducer("kitchen_files", "deep-chain-through-a-shared-item.json");
+    let json = &text[1..];
+    let e = parse_recipes(json, Path::new("recipe.json")).unwrap_err().to_string();
+    assert!(e.contains(&format!("more than {MAX_RECIPE_DEPTH} recipes in a chain")), "{e}");
+    // One recipe fewer above the shared item (b6 takes a1 directly at depth 5): 8 deep, loads.
+    let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v.as_object_mut().unwrap().remove("b1");
+    parse_recipes(&v.to_string(), Path::new("recipe.json")).unwrap();
+    gatecrew_fuzzing::kitchen_files(text.as_bytes());
+}

@@ -41,16 +41,7 @@ fn a_bad_interactive_flag_keeps_the_existing_trace() {
 fn a_finished_run_replaces_the_trace_and_leaves_no_partial() {
     let dir = tempfile::tempdir().unwrap();
     let trace = write(dir.path(), "t.jsonl", "old\n");
-    let cfg = default_config();
-    let (code, _, err) = gatecrew(&[
-        "run",
-        "--stepper",
-        "--quiet",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--trace",
-        trace.to_str().unwrap(),
-    ]);
+    let (code, _, err) = crate::hostile::default_run(&trace, &[]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&trace).unwrap();
     assert!(text.lines().last().unwrap().contains("\"episode_end\""), "{text}");

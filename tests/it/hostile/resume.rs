@@ -8,21 +8,9 @@ use gatecrew_calibrate::run::Options;
 use gatecrew_calibrate::{Grid, calibrate};
 use gatecrew_crew::executor::{Executor, ExecutorKind, ExecutorSpec};
 
-use crate::common::root;
+use crate::common::{calibrate_options, root};
 
 const GRID: &str = "[weights]\nc = [0.35]\na = [0.2]\nd = [0.2]\nr = [0.1, 0.2]\nh = [0.05]\n[thresholds]\ntheta_low = [0.6]\ntheta_high = [0.9]\n";
-
-fn options(out: &Path) -> Options {
-    Options {
-        suite: root().join("configs/suite"),
-        data: root().join("configs/data/minecraft-1.20.4.json"),
-        out: out.to_path_buf(),
-        jobs: Some(2),
-        fast: true,
-        filter: Some("-s0".into()),
-        executor: None,
-    }
-}
 
 fn refused(grid: &Grid, opts: &Options, want: &str) {
     let before = std::fs::read(opts.out.join("points.jsonl")).unwrap();
@@ -35,7 +23,7 @@ fn refused(grid: &Grid, opts: &Options, want: &str) {
 fn a_resume_with_any_input_changed_is_refused() {
     let grid = Grid::parse(GRID, Path::new("grid.toml")).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let opts = options(out.path());
+    let opts = calibrate_options(out.path());
     let first = calibrate(&grid, &opts, &|_| {}).unwrap();
     // The same inputs resume everything.
     let again = calibrate(&grid, &opts, &|_| {}).unwrap();

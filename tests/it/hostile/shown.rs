@@ -76,13 +76,47 @@ fn adjudicate_prints_the_reply_escaped() {
 fn redirects_to_another_host_are_not_followed() {
     let elsewhere = Fake::start(|_, _| answer("stay_local", 0.9));
     let target = format!("{}/chat/completions", elsewhere.url.replace("127.0.0.1", "localhost"));
-    let fake = Fake::start(move |_, _| Reply::Redirect { location: target.clone() });
+    let fake = Fake::start(move |_, _| Reply::Redirect { status: 307, location: target.clone() });
     let spec = LlmSpec { url: Some(fake.url.clone()), model: Some("m".into()), ..LlmSpec::default() };
     let client = LlmClient::with_key(spec, Deterministic { midpoint: 0.5 }, None).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let a = rt.block_on(client.adjudicate(&card(), 0.87));
     assert_eq!(elsewhere.hits(), 0, "the redirect was followed");
     assert!(matches!(a.fallback, Some(FallbackReason::Http(307))), "{:?}", a.fallback);
+}
+
+/// A redirect that keeps the endpoint's scheme, host and port is followed, the request
+/// and its body resent (issue 41: a 307 was answered with a fallback); a relative and an
+/// absolute location both, for each status that keeps the method and body.
+#[test]
+fn same_origin_redirects_are_followed_with_the_request() {
+    for status in [307u16, 308] {
+        for absolute in [false, true] {
+            let origin = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+            let known = origin.clone();
+            let fake = Fake::start(move |n, seen| {
+                let moved = seen.head.starts_with("POST /moved/chat/completions ");
+                if n == 0 && !moved {
+                    let at = if absolute { known.get().cloned().unwrap_or_default() } else { String::new() };
+                    return Reply::Redirect { status, location: format!("{at}/moved/chat/completions") };
+                }
+                // The resent request is the same POST with the same card.
+                if moved && String::from_utf8_lossy(&seen.body).contains("glass") {
+                    answer("stay_local", 0.9)
+                } else {
+                    Reply::Full { status: 400, body: b"not the request".to_vec() }
+                }
+            });
+            let base = fake.url.trim_end_matches("/v1").to_owned();
+            origin.set(base.clone()).unwrap();
+            let spec = LlmSpec { url: Some(fake.url.clone()), model: Some("m".into()), ..LlmSpec::default() };
+            let client = LlmClient::with_key(spec, Deterministic { midpoint: 0.5 }, None).unwrap();
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let a = rt.block_on(client.adjudicate(&card(), 0.87));
+            assert_eq!(a.fallback, None, "{status}, absolute {absolute} ({base}): {a:?}");
+            assert_eq!(fake.hits(), 2, "{status}");
+        }
+    }
 }
 
 /// A fallback verdict never carries the reply's out-of-range confidence: 7 stays in the

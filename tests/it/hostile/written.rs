@@ -8,7 +8,7 @@ use std::time::Duration;
 use gatecrew_protocol::replace::Replacement;
 
 use crate::cli::gatecrew;
-use crate::common::default_config;
+use crate::hostile::default_run;
 
 const CHILD_DIR: &str = "GATECREW_WRITTEN_TEST_DIR";
 
@@ -25,17 +25,8 @@ fn tables(dir: &std::path::Path) -> Vec<Vec<u8>> {
 fn an_export_killed_at_any_point_leaves_the_old_tables_whole() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("traces")).unwrap();
-    let cfg = default_config();
     let first = dir.path().join("traces/t0.jsonl");
-    let (code, _, err) = gatecrew(&[
-        "run",
-        "--stepper",
-        "--quiet",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--trace",
-        first.to_str().unwrap(),
-    ]);
+    let (code, _, err) = default_run(&first, &[]);
     assert_eq!(code, 0, "{err}");
     // Enough copies that an export takes a while, so the kills land all along it.
     for i in 1..40 {
@@ -91,19 +82,17 @@ fn a_second_writer_of_one_trace_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.jsonl");
     std::fs::write(&trace, "yesterday\n").unwrap();
-    let cfg = default_config();
-    let args = ["run", "--stepper", "--quiet", "--config", cfg.to_str().unwrap(), "--trace", trace.to_str().unwrap()];
     let mut holder = Replacement::begin(&trace).unwrap();
     holder.keep_partial();
     std::fs::write(holder.temp(), "the other run's events\n").unwrap();
-    let (code, _, err) = gatecrew(&args);
+    let (code, _, err) = default_run(&trace, &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("t.jsonl is being written by another process"), "{err}");
     assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
     assert_eq!(std::fs::read_to_string(holder.temp()).unwrap(), "the other run's events\n");
     assert_eq!(std::fs::read_to_string(&trace).unwrap(), "yesterday\n");
     drop(holder);
-    let (code, _, err) = gatecrew(&args);
+    let (code, _, err) = default_run(&trace, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::read_to_string(&trace).unwrap().contains("episode_end"));
 }

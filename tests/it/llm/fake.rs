@@ -26,8 +26,8 @@ pub enum Reply {
     Drip { body: Vec<u8>, every: Duration },
     /// A chunked body of `bytes` bytes, no length announced.
     Huge { bytes: usize },
-    /// A `307` redirect to `location`.
-    Redirect { location: String },
+    /// A redirect (`status` 301, 302, 307, 308...) to `location`.
+    Redirect { status: u16, location: String },
 }
 
 /// A request as the responder saw it.
@@ -174,9 +174,10 @@ async fn serve(mut sock: TcpStream, handler: Arc<Handler>, hits: Arc<AtomicUsize
             sock.write_all(&body).await?;
         }
         Reply::Hang => tokio::time::sleep(Duration::from_secs(60)).await,
-        Reply::Redirect { location } => {
-            let head =
-                format!("HTTP/1.1 307 X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        Reply::Redirect { status, location } => {
+            let head = format!(
+                "HTTP/1.1 {status} X\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
             sock.write_all(head.as_bytes()).await?;
         }
         Reply::Drip { body, every } => {

@@ -1,0 +1,200 @@
+//! Input read once (issue 41): `check` opens each file once and reads it once, so a
+//! named pipe or `/dev/stdin` gives the verdict a file on disk gives (it hung on a FIFO
+//! and called a valid piped trace malformed at line 1); `analyze` and `export` read a
+//! file once however many ways they reach it (a folder twice, a link loop).
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::cli::gatecrew;
+use crate::common::default_config;
+use crate::hostile::default_run;
+
+/// How long a `check` may take before it counts as hung: far beyond the second it
+/// takes on a loaded machine, short of the test harness's patience.
+const HUNG: Duration = Duration::from_secs(300);
+
+/// The ways a file's bytes reach `check`.
+#[derive(Debug, Clone, Copy)]
+enum Delivery {
+    Disk,
+    /// A named pipe with the file's extension.
+    Fifo,
+    /// An anonymous pipe named `/proc/self/fd/N`, as `/dev/stdin` is.
+    Pipe,
+}
+
+/// `check` on `bytes` delivered one way, its exit code and stderr with the path written
+/// as `FILE`. Fails (instead of hanging) when `check` opens the file a second time.
+fn check_via(dir: &Path, how: Delivery, name: &str, kind: &str, bytes: &[u8]) -> (u8, String) {
+    let sub = dir.join(format!("{how:?}"));
+    std::fs::create_dir_all(&sub).unwrap();
+    let path = sub.join(name);
+    let _ = std::fs::remove_file(&path);
+    let bytes = bytes.to_vec();
+    let (mut keep, mut writer) = (None, None);
+    let shown = match how {
+        Delivery::Disk => {
+            std::fs::write(&path, &bytes).unwrap();
+            path.clone()
+        }
+        Delivery::Fifo => {
+            let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo (coreutils) runs");
+            assert!(made.success(), "mkfifo {}", path.display());
+            let p = path.clone();
+            // Opening for writing waits for the reader; a reader that stops early is fine.
+            writer = Some(std::thread::spawn(move || {
+                if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&p) {
+                    let _ = f.write_all(&bytes);
+                }
+            }));
+            path.clone()
+        }
+        Delivery::Pipe => {
+            let (r, mut w) = std::io::pipe().unwrap();
+            let shown = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
+            keep = Some(r);
+            writer = Some(std::thread::spawn(move || {
+                let _ = w.write_all(&bytes);
+            }));
+            shown
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    let arg = shown.to_str().unwrap().to_owned();
+    let kind = kind.to_owned();
+    std::thread::spawn(move || {
+        let mut args = vec!["check", arg.as_str()];
+        if matches!(how, Delivery::Pipe) {
+            args.extend(["--kind", kind.as_str()]);
+        }
+        let _ = tx.send(gatecrew(&args));
+    });
+    let (code, _, err) =
+        rx.recv_timeout(HUNG).unwrap_or_else(|_| panic!("check hung on {name} through a {how:?} (a second open?)"));
+    drop(keep);
+    if let Some(w) = writer {
+        w.join().unwrap();
+    }
+    (code, err.replace(shown.to_str().unwrap(), "FILE"))
+}
+
+/// The files of each kind `check` tells from its bytes: a construction trace, a
+/// kitchen trace, a crew config and a blueprint, each whole and damaged.
+fn cases(dir: &Path) -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let trace = dir.join("t.jsonl");
+    let (code, _, err) = default_run(&trace, &[]);
+    assert_eq!(code, 0, "{err}");
+    let trace = std::fs::read(&trace).unwrap();
+    let kdir = dir.join("kitchen");
+    let (code, _, err) = gatecrew(&[
+        "cos",
+        "--levels",
+        "level_0",
+        "--agents",
+        "2",
+        "--policy",
+        "gated",
+        "--trace",
+        kdir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let kitchen = std::fs::read_dir(&kdir).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap()).next().unwrap();
+    // The default config, its relative paths made absolute (the copies lie elsewhere).
+    let configs = crate::common::root().join("configs");
+    let config = std::fs::read_to_string(default_config())
+        .unwrap()
+        .replace("\"blueprints/", &format!("\"{}/blueprints/", configs.display()))
+        .replace("\"data/", &format!("\"{}/data/", configs.display()))
+        .into_bytes();
+    let blueprint = b"name = \"hut\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [2, 1, 2]\nblock = \"oak_planks\"\n".to_vec();
+    // Damage that only a whole reading finds: a cut in the last line, a line replaced
+    // in the middle, a bad value after the part that tells the kind.
+    let cut = |b: &[u8]| b[..b.len() - 7].to_vec();
+    let middle = |b: &[u8]| {
+        let text = String::from_utf8(b.to_vec()).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        let at = lines.len() / 2;
+        lines[at] = "{\"not\": \"an event\"}";
+        (lines.join("\n") + "\n").into_bytes()
+    };
+    let mut bad_config = config.clone();
+    bad_config.extend_from_slice(b"\n[nonsense\n");
+    let mut bad_blueprint = blueprint.clone();
+    bad_blueprint.extend_from_slice(b"[[block]]\nat = [9, 0, 9]\nblock = \"no_such_block\"\n");
+    vec![
+        ("t.jsonl", "trace", cut(&trace)),
+        ("t.jsonl", "trace", middle(&trace)),
+        ("k.jsonl", "trace", middle(&kitchen)),
+        ("k.jsonl", "trace", cut(&kitchen)),
+        ("c.toml", "config", bad_config),
+        ("b.toml", "blueprint", bad_blueprint),
+        ("t.jsonl", "trace", trace),
+        ("k.jsonl", "trace", kitchen),
+        ("c.toml", "config", config),
+        ("b.toml", "blueprint", blueprint),
+    ]
+}
+
+/// Every kind of file, whole or damaged, gets the same verdict through a FIFO and a
+/// pipe as from the disk: same exit code, same defects at the same lines.
+#[test]
+fn check_reads_fifos_and_pipes_once_with_the_verdict_of_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (name, kind, bytes)) in cases(dir.path()).into_iter().enumerate() {
+        let whole = i >= 6;
+        let (code, err) = check_via(dir.path(), Delivery::Disk, name, kind, &bytes);
+        assert_eq!(code, if whole { 0 } else { 2 }, "case {i} {name} from the disk: {err}");
+        for how in [Delivery::Fifo, Delivery::Pipe] {
+            let (c, e) = check_via(dir.path(), how, name, kind, &bytes);
+            assert_eq!((c, &e), (code, &err), "case {i} {name} through a {how:?}");
+        }
+    }
+}
+
+fn read_count(paths: &[PathBuf]) -> (usize, u64) {
+    let read = gatecrew_analyze::read_traces(paths).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let exported = gatecrew_analyze::export::export(paths, gatecrew_analyze::export::Format::Csv, out.path()).unwrap();
+    (read.episodes.len(), exported.episodes)
+}
+
+/// However a trace is reached again (its folder twice, the file beside its folder, a
+/// link to the folder, a link loop inside it, a hard link), `analyze` and `export`
+/// count its episodes once.
+#[test]
+fn a_trace_reached_several_ways_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("traces");
+    std::fs::create_dir_all(traces.join("sub")).unwrap();
+    for (i, name) in ["a.jsonl", "sub/b.jsonl"].iter().enumerate() {
+        let (code, _, err) = default_run(&traces.join(name), &["--seed", &i.to_string()]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let alone = read_count(std::slice::from_ref(&traces));
+    assert_eq!(alone, (2, 2));
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&traces, &link).unwrap();
+    std::os::unix::fs::symlink("..", traces.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(".", traces.join("loop")).unwrap();
+    std::fs::hard_link(traces.join("a.jsonl"), traces.join("sub/hard.jsonl")).unwrap();
+    let ways: Vec<Vec<PathBuf>> = vec![
+        vec![traces.clone()],
+        vec![traces.clone(), traces.clone()],
+        vec![traces.join("a.jsonl"), traces.clone()],
+        vec![traces.clone(), link.clone(), traces.join("sub")],
+        vec![link.join("sub/up/loop/sub"), link.clone()],
+    ];
+    for paths in ways {
+        assert_eq!(read_count(&paths), alone, "{paths:?}");
+    }
+    // The command line too: a folder given twice.
+    let t = traces.to_str().unwrap();
+    let (code, out, err) = gatecrew(&["analyze", t, t, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let once = gatecrew(&["analyze", t, "--json"]).1;
+    assert_eq!(out, once);
+}
