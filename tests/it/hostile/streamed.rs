@@ -54,9 +54,16 @@ fn check_via(dir: &Path, how: Delivery, name: &str, kind: &str, bytes: &[u8]) ->
             path.clone()
         }
         Delivery::Pipe => {
-            let (r, mut w) = std::io::pipe().unwrap();
+            // The read end of a pipe in this process: `cat`'s stdout, fed from a thread.
+            let mut cat = std::process::Command::new("cat")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("cat (coreutils) runs");
+            let mut w = cat.stdin.take().unwrap();
+            let r = cat.stdout.take().unwrap();
             let shown = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
-            keep = Some(r);
+            keep = Some((r, cat));
             writer = Some(std::thread::spawn(move || {
                 let _ = w.write_all(&bytes);
             }));
@@ -75,7 +82,10 @@ fn check_via(dir: &Path, how: Delivery, name: &str, kind: &str, bytes: &[u8]) ->
     });
     let (code, _, err) =
         rx.recv_timeout(HUNG).unwrap_or_else(|_| panic!("check hung on {name} through a {how:?} (a second open?)"));
-    drop(keep);
+    if let Some((r, mut cat)) = keep {
+        drop(r);
+        let _ = cat.wait();
+    }
     if let Some(w) = writer {
         w.join().unwrap();
     }
