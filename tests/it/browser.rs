@@ -370,7 +370,11 @@ async fn check_page(b: &Browser, rec: &Recording, tick: u64) {
     assert_eq!(page["metrics"]["tsr"], tsr, "tick {tick}");
     assert_eq!(page["metrics"]["msg"], m.msg.to_string(), "tick {tick}");
     let rate = |c: gatecrew_viewer::state::Counts| {
-        if c.of == 0 { "— (0/0)".to_owned() } else { format!("{:.1}% ({}/{})", 100.0 * c.n as f64 / c.of as f64, c.n, c.of) }
+        if c.of == 0 {
+            "— (0/0)".to_owned()
+        } else {
+            format!("{:.1}% ({}/{})", 100.0 * c.n as f64 / c.of as f64, c.n, c.of)
+        }
     };
     assert_eq!(page["metrics"]["lrr"], rate(m.lrr), "tick {tick}");
     assert_eq!(page["metrics"]["ecr"], rate(m.ecr), "tick {tick}");

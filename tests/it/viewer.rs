@@ -233,7 +233,8 @@ async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
         assert_eq!(page["ended"], "complete", "client {i}");
         assert_eq!(page["blocks"]["remaining"], 0, "client {i}");
         // The log, sent as additions, holds every event of the episode, in order.
-        let ticks: Vec<u64> = page["log"]["entries"].as_array().unwrap().iter().map(|e| e["t"].as_u64().unwrap()).collect();
+        let ticks: Vec<u64> =
+            page["log"]["entries"].as_array().unwrap().iter().map(|e| e["t"].as_u64().unwrap()).collect();
         let want: Vec<u64> = crate::common::run_events(&default_setup()).iter().map(|e| e.t).collect();
         assert_eq!(ticks, want, "client {i}: the log");
         assert_eq!(page["log"]["total"], want.len(), "client {i}");

@@ -42,7 +42,8 @@ pub(super) async fn replay_controls(b: &Browser, rec: &Recording, url: &str) {
     assert_eq!(page["marks"], json!(marks.iter().map(|m| m.0).collect::<Vec<_>>()), "{page}");
     // A click on the first confirmed transfer's marker shows its tick, and the URL says so.
     let (t, _) = *marks.iter().find(|m| m.1 == "confirmed").expect("a confirmed transfer");
-    let click = format!("document.querySelector('#marks .mark[data-t=\"{t}\"][data-kind=\"confirmed\"]').click(); return 0;");
+    let click =
+        format!("document.querySelector('#marks .mark[data-t=\"{t}\"][data-kind=\"confirmed\"]').click(); return 0;");
     b.js(&click).await;
     let tick = wait_tick(b, |x| x == t).await;
     assert_eq!(b.js(READ).await["hash"], format!("#t={tick}"));
@@ -133,7 +134,8 @@ return {
 
 /// `rgb(r, g, b)` as numbers.
 fn rgb(s: &str) -> [f64; 3] {
-    let v: Vec<f64> = s.trim_start_matches("rgb(").trim_end_matches(')').split(',').map(|x| x.trim().parse().unwrap()).collect();
+    let v: Vec<f64> =
+        s.trim_start_matches("rgb(").trim_end_matches(')').split(',').map(|x| x.trim().parse().unwrap()).collect();
     [v[0], v[1], v[2]]
 }
 
@@ -170,8 +172,12 @@ async fn forty_bots_get_grouped_compact_cards_distinct_colours_and_labels_that_d
             assert!(d >= 30.0, "bots {i} and {j} look alike: {a:?} {c:?}");
         }
     }
-    let labels: Vec<Vec<f64>> =
-        page["labels"].as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()).collect();
+    let labels: Vec<Vec<f64>> = page["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect())
+        .collect();
     assert_eq!(labels.len(), 40);
     for (i, a) in labels.iter().enumerate() {
         for (j, c) in labels.iter().enumerate().skip(i + 1) {

@@ -113,7 +113,8 @@ fn the_event_log_holds_every_event_with_the_bots_it_names() {
     for (e, ev) in s.log.entries.iter().zip(&events) {
         assert_eq!((e.t, e.kind), (ev.t, ev.kind.name()));
         assert!(!e.text.is_empty());
-        if let EventKind::Action { agent, .. } | EventKind::Issue { agent, .. } | EventKind::Gate { agent, .. } = &ev.kind
+        if let EventKind::Action { agent, .. } | EventKind::Issue { agent, .. } | EventKind::Gate { agent, .. } =
+            &ev.kind
         {
             assert_eq!(e.bots, [agent.0], "{}", e.text);
         }

@@ -192,7 +192,8 @@ mod tests {
     }
 
     fn event(t: u64) -> gatecrew_protocol::trace::Event {
-        let kind = gatecrew_protocol::trace::EventKind::Restart { agent: gatecrew_protocol::AgentId(1), cause: "x".into() };
+        let kind =
+            gatecrew_protocol::trace::EventKind::Restart { agent: gatecrew_protocol::AgentId(1), cause: "x".into() };
         gatecrew_protocol::trace::Event { v: gatecrew_protocol::trace::TRACE_VERSION, ep: "e".into(), t, kind }
     }
 

@@ -136,12 +136,24 @@ impl Board {
                 None
             }
             EventKind::Chat { from, to, tokens } => {
-                self.lines.push(PublicLine { t: ev.t, channel: "chat", from: Some(from.0), to: Some(*to), tokens: *tokens });
+                self.lines.push(PublicLine {
+                    t: ev.t,
+                    channel: "chat",
+                    from: Some(from.0),
+                    to: Some(*to),
+                    tokens: *tokens,
+                });
                 None
             }
             EventKind::Manager { from, to, tokens } => {
                 let to = to.map(Recipient::Agent);
-                self.lines.push(PublicLine { t: ev.t, channel: "manager", from: from.map(|a| a.0), to, tokens: *tokens });
+                self.lines.push(PublicLine {
+                    t: ev.t,
+                    channel: "manager",
+                    from: from.map(|a| a.0),
+                    to,
+                    tokens: *tokens,
+                });
                 None
             }
             EventKind::Gate { issue_id, tier, rule, features, score, decision, oracle_local_feasible, .. } => {

@@ -141,9 +141,15 @@ fn entry(ev: &Event) -> LogEntry {
             };
             let rule = rule.as_deref().map(|r| format!(", rule {r}")).unwrap_or_default();
             let act = action.map(|a| format!(" → {}", gate_action(a))).unwrap_or_default();
-            format!("{agent} gate on {issue_id}: {} by {by}{rule}, {}, score {score:.3}{act}", decision(*d), features(f))
+            format!(
+                "{agent} gate on {issue_id}: {} by {by}{rule}, {}, score {score:.3}{act}",
+                decision(*d),
+                features(f)
+            )
         }
-        EventKind::Adjudication { agent, issue_id, decision: d, confidence, prompt_tokens, completion_tokens, .. } => {
+        EventKind::Adjudication {
+            agent, issue_id, decision: d, confidence, prompt_tokens, completion_tokens, ..
+        } => {
             bots.push(agent.0);
             format!(
                 "{agent} adjudicator on {issue_id}: {} (confidence {confidence:.2}, {} tokens)",

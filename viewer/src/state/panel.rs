@@ -54,11 +54,7 @@ impl Panel {
     pub(crate) fn refresh(&mut self, placed: u32, total: u32) {
         let m = &self.m;
         self.tsr_final = m.end_reason.is_some();
-        self.tsr = if self.tsr_final {
-            Some(m.tsr)
-        } else {
-            (total > 0).then(|| f64::from(placed) / f64::from(total))
-        };
+        self.tsr = if self.tsr_final { Some(m.tsr) } else { (total > 0).then(|| f64::from(placed) / f64::from(total)) };
         self.msg = m.msg;
         self.msg_tokens = m.msg_tokens;
         self.lrr = Counts { n: m.acct.item_resolved_local, of: m.acct.item_resolved() };
