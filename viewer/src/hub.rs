@@ -92,8 +92,9 @@ impl Drop for Subscription {
 }
 
 /// Starts the hub on the current tokio runtime. `pace`, in ticks per second, holds
-/// the page back to a watchable speed (the run itself is never slowed; events wait in
-/// the hub's queue); `None` shows events as they come.
+/// the page back to a watchable speed from the moment the first browser watches (the
+/// run itself is never slowed; events wait in the hub's queue); `None` shows events as
+/// they come.
 pub fn start(scene: Scene, pace: Option<f64>) -> (Feed, Live) {
     start_parsing(scene, pace, Parse::WhenShown)
 }
@@ -138,8 +139,8 @@ impl Hub {
         let mut queue: VecDeque<Item> = VecDeque::new();
         let mut lines = Lines::default();
         let mut spare = Batch::default();
-        let started = tokio::time::Instant::now();
-        let mut first_tick: Option<u64> = None;
+        // A paced page's clock: when it started, and the tick it started from.
+        let mut clock: Option<(tokio::time::Instant, u64)> = None;
         // Folded but not yet published (no browser was watching).
         let mut unpublished = false;
         loop {
@@ -166,9 +167,14 @@ impl Hub {
                 lines.close(&mut queue);
             }
             let allowed = match self.pace {
+                // The clock starts when the first browser watches, so that whoever opens
+                // the page sees the run from its start at the pace asked for, however long
+                // the browser took to come up; until then the events wait in the queue.
                 Some(tps) => {
-                    let t0 = *first_tick.get_or_insert_with(|| queue.front().map_or(0, Item::tick));
-                    t0.saturating_add((started.elapsed().as_secs_f64() * tps) as u64)
+                    if watched && clock.is_none() {
+                        clock = Some((tokio::time::Instant::now(), queue.front().map_or(0, Item::tick)));
+                    }
+                    clock.map_or(0, |(at, t0)| t0.saturating_add((at.elapsed().as_secs_f64() * tps) as u64))
                 }
                 None => u64::MAX,
             };
@@ -341,5 +347,35 @@ mod tests {
                 assert!(skipped > 0, "cuts {cuts:?}: the first episode was not parsed");
             }
         }
+    }
+    /// The tick of a published state.
+    fn tick_of(p: &Published) -> u64 {
+        let v: serde_json::Value = serde_json::from_str(p.full.as_str()).expect("json");
+        v["state"]["tick"].as_u64().expect("a state with its tick")
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_paced_page_starts_its_clock_when_the_first_browser_watches() {
+        let (bytes, _, scene) = two_episodes();
+        // Fast enough to show both episodes within a second once watched.
+        let (feed, live) = start(scene, Some(100_000.0));
+        let mut out = feed.trace(std::io::sink());
+        std::io::Write::write_all(&mut out, &bytes).expect("feed");
+        feed.finish();
+        tokio::time::sleep(PUBLISH_EVERY * 5).await;
+        let mut early = live.subscribe();
+        let first = early.latest();
+        assert_eq!(tick_of(&first), 0, "nothing was shown while nobody watched");
+        assert!(!first.full.as_str().contains("\"ended\":\""), "the end was not shown while nobody watched");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        let mut ticks = vec![];
+        let mut ended = false;
+        while !ended && tokio::time::Instant::now() < deadline && early.changed().await {
+            let p = early.latest();
+            ticks.push(tick_of(&p));
+            ended = p.full.as_str().contains("\"ended\":\"");
+        }
+        assert!(ended, "the watched page reached the end: {ticks:?}");
+        assert!(ticks.iter().any(|&t| t > 0), "the page was shown ticks past the first: {ticks:?}");
     }
 }
