@@ -24,10 +24,10 @@ use tokio::sync::mpsc;
 
 use crate::bridge::{Bridge, Latency};
 use crate::error::{BridgeError, McError};
-use crate::wire::ErrorCode;
 use crate::server::LocalServer;
 use crate::stage::block_named;
 use crate::verify::{Done, Verdict};
+use crate::wire::ErrorCode;
 use crate::wire::{Command, Event};
 mod talk;
 
@@ -209,9 +209,9 @@ async fn play(
         board: Board::new(setup.roster(), setup.data.items().clone(), setup.board),
         agents: setup.agents(),
         sink,
-        relay: talk.as_ref().map(|t| {
-            talk::Relay::start(ctx.bridge.clone(), ctx.name(t.agent()).to_owned(), ctx.timeouts.command)
-        }),
+        relay: talk
+            .as_ref()
+            .map(|t| talk::Relay::start(ctx.bridge.clone(), ctx.name(t.agent()).to_owned(), ctx.timeouts.command)),
         talk,
         tick_limit: setup.tick_limit,
         done_tx,

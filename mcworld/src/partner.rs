@@ -11,8 +11,8 @@
 
 use std::collections::BTreeSet;
 
-use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
 use gatecrew_crew::Episode;
+use gatecrew_crew::agent::{AgentCore, StepInput, StepOutput};
 use gatecrew_hitl::session::Partner;
 use gatecrew_protocol::{AgentId, Tick};
 

@@ -47,13 +47,20 @@ async fn hear(rx: &mut UnboundedReceiver<BridgeEvent>, start: &str, seen: &mut V
 /// the reply to the one before, and leaves once the bed is done. Returns what they read.
 async fn person(port: u16) -> Vec<String> {
     let (bridge, mut rx) = Bridge::start(&bridge_dir()).await.unwrap();
-    let spawn =
-        Command::SpawnBot { host: "127.0.0.1".into(), port, version: "1.20.4".into(), standins: false, timeout_ms: 30_000 };
+    let spawn = Command::SpawnBot {
+        host: "127.0.0.1".into(),
+        port,
+        version: "1.20.4".into(),
+        standins: false,
+        timeout_ms: 30_000,
+    };
     bridge.request(PERSON, &spawn, Duration::from_secs(40)).await.unwrap();
     let mut seen = Vec::new();
     let say = |text: &str| Command::Chat { text: text.to_owned() };
     hear(&mut rx, "I will place cobblestone", &mut seen).await;
-    let replies = ["Noted: white wool is in the chest", "New task: obtain 1 white bed", "Stopped:", "Going on."];
+    // Each line after the partner's answer to the one before; the bed once the crew
+    // share is done, so that the stop comes while the bot walks to the chest.
+    let replies = ["Done: build my share", "New task: obtain 1 white bed", "Stopped:", "Going on."];
     for (line, reply) in LINES.iter().zip(replies) {
         bridge.request(PERSON, &say(line), Duration::from_secs(10)).await.unwrap();
         hear(&mut rx, reply, &mut seen).await;
