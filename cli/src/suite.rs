@@ -68,6 +68,8 @@ pub struct RunArgs {
     exec: crate::executor::ExecutorArgs,
     #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
+    #[command(flatten)]
+    linger: crate::watch::LingerArgs,
 }
 
 /// Runs `gatecrew suite ...`.
@@ -205,6 +207,8 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         )?;
     }
     writeln!(out, "analyse with: gatecrew analyze {}", a.out.display())?;
+    out.flush()?;
+    a.linger.after_metrics(exporter.as_ref(), "suite run", err)?;
     Ok(())
 }
 
