@@ -292,8 +292,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         );
     }
     if mc.is_some() && args.hitl.interactive {
-        // The interactive session paces a stepper; a server keeps its own clock.
-        return Err(BadInput("--interactive does not go with --world minecraft".into()).into());
+        crate::interactive::check_minecraft(&args.hitl)?;
     }
     if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // A task file has no [llm] section and its own config hash; not wired yet.
@@ -437,7 +436,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let file = TraceFile::new(file, feed.as_ref());
     let mut mc_summary = None;
     let finished = if let Some(opts) = &mc {
-        let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
+        let (finished, summary) = match args.hitl.interactive {
+            true => crate::interactive::run_minecraft(&args.hitl, &setup, opts, file, &mut watch)?,
+            false => crate::minecraft::run(&setup, opts, file, &mut watch)?,
+        };
         mc_summary = Some(summary);
         finished
     } else if args.hitl.interactive {
