@@ -163,7 +163,7 @@ pub fn run(a: ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     )?;
     out.flush()?;
     a.serve.announce(bound.addr(), err)?;
-    let linger = a.serve.linger;
+    let linger = a.serve.linger.linger;
     rt.block_on(bound.serve(ServeArgs::until_done(linger)))?;
     Ok(())
 }

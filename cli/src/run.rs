@@ -67,6 +67,9 @@ impl From<PolicyArg> for Policy {
 
 /// Arguments of `gatecrew run`.
 #[derive(Debug, clap::Args)]
+// `--linger` needs --serve or --metrics or both (the group clap would make by itself
+// allows only one of its members).
+#[command(group(clap::ArgGroup::new("served").multiple(true)))]
 pub struct RunArgs {
     /// Crew config (TOML) [default: configs/crew.toml]
     #[arg(long, value_name = "FILE")]
@@ -464,14 +467,17 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     }
     if let (Some((stop, task)), Some(rt)) = (server, &rt) {
         out.flush()?;
-        match args.serve.linger {
+        match args.serve.linger.linger {
             Some(d) => writeln!(err, "viewer: the episode is over; serving its last state for {} s", d.as_secs_f64())?,
             None => writeln!(err, "viewer: the episode is over; serving its last state until Ctrl-C")?,
         }
-        rt.block_on(crate::watch::ServeArgs::until_done(args.serve.linger));
+        rt.block_on(crate::watch::ServeArgs::until_done(args.serve.linger.linger));
         let _ = stop.send(());
         // Open websockets are not waited for past a moment.
         let _ = rt.block_on(async { tokio::time::timeout(std::time::Duration::from_secs(2), task).await });
+    } else {
+        out.flush()?;
+        args.serve.linger.after_metrics(exporter.as_ref(), "episode", err)?;
     }
     match &mc_summary {
         Some(s) => crate::minecraft::all_failed(&finished, s),

@@ -53,6 +53,8 @@ pub struct SoakArgs {
     json: bool,
     #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
+    #[command(flatten)]
+    linger: crate::watch::LingerArgs,
     /// Resident memory may grow at most this much from the first tenth of the episodes to the end (MiB); more is a finding
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     max_rss_growth_mib: u64,
@@ -220,6 +222,8 @@ pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Res
         ));
     }
     print_report(&rep, a.json, out)?;
+    out.flush()?;
+    a.linger.after_metrics(exporter.as_ref(), "soak", err)?;
     let bad = rep.conservation_violations
         + rep.other_violations
         + rep.escaped_panics

@@ -73,6 +73,8 @@ pub struct RunArgs {
     bots: model::ModelArgs,
     #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
+    #[command(flatten)]
+    linger: crate::watch::LingerArgs,
 }
 
 /// Runs `gatecrew suite ...`.
@@ -211,6 +213,8 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         )?;
     }
     writeln!(out, "analyse with: gatecrew analyze {}", a.out.display())?;
+    out.flush()?;
+    a.linger.after_metrics(exporter.as_ref(), "suite run", err)?;
     Ok(())
 }
 

@@ -14,8 +14,29 @@ use gatecrew_viewer::metrics::{Exporter, TraceMetrics};
 #[derive(Debug, Clone, clap::Args)]
 pub struct MetricsArgs {
     /// Serve Prometheus metrics at http://ADDR/metrics while this runs [ADDR default: 127.0.0.1:9464]
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:9464")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:9464", group = "served")]
     pub metrics: Option<SocketAddr>,
+}
+
+/// `--linger SECS`: what was served stays served after the work ends, so that the
+/// last scrape (or the viewer) sees the final values.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LingerArgs {
+    /// With --serve or --metrics: keep serving this many seconds after the work ends, then exit [default: with --serve, until Ctrl-C; with --metrics alone, exit at once]
+    #[arg(long, value_name = "SECS", requires = "served", value_parser = parse_linger)]
+    pub linger: Option<Duration>,
+}
+
+impl LingerArgs {
+    /// For the commands that serve only `/metrics`: keeps the process (and so the
+    /// exporter's thread) up for `--linger` seconds, saying so on `err`.
+    pub fn after_metrics(&self, exporter: Option<&Exporter>, what: &str, err: &mut dyn Write) -> anyhow::Result<()> {
+        let (Some(_), Some(d)) = (exporter, self.linger) else { return Ok(()) };
+        writeln!(err, "metrics: the {what} is over; serving the final values for {} s", d.as_secs_f64())?;
+        err.flush()?;
+        std::thread::sleep(d);
+        Ok(())
+    }
 }
 
 impl MetricsArgs {
@@ -38,11 +59,10 @@ pub fn episode_metrics(exporter: Option<&Exporter>, keep_final: bool) -> Option<
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
     /// Show the crew in a browser at http://ADDR/ [ADDR default: 127.0.0.1:7878; other than loopback only when given]
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7878")]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7878", group = "served")]
     pub serve: Option<SocketAddr>,
-    /// With --serve: keep serving this many seconds after the episode, then exit [default: until Ctrl-C]
-    #[arg(long, value_name = "SECS", requires = "serve", value_parser = parse_linger)]
-    pub linger: Option<Duration>,
+    #[command(flatten)]
+    pub linger: LingerArgs,
 }
 
 /// The longest `--linger`: a day. A viewer kept longer is one left running; Ctrl-C

@@ -1,6 +1,10 @@
 //! `--metrics`: a scrape of `/metrics` while a suite runs parses as Prometheus text
-//! (checked with the Prometheus project's own Python parser), follows the naming rules,
-//! and at the end its trace-derived counters equal the traces' totals.
+//! (checked with the Prometheus project's own Python parser and `promtool check
+//! metrics`), follows the naming rules, and at the end its trace-derived counters equal
+//! the traces' totals.
+
+mod families;
+mod prometheus;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -96,6 +100,7 @@ struct Totals {
     completion: u64,
     correct: u64,
     missing: u64,
+    ends: BTreeMap<String, u64>,
 }
 
 fn totals(dir: &Path) -> Totals {
@@ -131,7 +136,8 @@ fn totals(dir: &Path) -> Totals {
                     t.prompt += u64::from(*prompt_tokens);
                     t.completion += u64::from(*completion_tokens);
                 }
-                EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, .. } => {
+                EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, reason, .. } => {
+                    *t.ends.entry(reason.as_str().to_owned()).or_default() += 1;
                     t.correct += u64::from(*correct_blocks);
                     t.missing += u64::from(blueprint_blocks - correct_blocks);
                 }
@@ -198,17 +204,22 @@ fn a_scrape_during_a_suite_run_parses_and_its_counters_equal_the_trace_totals() 
     std::fs::write(&mid, &during[during.len() / 2]).unwrap();
     std::fs::write(&last, &end).unwrap();
     strict_parse(&[&mid, &last]);
+    prometheus::promtool_check(&mid);
+    prometheus::promtool_check(&last);
 
-    // Naming: the prefix, `_total` on counters, no unbounded labels.
-    for line in end.lines().filter(|l| l.starts_with("# TYPE gatecrew_") || l.starts_with("# TYPE ")) {
+    // Naming: the prefix, `_total` on counters, histograms not summaries, HELP for each.
+    for line in end.lines().filter(|l| l.starts_with("# TYPE ")) {
         let mut parts = line.split_whitespace().skip(2);
         let (name, kind) = (parts.next().unwrap(), parts.next().unwrap());
-        assert!(name.starts_with("gatecrew_"), "{line}");
+        assert!(name.starts_with("gatecrew_") || name.starts_with("process_"), "{line}");
         if kind == "counter" {
             assert!(name.ends_with("_total"), "{line}");
         }
+        assert_ne!(kind, "summary", "histograms can be summed across runs, summaries cannot: {line}");
         assert!(!name.ends_with("_ms"), "base units: {line}");
+        assert!(end.lines().any(|l| l.starts_with(&format!("# HELP {name} "))), "no HELP: {line}");
     }
+    assert!(value(&samples(&end), "process_resident_memory_bytes", &[]) > 1e6, "the process gauges are served");
     let s = samples(&end);
     for key in s.keys() {
         for bad in ["agent=", "window=", "issue_id=", "item=", "pos=", "x=", "episode=", "ep="] {
@@ -238,7 +249,15 @@ fn a_scrape_during_a_suite_run_parses_and_its_counters_equal_the_trace_totals() 
     assert_eq!(value(&s, "gatecrew_episode_blocks_total", &[("state", "missing")]), t.missing as f64);
     let confirmed = t.closes.get("confirmed").copied().unwrap_or(0);
     assert!(confirmed > 0);
-    assert_eq!(value(&s, "gatecrew_request_to_confirm_seconds_count", &[]), confirmed as f64);
+    assert_eq!(value(&s, "gatecrew_request_to_confirm_ticks_count", &[]), confirmed as f64);
+    // Episodes as the traces recorded their ends, and their lengths in ticks.
+    let ended: u64 = t.ends.values().sum();
+    assert!(ended > 0);
+    for (reason, n) in &t.ends {
+        assert_eq!(value(&s, "gatecrew_episodes_total", &[("reason", reason)]), *n as f64, "{reason}");
+    }
+    assert_eq!(value(&s, "gatecrew_episode_ticks_count", &[]), ended as f64);
+    assert!(s.keys().any(|k| k.starts_with("gatecrew_episode_ticks_bucket{")), "episode lengths are a histogram");
     // After the suite, no episode is running: the blueprint gauges are back to zero.
     assert_eq!(value(&s, "gatecrew_blueprint_blocks", &[("state", "placed")]), 0.0);
 }

@@ -5,15 +5,22 @@
 //! - trace-derived ones, recorded by [`TraceMetrics`] from the run's own trace events
 //!   straight on the exporter, so that at the end they equal what the trace says;
 //! - the libraries' own `metrics::counter!` calls, passed through a small layer that
-//!   turns `_ms` histograms into base-unit `_seconds` ones and drops the three library
-//!   counters that the trace-derived set replaces with finer labels
-//!   ([`SUPERSEDED`]; two series of one name with different label sets would double
-//!   every sum).
+//!   turns `_ms` histograms into base-unit `_seconds` ones and drops the library
+//!   series that the trace-derived set replaces ([`SUPERSEDED`]: finer labels, or
+//!   counting recorded episodes rather than every run of one; two series of one name
+//!   would double every sum);
+//! - this process's memory, CPU and threads from `/proc/self`, read at each scrape.
+//!
+//! Every family is described in [`families`] (HELP and unit), histograms are
+//! histograms with buckets (never summaries: those cannot be summed across runs), and
+//! game time is counted in ticks, never as seconds.
 //!
 //! Labels are always from small closed sets (message kinds, tiers, decisions,
 //! outcomes): never ids, items or coordinates.
 
+pub mod families;
 mod layer;
+pub mod process;
 mod trace;
 
 use std::net::SocketAddr;
@@ -47,10 +54,21 @@ pub enum MetricsError {
     },
 }
 
-/// Histogram buckets for every `_seconds` series: LLM round trips (tens of ms) to
-/// request-to-confirm times (tens of game seconds).
+/// Histogram buckets for every `_seconds` series (wall time): bridge overheads and
+/// intent classification (milliseconds) to LLM round trips (seconds, a 135M model on
+/// two loaded cores took up to tens of seconds).
 pub const SECONDS_BUCKETS: [f64; 14] =
-    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 120.0];
+
+/// Histogram buckets for every `_ticks` series (game time, 20 ticks a second): a
+/// request confirmed in a few ticks to episodes at the default cap of 24,000 ticks
+/// (20 game minutes: `[episode] tick_limit`'s default in crew/src/setup.rs).
+pub const TICKS_BUCKETS: [f64; 12] =
+    [5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0, 24000.0];
+
+/// Histogram buckets for `_tokens` series: one adjudication's prompt and completion,
+/// a few hundred tokens for the decision card, up to the model's context.
+pub const TOKENS_BUCKETS: [f64; 9] = [64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0];
 
 /// The installed exporter: renders the exposition and records trace-derived series.
 #[derive(Clone)]
@@ -66,9 +84,11 @@ impl std::fmt::Debug for Exporter {
 }
 
 impl Exporter {
-    /// The Prometheus text exposition now.
+    /// The Prometheus text exposition now, with this process's gauges read afresh.
     pub fn render(&self) -> String {
-        self.handle.render()
+        let mut text = self.handle.render();
+        text.push_str(&process::render(&process::Sample::read()));
+        text
     }
 
     pub(crate) fn recorder(&self) -> &PrometheusRecorder {
@@ -84,6 +104,8 @@ pub fn install() -> Result<Exporter, MetricsError> {
     let r = EXPORTER.get_or_init(|| {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &SECONDS_BUCKETS)
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_ticks".into()), &TICKS_BUCKETS))
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_tokens".into()), &TOKENS_BUCKETS))
             .map_err(|e| e.to_string())?
             .build_recorder();
         let handle = recorder.handle();

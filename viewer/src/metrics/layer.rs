@@ -5,11 +5,18 @@ use std::sync::Arc;
 use metrics::{Counter, Gauge, Histogram, HistogramFn, Key, KeyName, Metadata, Recorder, SharedString, Unit};
 use metrics_exporter_prometheus::PrometheusRecorder;
 
-/// Library counters that the trace-derived series replace, with finer labels:
-/// `gatecrew_board_messages_total` (now by `kind`), `gatecrew_board_rejected_total`
-/// (now by `error`) and `gatecrew_gate_decisions_total` (now by `tier` and `decision`).
-pub const SUPERSEDED: [&str; 3] =
-    ["gatecrew_board_messages_total", "gatecrew_board_rejected_total", "gatecrew_gate_decisions_total"];
+/// Library series that the trace-derived ones replace: `gatecrew_board_messages_total`
+/// (now by `kind`), `gatecrew_board_rejected_total` (now by `error`),
+/// `gatecrew_gate_decisions_total` (now by `tier` and `decision`), and the episode
+/// counter and length, which the library counts at every run of an episode (a soak
+/// re-runs some on the actor runtime to compare) and the trace once per recorded end.
+pub const SUPERSEDED: [&str; 5] = [
+    "gatecrew_board_messages_total",
+    "gatecrew_board_rejected_total",
+    "gatecrew_gate_decisions_total",
+    "gatecrew_episodes_total",
+    "gatecrew_episode_ticks",
+];
 
 pub(super) struct Layer {
     inner: Arc<PrometheusRecorder>,
@@ -46,6 +53,9 @@ impl Recorder for Layer {
     }
 
     fn describe_histogram(&self, key: KeyName, unit: Option<Unit>, description: SharedString) {
+        if SUPERSEDED.contains(&key.as_str()) {
+            return;
+        }
         match seconds_name(key.as_str()) {
             Some(name) => self.inner.describe_histogram(KeyName::from(name), Some(Unit::Seconds), description),
             None => self.inner.describe_histogram(key, unit, description),
@@ -64,6 +74,9 @@ impl Recorder for Layer {
     }
 
     fn register_histogram(&self, key: &Key, metadata: &Metadata<'_>) -> Histogram {
+        if SUPERSEDED.contains(&key.name()) {
+            return Histogram::noop();
+        }
         match seconds_name(key.name()) {
             Some(name) => {
                 let renamed = Key::from_parts(name, key.labels().cloned().collect::<Vec<_>>());

@@ -6,9 +6,7 @@ use gatecrew_protocol::trace::{Decision, Event, EventKind, Tier, WindowEvent};
 use metrics::{Key, Label, Level, Metadata, Recorder};
 
 use super::Exporter;
-
-/// Game ticks per second (DESIGN: 20 ticks are one second of Minecraft time).
-const TICKS_PER_SECOND: f64 = 20.0;
+use super::families::{self, Kind};
 
 fn meta() -> Metadata<'static> {
     Metadata::new(module_path!(), Level::INFO, Some(module_path!()))
@@ -18,39 +16,21 @@ fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {
     Key::from_parts(name, labels.iter().map(|(k, v)| Label::new(*k, v.to_string())).collect::<Vec<_>>())
 }
 
-/// The trace-derived series and what they count (the `# HELP` lines).
-const HELP: [(&str, &str); 15] = [
-    ("gatecrew_trace_events_total", "Trace events written, by kind"),
-    ("gatecrew_board_messages_total", "Board messages accepted, by protocol kind"),
-    ("gatecrew_board_rejected_total", "Board messages rejected, by rejection kind"),
-    ("gatecrew_gate_decisions_total", "Gate decisions, by deciding tier (1, 2, 3, policy) and decision"),
-    ("gatecrew_transfers_total", "Board windows closed, by outcome"),
-    ("gatecrew_issues_total", "Issues detected, by kind"),
-    ("gatecrew_issues_resolved_total", "Issues resolved, by how (local, board)"),
-    ("gatecrew_llm_tokens_total", "Tier-3 adjudicator tokens, by type (prompt, completion)"),
-    ("gatecrew_llm_requests_total", "Tier-3 adjudications, by what decided (model, fallback)"),
-    ("gatecrew_llm_latency_seconds", "Tier-3 adjudication round trips"),
-    ("gatecrew_request_to_confirm_seconds", "Game time from REQUEST_MATERIAL to a confirmed transfer (ticks / 20)"),
-    ("gatecrew_chat_messages_total", "Free-chat and manager lines of the baselines, by channel"),
-    ("gatecrew_chat_tokens_total", "Modelled tokens of free-chat and manager lines, by channel"),
-    ("gatecrew_episode_blocks_total", "Blueprint blocks at each episode's end, by state (correct, missing)"),
-    ("gatecrew_blueprint_blocks", "Blueprint blocks of the episodes running now, by state (placed, remaining)"),
-];
-
+/// Describes every family the recorder serves (the process ones are written apart)
+/// and sets `gatecrew_build_info`.
 pub(super) fn build_info(e: &Exporter) {
     let r = e.recorder();
-    for (name, help) in HELP {
-        let unit = name.ends_with("_seconds").then_some(metrics::Unit::Seconds);
-        if name.ends_with("_total") {
-            r.describe_counter(name.into(), unit, help.into());
-        } else if name.ends_with("_seconds") {
-            r.describe_histogram(name.into(), unit, help.into());
-        } else {
-            r.describe_gauge(name.into(), unit, help.into());
+    let described = families::TRACE.iter().chain(families::LIBRARY.iter()).chain(std::iter::once(&families::BUILD));
+    for f in described {
+        let unit = (f.unit == "seconds").then_some(metrics::Unit::Seconds);
+        let help = format!("{} ({})", f.help, f.unit);
+        match f.kind {
+            Kind::Counter => r.describe_counter(f.name.into(), unit, help.into()),
+            Kind::Gauge => r.describe_gauge(f.name.into(), unit, help.into()),
+            Kind::Histogram => r.describe_histogram(f.name.into(), unit, help.into()),
         }
     }
-    r.describe_gauge("gatecrew_build_info".into(), None, "The gatecrew build, as labels; always 1".into());
-    let k = key("gatecrew_build_info", &[("version", env!("CARGO_PKG_VERSION"))]);
+    let k = key(families::BUILD.name, &[("version", env!("CARGO_PKG_VERSION"))]);
     r.register_gauge(&k, &meta()).set(1.0);
 }
 
@@ -92,7 +72,7 @@ impl TraceMetrics {
         self.exporter.recorder().register_counter(&key(name, labels), &meta()).increment(n);
     }
 
-    fn observe_seconds(&self, name: &'static str, v: f64) {
+    fn observe_value(&self, name: &'static str, v: f64) {
         self.exporter.recorder().register_histogram(&key(name, &[]), &meta()).record(v);
     }
 
@@ -148,7 +128,7 @@ impl TraceMetrics {
                 self.count("gatecrew_llm_tokens_total", &[("type", "completion")], u64::from(*completion_tokens));
                 let by = if fallback.is_some() { "fallback" } else { "model" };
                 self.count("gatecrew_llm_requests_total", &[("decided_by", by)], 1);
-                self.observe_seconds("gatecrew_llm_latency_seconds", *latency_ms as f64 / 1000.0);
+                self.observe_value("gatecrew_llm_latency_seconds", *latency_ms as f64 / 1000.0);
             }
             EventKind::Window { window, event: WindowEvent::Close, outcome, .. } => {
                 // A close without an outcome (a newer writer) is counted as `other`.
@@ -156,8 +136,8 @@ impl TraceMetrics {
                 self.count("gatecrew_transfers_total", &[("outcome", label)], 1);
                 if let Some(at) = self.requested.remove(&window.0) {
                     if *outcome == Some(gatecrew_protocol::CloseOutcome::Confirmed) {
-                        let secs = ev.t.saturating_sub(at) as f64 / TICKS_PER_SECOND;
-                        self.observe_seconds("gatecrew_request_to_confirm_seconds", secs);
+                        let ticks = ev.t.saturating_sub(at) as f64;
+                        self.observe_value("gatecrew_request_to_confirm_ticks", ticks);
                     }
                 }
             }
@@ -168,7 +148,9 @@ impl TraceMetrics {
                 };
                 self.count("gatecrew_issues_resolved_total", &[("by", by)], 1);
             }
-            EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, .. } => {
+            EventKind::EpisodeEnd { correct_blocks, blueprint_blocks, reason, .. } => {
+                self.count("gatecrew_episodes_total", &[("reason", reason.as_str())], 1);
+                self.observe_value("gatecrew_episode_ticks", ev.t as f64);
                 let missing = blueprint_blocks.saturating_sub(*correct_blocks);
                 self.count("gatecrew_episode_blocks_total", &[("state", "correct")], u64::from(*correct_blocks));
                 self.count("gatecrew_episode_blocks_total", &[("state", "missing")], u64::from(missing));
