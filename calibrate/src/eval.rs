@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use gatecrew_crew::executor::LlmModel;
 use gatecrew_crew::{Policy, Setup};
 use gatecrew_gating::{
     DecisionCard, Deterministic, Features, Gate, GateParams, GatePolicy, GateQuery, RuleContext, Stage,
@@ -50,25 +51,70 @@ struct Trajectory {
 /// Whether a new gate takes `q` exactly as the recorded run did, so that the run from
 /// there on is the same. Without an executor model only the decision and the local
 /// action matter (which tier took them changes only the modelled adjudicator tokens).
-/// Under the `llm` executor a gray-zone decision is a call of the bot's own model
-/// (time, draws, maybe a flipped verdict, all from the card), so the tier must agree,
-/// and a gray-zone case must show the same card score and get the same deterministic
-/// verdict: then the same draw flips it or not alike and the decision is the recorded one.
-fn same_step(gate: &Gate, q: &Query, midpoint: f64, llm: bool) -> Option<bool> {
+/// Under the `llm` executor a gray-zone decision is a call of the bot's own model, so
+/// the tier must agree, and so must what the call does with the card: its prompt's
+/// tokens (the call's ticks and its chance of going wrong; the two draws are made
+/// whatever the card) and the deterministic verdict (which a mistake flips). The card
+/// differs between points only in its score, so the prompt's tokens agree when the
+/// score's text does ([`ScoreTokens`]): then the decision is the recorded one.
+fn same_step(gate: &Gate, q: &Query, midpoint: f64, tokens: Option<&ScoreTokens>) -> Option<bool> {
     let query = GateQuery { features: q.features, ctx: q.ctx };
     let stage = gate.assess(query);
-    let (d, a, tier3) = settle(gate, query, stage);
-    match (llm, stage) {
-        (true, Stage::Gray { score }) => {
+    match (tokens, stage) {
+        (Some(tokens), Stage::Gray { score }) => {
             let r = q.features.r.get();
             let same = q.tier3
-                && DecisionCard::card_score(score) == DecisionCard::card_score(q.score)
+                && tokens.same(score, q.score)
                 && gate.deterministic().verdict(r, score).decision
                     == Deterministic { midpoint }.verdict(r, q.score).decision;
             same.then_some(true)
         }
-        _ => ((d, a) == (q.decision, q.action) && (!llm || !q.tier3)).then_some(tier3),
+        _ => {
+            let (d, a, tier3) = settle(gate, query, stage);
+            ((d, a) == (q.decision, q.action) && (tokens.is_none() || !q.tier3)).then_some(tier3)
+        }
     }
+}
+
+/// The tokens the score takes in a decision card's prompt, by the executor model's
+/// tokenizer. The score is the card's last field and follows `"s":`, so both
+/// tokenizers' pre-splitting cuts the text before and after the number whatever the
+/// rest of the card says (digits are split from punctuation): two cards that differ only
+/// in their scores have prompts of the same length exactly when the scores' texts have
+/// the same number of tokens (test `the_score_alone_changes_a_cards_prompt_length`).
+#[derive(Debug)]
+pub struct ScoreTokens {
+    model: Arc<LlmModel>,
+    /// Tokens of the card scores 0.00 to 1.00, by hundredths: every score the gate
+    /// normalises; others are counted when met.
+    table: Vec<u32>,
+}
+
+impl ScoreTokens {
+    /// The table for a model.
+    pub fn new(model: Arc<LlmModel>) -> Self {
+        let table = (0..=100).map(|c| model.tokens(&score_text(f64::from(c) / 100.0))).collect();
+        ScoreTokens { model, table }
+    }
+
+    /// Tokens of a score as a card shows it.
+    pub fn of(&self, score: f64) -> u32 {
+        let cents = (score * 100.0).round();
+        if (0.0..=100.0).contains(&cents) {
+            return self.table[cents as usize];
+        }
+        self.model.tokens(&score_text(score))
+    }
+
+    /// Whether two scores' cards have prompts of the same length.
+    pub fn same(&self, a: f64, b: f64) -> bool {
+        DecisionCard::card_score(a) == DecisionCard::card_score(b) || self.of(a) == self.of(b)
+    }
+}
+
+/// The score's text in a card: its JSON, as `DecisionCard::prompt` writes it.
+pub fn score_text(score: f64) -> String {
+    serde_json::to_string(&DecisionCard::card_score(score)).unwrap_or_default()
 }
 
 /// A point's figures on a set of episodes.
@@ -126,6 +172,8 @@ fn settle(gate: &Gate, q: GateQuery, stage: Stage) -> (Decision, GateAction, boo
 pub struct Evaluator {
     cases: Vec<Case>,
     cache: Vec<Mutex<Vec<Trajectory>>>,
+    /// Per episode, its executor model's score tokens (`None`: scripted).
+    tokens: Vec<Option<ScoreTokens>>,
     simulated: AtomicU64,
     replayed: AtomicU64,
 }
@@ -134,7 +182,8 @@ impl Evaluator {
     /// An evaluator over these episodes.
     pub fn new(cases: Vec<Case>) -> Self {
         let cache = cases.iter().map(|_| Mutex::new(Vec::new())).collect();
-        Evaluator { cases, cache, simulated: AtomicU64::new(0), replayed: AtomicU64::new(0) }
+        let tokens = cases.iter().map(|c| c.setup.executor.model().map(|m| ScoreTokens::new(m.clone()))).collect();
+        Evaluator { cases, cache, tokens, simulated: AtomicU64::new(0), replayed: AtomicU64::new(0) }
     }
 
     /// The episodes.
@@ -193,13 +242,13 @@ impl Evaluator {
     pub fn episode(&self, i: usize, params: GateParams, fast: bool) -> Arc<EpisodeMetrics> {
         if fast {
             let gate = Gate::new(params, GatePolicy::Gated);
-            let llm = self.cases[i].setup.executor.model().is_some();
+            let tokens = self.tokens[i].as_ref();
             // Same steps: same trajectory ([`same_step`]); the tier-3 count is taken
             // from the replay.
             let replay = |t: &Trajectory| {
                 let mut gray = 0u64;
                 for q in &t.queries {
-                    gray += u64::from(same_step(&gate, q, t.midpoint, llm)?);
+                    gray += u64::from(same_step(&gate, q, t.midpoint, tokens)?);
                 }
                 Some(gray)
             };

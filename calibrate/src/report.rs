@@ -105,17 +105,29 @@ fn variants(title: &str, v: &[Variant]) -> String {
     s
 }
 
+/// The share of the episodes evaluated that were simulated rather than replayed, as a
+/// percentage with enough digits to show a small one.
+pub fn simulated_share(simulated: u64, replayed: u64) -> String {
+    let all = simulated + replayed;
+    if all == 0 {
+        return "none".into();
+    }
+    let pct = 100.0 * simulated as f64 / all as f64;
+    if pct >= 1.0 { format!("{pct:.1}%") } else { format!("{pct:.3}%") }
+}
+
 /// The report, as Markdown.
 pub fn markdown(c: &Calibration) -> String {
     let mut s = String::from("# Calibration report\n\n");
     let _ = writeln!(
         s,
-        "{} grid points evaluated on the calibration split ({} episodes), {} combinations skipped for breaking the weight hierarchy or theta_low < theta_high. Episodes simulated: {}, answered by decision replay: {}.\n",
+        "{} grid points evaluated on the calibration split ({} episodes), {} combinations skipped for breaking the weight hierarchy or theta_low < theta_high. Episodes simulated: {}, answered by decision replay: {} ({} of the episodes evaluated were simulated).\n",
         c.points.len(),
         c.calibration_episodes,
         c.skipped,
         c.simulated,
-        c.replayed
+        c.replayed,
+        simulated_share(c.simulated, c.replayed)
     );
     if c.evaluated_now > 0 && c.grid_seconds > 0.0 {
         let _ = writeln!(
@@ -232,4 +244,16 @@ fn plot_pareto(c: &Calibration, path: &Path) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     root.present().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::simulated_share;
+
+    #[test]
+    fn the_simulated_share_shows_small_shares_too() {
+        assert_eq!(simulated_share(1, 3), "25.0%");
+        assert_eq!(simulated_share(3, 99_997), "0.003%");
+        assert_eq!(simulated_share(0, 0), "none");
+    }
 }

@@ -9,6 +9,9 @@ use gatecrew_protocol::replace::ReplaceError;
 
 use crate::BadInput;
 
+/// Warnings shown before the rest are counted.
+const SHOWN_WARNINGS: usize = 10;
+
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -52,8 +55,25 @@ pub fn run(a: ExportArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         ExportError::Output(e) if matches!(*e, ReplaceError::Held { .. }) => BadInput(e.to_string()).into(),
         e => anyhow::Error::new(e),
     })?;
-    for w in &sum.warnings {
+    // The first few say what is wrong; hundreds of the same say nothing more.
+    for w in sum.warnings.iter().take(SHOWN_WARNINGS) {
         writeln!(err, "warning: {}", gatecrew_protocol::text::escape(w))?;
+    }
+    if sum.warnings.len() > SHOWN_WARNINGS {
+        writeln!(err, "warning: ... and {} more", sum.warnings.len() - SHOWN_WARNINGS)?;
+    }
+    if sum.episodes == 0 {
+        // Empty tables are no export: kitchen traces (`gatecrew cos --trace`) or other
+        // files gave no construction episode. That is bad input, not success.
+        return Err(BadInput(format!(
+            "nothing to export: {} files hold no construction episode ({} warnings), the tables written are \
+             empty; export reads \
+             construction traces (gatecrew run, suite run); kitchen traces from `gatecrew cos --trace` are read \
+             by `gatecrew analyze`",
+            sum.files,
+            sum.warnings.len()
+        ))
+        .into());
     }
     if a.json {
         serde_json::to_writer(&mut *out, &sum)?;

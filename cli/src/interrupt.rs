@@ -1,5 +1,6 @@
-//! SIGINT and SIGTERM: the first flushes every open output (a trace in progress keeps
-//! every line written so far, under its `.partial` name) and exits with 130; a second
+//! SIGINT and SIGTERM: the first says which on stderr, flushes every open output (a
+//! trace in progress keeps every line written so far, under its `.partial` name) and
+//! exits with 128 + the signal's number, as shells report it (130, 143); a second
 //! exits at once. Without this a live session's trace sat in a write buffer and Ctrl-C
 //! lost it all.
 //!
@@ -18,8 +19,10 @@ static OPEN: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 /// Signals received.
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 
-/// The exit code after an interrupt (128 + SIGINT, as shells report it).
+/// The exit code after SIGINT (128 + 2, as shells report it).
 pub const INTERRUPTED: i32 = 130;
+/// The exit code after SIGTERM (128 + 15).
+pub const TERMINATED: i32 = 143;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A writer that panicked mid-write still holds whole lines before the one it was
@@ -92,11 +95,11 @@ pub fn install() {
                 };
                 #[cfg(not(unix))]
                 let term_recv = std::future::pending::<Option<()>>();
-                tokio::select! {
-                    r = tokio::signal::ctrl_c() => if r.is_err() { return },
-                    _ = term_recv => {}
-                }
-                on_signal();
+                let code = tokio::select! {
+                    r = tokio::signal::ctrl_c() => if r.is_err() { return } else { INTERRUPTED },
+                    _ = term_recv => TERMINATED,
+                };
+                on_signal(code);
             }
         });
     });
@@ -105,17 +108,19 @@ pub fn install() {
     }
 }
 
-fn on_signal() {
+fn on_signal(code: i32) {
     if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
-        std::process::exit(INTERRUPTED);
+        std::process::exit(code);
     }
+    let name = if code == TERMINATED { "SIGTERM" } else { "SIGINT" };
+    eprintln!("gatecrew: {name} received: stopping");
     // The flush runs on its own thread so that a second signal is heard while it waits
     // for a writer's lock.
-    let _ = std::thread::Builder::new().name("flush".into()).spawn(|| {
+    let _ = std::thread::Builder::new().name("flush".into()).spawn(move || {
         if flush_all() > 0 {
-            eprintln!("interrupted: output flushed; a trace in progress stays as its .partial file");
+            eprintln!("gatecrew: output flushed; a trace in progress stays as its .partial file");
         }
-        std::process::exit(INTERRUPTED);
+        std::process::exit(code);
     });
 }
 

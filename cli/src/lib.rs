@@ -78,6 +78,12 @@ enum Command {
     Cos(cos::CosArgs),
     /// Run what a paper's tables need and write its figures beside ours (`reproduce 004` writes docs/paper-004.md).
     Reproduce(reproduce::ReproduceArgs),
+    /// Print a shell completion script (e.g. `gatecrew completions bash > ~/.local/share/bash-completion/completions/gatecrew`).
+    Completions {
+        /// The shell
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// The viewer's scene of a run's setup (its blueprint, its bots' starts), as `--serve` builds it.
@@ -99,7 +105,28 @@ where
 {
     let mut out = Printable::new(out);
     let mut err = Printable::new(err);
-    let code = run_cli(args, &mut out, &mut err);
+    // A panic that escapes a command is a bug: it ends as an error (exit 1) instead of
+    // Rust's 101 and a backtrace note. Unwinding drops the command's output files on
+    // the way, so a trace in progress is flushed and kept as its `.partial`.
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cli(args, &mut out, &mut err)));
+    let code = match ran {
+        Ok(code) => code,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "a panic without a message".into());
+            let _ = out.flush();
+            let _ = writeln!(
+                err,
+                "error: internal error: {}; this is a bug in gatecrew, please report it with the command line \
+                 (a trace in progress is kept as its .partial file)",
+                gatecrew_protocol::text::escape(&msg)
+            );
+            ExitCode::FAILURE
+        }
+    };
     let _ = out.flush();
     let _ = err.flush();
     code
@@ -150,6 +177,11 @@ where
         Command::Replay(args) => replay::run(args, out, err),
         Command::Cos(args) => cos::run(args, out, err),
         Command::Reproduce(args) => reproduce::run(args, out, err),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "gatecrew", out);
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -88,6 +88,52 @@ fn the_fast_path_equals_simulating_every_point_under_the_llm_executor() {
     assert!(replayed > 0, "the cache did some of the work: {simulated} simulated, {replayed} replayed");
 }
 
+/// The llm replay compares the tokens of two cards' scores instead of the scores
+/// (`eval::ScoreTokens`): exact only if a card's prompt length is the rest of the card's
+/// plus its score's, whatever the rest says. Checked for both tokenizers on every score
+/// a card can show and on cards of every issue kind, item and feature vector.
+#[test]
+fn the_score_alone_changes_a_cards_prompt_length() {
+    use gatecrew_calibrate::eval::{ScoreTokens, score_text};
+    use gatecrew_crew::executor::LlmModel;
+    use gatecrew_gating::llm::{Latency, LlmProfile, TokenizerName};
+    use gatecrew_gating::{DecisionCard, Features};
+    use gatecrew_protocol::trace::IssueName;
+    for tokenizer in [TokenizerName::O200kBase, TokenizerName::Cl100kBase] {
+        let profile = LlmProfile {
+            model: "m".into(),
+            source: "test".into(),
+            latency: Latency { a: 1.0, b: 0.01, c: 0.1, samples: 0, r2: None },
+            errors: None,
+            tokenizer,
+        };
+        let model = std::sync::Arc::new(LlmModel::new(profile, 15, 1.0));
+        let tokens = ScoreTokens::new(model.clone());
+        let issues = [
+            (IssueName::MissingMaterial, Some("oak_planks"), Some(3)),
+            (IssueName::MissingTool, Some("iron_pickaxe"), Some(1)),
+            (IssueName::Unreachable, None, None),
+            (IssueName::DependencyBlocked, None, None),
+            (IssueName::ActionFailed, None, None),
+            (IssueName::MissingMaterial, Some("stone_bricks"), Some(117)),
+        ];
+        let mut lengths = std::collections::BTreeSet::new();
+        for (k, (issue, item, n)) in issues.into_iter().enumerate() {
+            let f = Features::new((k % 4) as u8, 3 - (k % 4) as u8, 2, (k % 2) as u8, (k % 3) as u8).unwrap();
+            let card = |s: f64| DecisionCard::new(issue, item.map(str::to_owned), n, f, s);
+            let rest = model.tokens(&card(0.5).prompt()) - model.tokens(&score_text(0.5));
+            let scores = (0..=100).map(|c| f64::from(c) / 100.0).chain([0.004, 0.005, 0.6249, 0.999, 0.123456]);
+            for s in scores {
+                let whole = model.tokens(&card(s).prompt());
+                assert_eq!(whole, rest + tokens.of(s), "{tokenizer:?}, {}: s = {s}", card(s).prompt());
+                lengths.insert(tokens.of(s));
+            }
+        }
+        // The score's own text: 0.0 to 1.0 in hundredths.
+        assert!(!lengths.is_empty() && lengths.iter().all(|&n| (1..=4).contains(&n)), "{lengths:?}");
+    }
+}
+
 fn options(out: &Path) -> Options {
     Options {
         suite: root().join("configs/suite"),

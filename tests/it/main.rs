@@ -14,6 +14,7 @@ mod cli;
 mod common;
 mod config;
 mod conservation;
+mod conventions;
 mod crews;
 mod episode;
 mod executor;
