@@ -167,6 +167,7 @@ async function moveTo (entry, req) {
   const range = typeof req.range === 'number' ? req.range : 0
   const goal = range > 0 ? new goals.GoalNear(target.x, target.y, target.z, range) : new goals.GoalBlock(target.x, target.y, target.z)
   const timeout = req.timeout_ms ?? DEFAULT_TIMEOUT_MS
+  entry.halted = false // set by talk.js's stop
   const walk = bot.pathfinder.goto(goal)
   walk.catch(() => {})
   try {
@@ -176,7 +177,7 @@ async function moveTo (entry, req) {
     bot.pathfinder.stop()
     bot.pathfinder.setGoal(null)
     bot.clearControlStates()
-    const code = e instanceof BridgeError ? e.code : 'no_path'
+    const code = entry.halted ? 'stopped' : e instanceof BridgeError ? e.code : 'no_path'
     throw new BridgeError(code, `no path to ${target}: ${e.message}`, snapshot(bot))
   }
   bot.clearControlStates()

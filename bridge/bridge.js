@@ -4,11 +4,11 @@
 // stdin, one request a line:   {"id":7,"bot":"bot0","cmd":"move_to","x":3,"y":5,"z":1,"range":0}
 // stdout, one reply a line:    {"id":7,"ok":true,"data":{...}}
 //                              {"id":7,"ok":false,"error":"no path to 3 5 1","code":"no_path","data":{...}}
-// stdout, pushed events:       {"event":"kicked","bot":"bot1","reason":"..."}  (also "end", "died", "chat")
+// stdout, pushed events:       {"event":"kicked","bot":"bot1","reason":"..."}  (also "end", "died", "chat", "player_left")
 //
 // stdout carries only the protocol; every log goes to stderr. Commands for one bot run
-// one at a time, in arrival order; different bots run concurrently. The commands are
-// in actions.js. The bridge exits when stdin closes (after quitting every bot).
+// one at a time, in arrival order; different bots run concurrently (`chat` and `stop`,
+// in talk.js, run at once). The commands are in actions.js. The bridge exits when stdin closes (after quitting every bot).
 'use strict'
 
 // Libraries log with console.log: send it to stderr so stdout stays pure protocol.
@@ -19,6 +19,7 @@ console.warn = (...args) => console.error(...args)
 
 const readline = require('readline')
 const { commands, spawnBot, BridgeError } = require('./actions')
+const talk = require('./talk')
 
 const bots = new Map() // name -> entry (see actions.js spawnBot)
 
@@ -46,14 +47,17 @@ async function handle (req) {
     if (cmd === 'spawn_bot') {
       if (bots.has(name) && !bots.get(name).gone) throw new BridgeError('bad_request', `bot ${name} already exists`)
       data = await spawnBot(name, req, bots, emit)
+      talk.watch(bots.get(name), emit)
     } else if (cmd === 'ping') {
       data = {}
     } else {
       const entry = bots.get(name)
       if (!entry) throw new BridgeError('not_connected', `no bot named ${name}`)
+      const now = talk.immediate[cmd]
       const run = commands[cmd]
-      if (!run) throw new BridgeError('bad_request', `unknown command ${cmd}`)
-      data = await entry.serial(() => entry.guard(run(entry, req, bots)))
+      if (now) data = await entry.guard(now(entry, req))
+      else if (!run) throw new BridgeError('bad_request', `unknown command ${cmd}`)
+      else data = await entry.serial(() => entry.guard(run(entry, req, bots)))
     }
     send({ id, ok: true, data: { ...data, elapsed_ms: elapsed() } })
   } catch (e) {

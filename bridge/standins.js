@@ -116,7 +116,14 @@ function installStandIns (serv) {
   }
 
   const eyes = (player) => player.position.offset(0, 1.62, 0)
-  const reachTo = (player, p) => eyes(player).distanceTo(new Vec3(p.x + 0.5, p.y + 0.5, p.z + 0.5))
+  // From the eyes to the nearest point of the block, as the Rust side and actions.js
+  // measure reach (world/src/grid.rs `reach_distance`): to the block's centre, a chest
+  // the mirror prices as in reach could be refused as out of it.
+  const reachTo = (player, p) => {
+    const e = eyes(player)
+    const axis = (v, lo) => (v < lo ? lo - v : v > lo + 1 ? v - lo - 1 : 0)
+    return Math.hypot(axis(e.x, p.x), axis(e.y, p.y), axis(e.z, p.z))
+  }
 
   const int = (s, what) => {
     const n = Number(s)

@@ -13,6 +13,8 @@
 #
 # With GATE=FILE in the environment both modes run with `--gate FILE` (the boundary
 # study's gray zones, configs/gates/boundary-*.toml); a replay must use the recording's.
+# With LLM_TIMEOUT_MS=N, record gives each call N ms instead of the config's timeout
+# (2000 by default), for a loaded machine; the verdicts replay the same either way.
 # With SUITE=DIR they run that suite's test split (default configs/suite; suite v2 is
 # configs/suite-v2, whose recordings are in configs/suite-v2/replays).
 #
@@ -24,6 +26,8 @@ suite=${SUITE:-configs/suite}
 export SUITE=$suite
 gate=()
 [ -n "${GATE:-}" ] && gate=(--gate "$GATE")
+timeout=()
+[ -n "${LLM_TIMEOUT_MS:-}" ] && timeout=(--llm-timeout-ms "$LLM_TIMEOUT_MS")
 episodes() { # the test split's episode files, in manifest order
   python3 - <<'PY'
 import tomllib
@@ -44,7 +48,7 @@ record)
     n=$((n + 1))
     printf '\r%3d/100 %s' "$n" "$id" >&2
     "$BIN" run --stepper --quiet --config "$file" --policy gated "${gate[@]}" --llm-url "$URL" --model "$MODEL" \
-      --trace "$OUT/gated/$id.jsonl" >/dev/null
+      "${timeout[@]}" --trace "$OUT/gated/$id.jsonl" >/dev/null
     grep -E '"kind":"(episode_start|adjudication)"' "$OUT/gated/$id.jsonl" >"$REPLAYS/$id.jsonl"
   done < <(episodes)
   echo >&2

@@ -153,6 +153,42 @@ pub fn check(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks the flags of an interactive session on a server: the person types in the
+/// game's chat, so there is no script, terminal or websocket to read.
+pub fn check_minecraft(args: &InteractiveArgs) -> anyhow::Result<()> {
+    if args.script.is_some() || args.ws.is_some() {
+        return Err(BadInput(
+            "--script and --ws do not go with --world minecraft: the person types in the game's chat".into(),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `--interactive --world minecraft`: the person plays on the server and talks to the
+/// partner bot in the game's chat; the episode runs in the server's game time.
+pub fn run_minecraft(
+    args: &InteractiveArgs,
+    setup: &Setup,
+    opts: &gatecrew_mcworld::McOptions,
+    file: TraceFile,
+    console: &mut dyn Console,
+) -> anyhow::Result<(Finished, crate::minecraft::McSummary)> {
+    check_minecraft(args)?;
+    if seat_of(args, setup) as usize >= setup.labels.builders(setup.world.agent_count()) {
+        return Err(BadInput("--interactive --world minecraft: a human's seat is not played on a server".into()).into());
+    }
+    let partner = partner(args, setup)?;
+    let me = partner.agent();
+    console.line(format!("talking to {me}: join the server and type in the game's chat; leave it to end the session"));
+    let mut talk = gatecrew_mcworld::partner::Talk::new(partner);
+    let ran = crate::minecraft::run_with(setup, opts, file, console, Some(&mut talk))?;
+    for who in talk.people() {
+        console.line(format!("  {} talked to {me}", escape(who)));
+    }
+    Ok(ran)
+}
+
 fn partner(args: &InteractiveArgs, setup: &Setup) -> anyhow::Result<Partner> {
     check(args, setup)?;
     let agent = AgentId(seat_of(args, setup));

@@ -148,9 +148,24 @@ pub fn run(
     file: TraceFile,
     watch: &mut dyn Observer,
 ) -> anyhow::Result<(Finished, McSummary)> {
+    run_with(setup, opts, file, watch, None)
+}
+
+/// [`run`], with a person beside the bots talking to `talk`'s partner in the game's
+/// chat (`--interactive`).
+pub fn run_with(
+    setup: &Setup,
+    opts: &McOptions,
+    file: TraceFile,
+    watch: &mut dyn Observer,
+    talk: Option<&mut gatecrew_mcworld::partner::Talk>,
+) -> anyhow::Result<(Finished, McSummary)> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the tokio runtime")?;
     let mut tee = Tee { watch, writer: TraceWriter::new(file), error: None };
-    let run = rt.block_on(gatecrew_mcworld::run(setup, opts, &mut tee));
+    let run = match talk {
+        Some(t) => rt.block_on(gatecrew_mcworld::run_talking(setup, opts, &mut tee, t)),
+        None => rt.block_on(gatecrew_mcworld::run(setup, opts, &mut tee)),
+    };
     if let Some(e) = tee.error.take() {
         return Err(e).context("writing the trace");
     }

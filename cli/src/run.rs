@@ -122,6 +122,12 @@ pub struct RunArgs {
     /// Re-run with the adjudications recorded in this trace (no server); same config, seed and flags
     #[arg(long, value_name = "TRACE", conflicts_with_all = ["llm_url", "model"])]
     replay_adjudications: Option<PathBuf>,
+    /// How long one tier-3 call to --llm-url may take, in ms [default: the config's
+    /// llm.timeout_ms, else 2000]. Not an episode term: the verdict enters the episode
+    /// llm.verdict_delay_ticks after the consult however long the call took, so a
+    /// recording made on a slow machine replays like one made on a fast one
+    #[arg(long, value_name = "MS", requires = "llm_url", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    llm_timeout_ms: Option<u64>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
     /// Who decides at the bots' decision points: `scripted` (the agent core) or `model`
@@ -282,8 +288,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         );
     }
     if mc.is_some() && args.hitl.interactive {
-        // The interactive session paces a stepper; a server keeps its own clock.
-        return Err(BadInput("--interactive does not go with --world minecraft".into()).into());
+        crate::interactive::check_minecraft(&args.hitl)?;
     }
     if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // A task file has no [llm] section and its own config hash; not wired yet.
@@ -321,6 +326,9 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             err,
             "experiment gate (`experiment = true` in [gate]): the weight hierarchy is not enforced ({kept} here)"
         )?;
+    }
+    if let (Some(ms), Some(spec)) = (args.llm_timeout_ms, setup.llm.as_mut()) {
+        spec.timeout_ms = ms;
     }
     let seat =
         crate::bots::attach(&mut setup, args.llm_url.as_deref(), args.model.as_deref(), args.replay_model.as_deref())?;
@@ -424,7 +432,10 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let file = TraceFile::new(file, feed.as_ref());
     let mut mc_summary = None;
     let finished = if let Some(opts) = &mc {
-        let (finished, summary) = crate::minecraft::run(&setup, opts, file, &mut watch)?;
+        let (finished, summary) = match args.hitl.interactive {
+            true => crate::interactive::run_minecraft(&args.hitl, &setup, opts, file, &mut watch)?,
+            false => crate::minecraft::run(&setup, opts, file, &mut watch)?,
+        };
         mc_summary = Some(summary);
         finished
     } else if args.hitl.interactive {

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use gatecrew_crew::agent::AgentCore;
 use gatecrew_crew::episode::consult::{ByAdjudicator, Resolver};
-use gatecrew_crew::episode::stepper::step_all;
 use gatecrew_crew::{Answer, ConsultRequest, Episode, Finished, Need, Observer, Setup};
 use gatecrew_gating::{Adjudication, Deterministic};
 use gatecrew_protocol::text::escape;
@@ -28,7 +27,11 @@ use crate::error::{BridgeError, McError};
 use crate::server::LocalServer;
 use crate::stage::block_named;
 use crate::verify::{Done, Verdict};
+use crate::wire::ErrorCode;
 use crate::wire::{Command, Event};
+mod talk;
+
+use crate::partner::Talk;
 use crate::{Ctx, Fault, McOptions, Origin, Server, node};
 
 /// How long each phase took.
@@ -70,6 +73,26 @@ pub struct McRun {
 
 /// Runs one episode on Minecraft, handing every trace event to `sink` in order.
 pub async fn run(setup: &Setup, opts: &McOptions, sink: &mut dyn Observer) -> Result<McRun, McError> {
+    run_with(setup, opts, sink, None).await
+}
+
+/// Runs one episode on Minecraft with a person beside the bots, talking to `talk`'s
+/// partner in the game's chat ([`crate::partner`]).
+pub async fn run_talking(
+    setup: &Setup,
+    opts: &McOptions,
+    sink: &mut dyn Observer,
+    talk: &mut Talk,
+) -> Result<McRun, McError> {
+    run_with(setup, opts, sink, Some(talk)).await
+}
+
+async fn run_with(
+    setup: &Setup,
+    opts: &McOptions,
+    sink: &mut dyn Observer,
+    talk: Option<&mut Talk>,
+) -> Result<McRun, McError> {
     let dir = node::bridge_dir(opts.bridge_dir.as_deref())?;
     let t = Instant::now();
     node::ensure_installed(&dir).await?;
@@ -91,7 +114,7 @@ pub async fn run(setup: &Setup, opts: &McOptions, sink: &mut dyn Observer) -> Re
     let timings =
         Timings { install, server_ready: server.as_ref().map(LocalServer::ready_after), ..Timings::default() };
     let server_pid = server.as_ref().map(LocalServer::pid);
-    let result = with_bridge(setup, opts, sink, &dir, (host, port), standins, origin, timings).await;
+    let result = with_bridge(setup, opts, sink, talk, &dir, (host, port), standins, origin, timings).await;
     if let Some(s) = server {
         s.stop(Duration::from_secs(3)).await;
     }
@@ -103,6 +126,7 @@ async fn with_bridge(
     setup: &Setup,
     opts: &McOptions,
     sink: &mut dyn Observer,
+    talk: Option<&mut Talk>,
     dir: &std::path::Path,
     (host, port): (String, u16),
     standins: bool,
@@ -114,7 +138,7 @@ async fn with_bridge(
     let names = (0..setup.world.agent_count()).map(|i| AgentId(i as u32).to_string()).collect();
     let ctx =
         Ctx { bridge: bridge.clone(), names, origin, standins, timeouts: opts.timeouts, data: setup.data.clone() };
-    let result = play(&ctx, setup, opts, sink, &host, port, events, &mut timings).await;
+    let result = play(&ctx, setup, opts, (sink, talk), &host, port, events, &mut timings).await;
     if bridge.exited().is_none() {
         let quits = ctx.names.iter().map(|n| bridge.request(n, &Command::Quit, Duration::from_secs(2)));
         join_all(quits).await;
@@ -140,7 +164,7 @@ async fn play(
     ctx: &Ctx,
     setup: &Setup,
     opts: &McOptions,
-    sink: &mut dyn Observer,
+    (sink, talk): (&mut dyn Observer, Option<&mut Talk>),
     host: &str,
     port: u16,
     events: mpsc::UnboundedReceiver<Event>,
@@ -185,6 +209,11 @@ async fn play(
         board: Board::new(setup.roster(), setup.data.items().clone(), setup.board),
         agents: setup.agents(),
         sink,
+        relay: talk
+            .as_ref()
+            .map(|t| talk::Relay::start(ctx.bridge.clone(), ctx.name(t.agent()).to_owned(), ctx.timeouts.command)),
+        talk,
+        tick_limit: setup.tick_limit,
         done_tx,
         done_rx,
         events,
@@ -205,7 +234,8 @@ async fn play(
 async fn walk_back(bridge: &Bridge, name: &str, e: BridgeError, start: [i32; 3], t: crate::Timeouts) -> BridgeError {
     let BridgeError::Command { bot, code, message, data } = e else { return e };
     let moved = data.as_ref().is_some_and(|d| d.feet.is_some_and(|f| f != start));
-    if code.is_fatal() || !moved {
+    // A stop leaves the bot where it stopped: that is what the person asked for.
+    if code.is_fatal() || code == ErrorCode::Stopped || !moved {
         return BridgeError::Command { bot, code, message, data };
     }
     let [x, y, z] = start;
@@ -233,6 +263,10 @@ struct Driver<'a> {
     board: Board,
     agents: Vec<AgentCore>,
     sink: &'a mut dyn Observer,
+    /// A person beside the bots, talking to one of them.
+    talk: Option<&'a mut Talk>,
+    relay: Option<talk::Relay>,
+    tick_limit: u64,
     done_tx: mpsc::UnboundedSender<Done>,
     done_rx: mpsc::UnboundedReceiver<Done>,
     events: mpsc::UnboundedReceiver<Event>,
@@ -266,10 +300,12 @@ impl Driver<'_> {
                     for (a, why) in not_joined.drain(..) {
                         self.fail(a, why);
                     }
+                    self.talk_outside();
                     Answer::Ready
                 }
-                Need::Step(inputs) => Answer::Stepped(step_all(&mut self.agents, inputs)),
+                Need::Step(inputs) => Answer::Stepped(self.step(inputs)),
                 Need::Flush => {
+                    self.talk_drain();
                     // After the end nothing more goes to the server.
                     if self.episode.ended().is_none() {
                         self.dispatch();
@@ -279,6 +315,7 @@ impl Driver<'_> {
                 }
                 Need::Over(_) => {
                     observed = self.final_look().await;
+                    self.talk_finish().await;
                     Answer::Ready
                 }
                 Need::Done(finished) => return self.played(finished, observed),
@@ -293,6 +330,10 @@ impl Driver<'_> {
     async fn wait(&mut self) -> Option<Tick> {
         loop {
             let deadline = self.board.next_deadline();
+            let deadline = match self.talk_deadline() {
+                Some(t) => Some(deadline.map_or(t, |d| d.min(t))),
+                None => deadline,
+            };
             let due = self.episode.next_due(deadline);
             match due {
                 Some(t) if t <= self.now() => return deadline,
@@ -386,6 +427,7 @@ impl Driver<'_> {
                 };
                 let _ = tx.send(Done { agent, action, before, reply, elapsed: started.elapsed() });
             });
+            self.talk_sent(agent);
         }
     }
 
@@ -441,6 +483,11 @@ impl Driver<'_> {
         if self.episode.is_failed(agent) {
             return;
         }
+        let mut done = Some(done);
+        if self.stale_reply(&mut done) {
+            return;
+        }
+        let Some(done) = done else { return };
         match self.ctx.verify(self.episode.world_mut(), done) {
             Verdict::Outcome(outcome, receipt) => {
                 let at = self.now();
@@ -468,7 +515,12 @@ impl Driver<'_> {
                 }
             }
             Event::Died { bot } => tracing::warn!(bot, "a bot died"),
-            Event::Chat { bot, text } => tracing::debug!(bot, text, "chat"),
+            Event::Chat { bot, text } => self.heard(&bot, &text),
+            Event::PlayerLeft { player, .. } => {
+                if let Some(t) = self.talk.as_deref_mut() {
+                    t.left(&player);
+                }
+            }
         }
     }
 

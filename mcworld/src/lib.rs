@@ -24,6 +24,7 @@ pub mod coords;
 mod driver;
 pub mod error;
 mod node;
+pub mod partner;
 mod server;
 mod stage;
 mod verify;
@@ -38,7 +39,7 @@ use gatecrew_world::GameData;
 
 pub use bridge::{Bridge, Latency};
 pub use coords::Origin;
-pub use driver::{McRun, Timings, run};
+pub use driver::{McRun, Timings, run, run_talking};
 pub use error::{BridgeError, ErrorCode, McError, SetupError, StartError};
 pub use node::{bridge_dir, ensure_installed};
 pub use server::LocalServer;

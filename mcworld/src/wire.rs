@@ -111,6 +111,13 @@ pub enum Command {
         /// The line, starting with `/`.
         line: String,
     },
+    /// Say a line in the game's chat (a partner's reply to the person); runs at once.
+    Chat {
+        /// The line.
+        text: String,
+    },
+    /// Stop the walk or dig in progress now (the person said stop); runs at once.
+    Stop,
     /// Leave the server.
     Quit,
     /// Answered at once: measures the bridge's own round trip.
@@ -132,6 +139,8 @@ impl Command {
             Command::Withdraw { .. } => "withdraw",
             Command::Craft { .. } => "craft",
             Command::Admin { .. } => "admin",
+            Command::Chat { .. } => "chat",
+            Command::Stop => "stop",
             Command::Quit => "quit",
             Command::Ping => "ping",
         }
@@ -271,6 +280,13 @@ pub enum Event {
         /// The text.
         text: String,
     },
+    /// A player left the server (as a bot saw it).
+    PlayerLeft {
+        /// The bot that saw it.
+        bot: String,
+        /// The player's name.
+        player: String,
+    },
     /// The bridge process is gone.
     BridgeExited {
         /// Exit status or what was seen.
@@ -289,6 +305,7 @@ struct RawLine {
     bot: Option<String>,
     reason: Option<String>,
     text: Option<String>,
+    player: Option<String>,
 }
 
 /// Server chat, as long as a person's chat may be (`GATECREW_MAX_CHAT_BYTES`): a
@@ -317,6 +334,7 @@ pub fn parse_line(line: &str) -> Result<Incoming, String> {
             "end" => Event::Ended { bot, reason },
             "died" => Event::Died { bot },
             "chat" => Event::Chat { bot, text: cap_chat(raw.text.unwrap_or_default()) },
+            "player_left" => Event::PlayerLeft { bot, player: raw.player.unwrap_or_default() },
             other => return Err(format!("unknown event {other:?}")),
         }));
     }
@@ -366,6 +384,8 @@ pub enum ErrorCode {
     NotPlaced,
     /// The item could not be put in the hand: the server's own hand slot holds another.
     EquipFailed,
+    /// A stop cut the walk short (the person said stop).
+    Stopped,
     /// The bot was kicked or lost its connection.
     BotGone,
     /// No such bot, or not connected.
@@ -417,6 +437,10 @@ mod tests {
         assert!(matches!(odd, Incoming::Reply { result: Err((ErrorCode::Unknown, _, _)), .. }));
         let ev = parse_line(r#"{"event":"kicked","bot":"bot1","reason":"bye"}"#).unwrap();
         assert_eq!(ev, Incoming::Event(Event::Kicked { bot: "bot1".into(), reason: "bye".into() }));
+        let left = parse_line(r#"{"event":"player_left","bot":"bot0","player":"alex"}"#).unwrap();
+        assert_eq!(left, Incoming::Event(Event::PlayerLeft { bot: "bot0".into(), player: "alex".into() }));
+        let stopped = parse_line(r#"{"id":5,"ok":false,"error":"halted","code":"stopped"}"#).unwrap();
+        assert!(matches!(stopped, Incoming::Reply { result: Err((ErrorCode::Stopped, _, _)), .. }));
         assert!(parse_line("hello").is_err());
         assert!(parse_line(r#"{"ok":true}"#).is_err());
     }

@@ -1,6 +1,8 @@
 //! End to end in headless Chromium, driven through chromedriver's WebDriver HTTP API:
-//! during a run the page shows the bots, a board thread from REQUEST to CONFIRM and the
-//! progress reaching 100%; a replay stepped to a tick shows that tick's state.
+//! during a run the page shows the bots, a board thread from REQUEST to CONFIRM, the
+//! progress reaching 100% and the metrics and log at the end; a replay stepped to a
+//! tick shows that tick's state, metrics and log; its markers, keys and URL move it
+//! ([`explain`], which also shows flatcomm's chat and a crew of 40).
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, which the test command
 //! (`scripts/test`) installs when they are missing; without them the tests fail. With
@@ -130,6 +132,8 @@ impl Browser {
     }
 }
 
+mod explain;
+
 /// What the page shows, read from its DOM.
 const READ: &str = r#"
 const q = (s) => [...document.querySelectorAll(s)];
@@ -146,6 +150,15 @@ return {
   cells: q('#map rect.cell').length,
   inventories: q('.bot .inv').map((e) => e.textContent),
   exact: q('.bot .inv[data-exact="yes"]').length,
+  metrics: Object.fromEntries(q('#metrics [data-metric]').map((e) => [e.dataset.metric, e.textContent])),
+  log: q('#log li').length,
+  log_count: document.getElementById('log-count').textContent,
+  legend: q('#features-legend .feature').map((e) => e.dataset.f).join(''),
+  features: q('.thread .gate .feat').map((e) => [e.textContent, e.title]),
+  titles: q('.thread h3 .who').map((e) => e.textContent),
+  lines: q('#lines li').length,
+  marks: q('#marks .mark').map((e) => Number(e.dataset.t)),
+  hash: location.hash,
 };
 "#;
 
@@ -256,6 +269,15 @@ async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_ste
     assert_eq!(ended["exact"].as_u64(), Some(end_world.len() as u64), "every card says its inventory is exact");
     assert!(page["bots"].as_u64() >= Some(2), "{page}");
     assert!(page["cells"].as_u64() > Some(0), "the map draws the layer's cells: {page}");
+    // The metrics panel at the end: the episode end's TSR and every board message.
+    let events = crate::common::run_events(&default_setup());
+    let board = events.iter().filter(|e| matches!(e.kind, gatecrew_protocol::trace::EventKind::Board { .. })).count();
+    assert_eq!(ended["metrics"]["tsr"], "1.000", "{ended}");
+    assert_eq!(ended["metrics"]["msg"], board.to_string(), "{ended}");
+    assert!(
+        ended["log_count"].as_str().unwrap().ends_with(&format!("of {} events", events.len())),
+        "the live log, sent as additions, holds every event: {ended}"
+    );
     b.screenshot("viewer-live.png").await;
 
     // The replay of that run, stepped forward a few ticks with events.
@@ -300,6 +322,7 @@ async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_ste
     let tick = wait_tick(&b, |t| t == mid).await;
     check_page(&b, &rec, tick).await;
     b.screenshot("viewer-replay.png").await;
+    explain::replay_controls(&b, &rec, &format!("http://{raddr}/")).await;
     drop(b);
     let _ = run.join();
     let _ = replay.join();
@@ -341,4 +364,27 @@ async fn check_page(b: &Browser, rec: &Recording, tick: u64) {
         .collect();
     assert_eq!(page["inventories"], json!(inventories), "tick {tick}: the world's inventories");
     assert_eq!(page["exact"].as_u64(), Some(want.bots.len() as u64), "tick {tick}");
+    // The metrics panel, the log and the gate features' legend at this tick.
+    let m = &want.metrics;
+    let tsr = format!("{:.3}{}", m.tsr.unwrap(), if m.tsr_final { "" } else { " so far" });
+    assert_eq!(page["metrics"]["tsr"], tsr, "tick {tick}");
+    assert_eq!(page["metrics"]["msg"], m.msg.to_string(), "tick {tick}");
+    let rate = |c: gatecrew_viewer::state::Counts| {
+        if c.of == 0 {
+            "— (0/0)".to_owned()
+        } else {
+            format!("{:.1}% ({}/{})", 100.0 * c.n as f64 / c.of as f64, c.n, c.of)
+        }
+    };
+    assert_eq!(page["metrics"]["lrr"], rate(m.lrr), "tick {tick}");
+    assert_eq!(page["metrics"]["ecr"], rate(m.ecr), "tick {tick}");
+    assert_eq!(page["metrics"]["uer"], rate(m.uer), "tick {tick}");
+    assert_eq!(page["log"].as_u64(), Some(want.log.entries.len().min(200) as u64), "tick {tick}");
+    assert_eq!(page["legend"], "CADRH");
+    let gated = want.board.threads.iter().filter(|t| t.gate.is_some()).count();
+    let features = page["features"].as_array().unwrap();
+    assert_eq!(features.len(), 5 * gated, "five features per thread's gate: {page}");
+    for f in features {
+        assert!(f[1].as_str().unwrap().contains(": "), "each feature says what its level means: {f}");
+    }
 }

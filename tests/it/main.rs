@@ -33,6 +33,7 @@ mod metrics;
 mod minecraft;
 mod model_bots;
 mod oracle;
+mod out_of_sight;
 mod partial_tasks;
 mod plan;
 mod scores;

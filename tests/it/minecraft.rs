@@ -17,6 +17,8 @@ use gatecrew_protocol::trace::{Event, EventKind};
 
 use crate::common::{item, root, write};
 
+mod partner;
+
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     crate::common::live_turn()
 }

@@ -21,6 +21,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use crate::cli::gatecrew;
 use crate::common::default_setup;
 
+mod panels;
+
 fn episode() -> (gatecrew_viewer::Scene, Vec<Event>) {
     let setup = default_setup();
     let mut events = Vec::new();
@@ -174,8 +176,17 @@ fn merge(page: &mut serde_json::Value, msg: &str) {
     if !page.is_object() {
         *page = serde_json::json!({});
     }
-    for (k, v) in parts {
+    for (k, v) in parts.iter().filter(|(k, _)| *k != "log_add") {
         page[k] = v.clone();
+    }
+    // Of the log, only the entries added since the last update.
+    if let Some(add) = parts.get("log_add") {
+        let max = page["log"]["max"].as_u64().expect("max") as usize;
+        let entries = page["log"]["entries"].as_array_mut().expect("a log to add to");
+        entries.extend(add["entries"].as_array().expect("entries").iter().cloned());
+        let over = entries.len().saturating_sub(max);
+        entries.drain(..over);
+        page["log"]["total"] = add["total"].clone();
     }
 }
 
@@ -221,6 +232,12 @@ async fn fifty_browsers_some_never_reading_leave_the_trace_unchanged() {
         }
         assert_eq!(page["ended"], "complete", "client {i}");
         assert_eq!(page["blocks"]["remaining"], 0, "client {i}");
+        // The log, sent as additions, holds every event of the episode, in order.
+        let ticks: Vec<u64> =
+            page["log"]["entries"].as_array().unwrap().iter().map(|e| e["t"].as_u64().unwrap()).collect();
+        let want: Vec<u64> = crate::common::run_events(&default_setup()).iter().map(|e| e.t).collect();
+        assert_eq!(ticks, want, "client {i}: the log");
+        assert_eq!(page["log"]["total"], want.len(), "client {i}");
     }
     server.abort();
 }

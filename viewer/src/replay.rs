@@ -4,11 +4,40 @@
 
 use std::sync::Arc;
 
-use gatecrew_protocol::trace::Event;
+use gatecrew_protocol::trace::{Decision, Event, EventKind, WindowEvent};
+use serde::Serialize;
 
 use crate::inventory::{InventorySource, Timeline};
 use crate::scene::Scene;
 use crate::state::ViewState;
+
+/// A tick worth a marker on the scrubber.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mark {
+    /// Tick.
+    pub t: u64,
+    /// `issue`, `escalate`, a window's close (`confirmed`, `cannot_supply`,
+    /// `timeout`), `failure` (a restart or a bot out), or `end`.
+    pub kind: &'static str,
+    /// The bot concerned, if one is.
+    pub bot: Option<u32>,
+}
+
+impl Mark {
+    fn of(ev: &Event) -> Option<Mark> {
+        let (kind, bot) = match &ev.kind {
+            EventKind::Issue { agent, .. } => ("issue", Some(agent.0)),
+            EventKind::Gate { agent, decision: Decision::Escalate, .. } => ("escalate", Some(agent.0)),
+            EventKind::Window { event: WindowEvent::Close, outcome, .. } => {
+                (outcome.map_or("closed", gatecrew_protocol::CloseOutcome::as_str), None)
+            }
+            EventKind::Restart { agent, .. } | EventKind::AgentFailed { agent, .. } => ("failure", Some(agent.0)),
+            EventKind::EpisodeEnd { .. } => ("end", None),
+            _ => return None,
+        };
+        Some(Mark { t: ev.t, kind, bot })
+    }
+}
 
 /// One episode's events and its scene.
 #[derive(Debug)]
@@ -56,6 +85,11 @@ impl Recording {
     /// Whether no event is held.
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
+    }
+
+    /// The scrubber's markers, in trace order.
+    pub fn marks(&self) -> Vec<Mark> {
+        self.events.iter().filter_map(Mark::of).collect()
     }
 
     /// The next tick with events after `t` (or `t` at the end).

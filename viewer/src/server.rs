@@ -20,6 +20,9 @@ use crate::state::ViewState;
 
 const INDEX: &str = include_str!("../assets/index.html");
 const APP_JS: &str = include_str!("../assets/app.js");
+const PANELS_JS: &str = include_str!("../assets/panels.js");
+const REPLAY_JS: &str = include_str!("../assets/replay.js");
+const MAP_JS: &str = include_str!("../assets/map.js");
 const STYLE: &str = include_str!("../assets/style.css");
 
 /// Why the server could not start.
@@ -76,6 +79,9 @@ pub async fn bind(addr: SocketAddr, source: Source) -> Result<Bound, ServeError>
     let app = Router::new()
         .route("/", get(index))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }))
+        .route("/panels.js", get(|| async { asset("text/javascript; charset=utf-8", PANELS_JS) }))
+        .route("/map.js", get(|| async { asset("text/javascript; charset=utf-8", MAP_JS) }))
+        .route("/replay.js", get(|| async { asset("text/javascript; charset=utf-8", REPLAY_JS) }))
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/ws", get(ws))
         .with_state(App { source, bound });
@@ -168,10 +174,16 @@ fn replay_message(state: &ViewState, span: (u64, u64)) -> String {
     serde_json::json!({ "type": "state", "span": [span.0, span.1], "state": state }).to_string()
 }
 
+/// The first message of a replay also carries the scrubber's markers.
+fn first_replay_message(state: &ViewState, rec: &Recording) -> String {
+    let span = rec.span();
+    serde_json::json!({ "type": "state", "span": [span.0, span.1], "marks": rec.marks(), "state": state }).to_string()
+}
+
 async fn replay(mut socket: WebSocket, rec: Arc<Recording>) {
     let span = rec.span();
     let mut cursor = Cursor::new(rec.clone());
-    let mut text = replay_message(cursor.seek(span.0), span);
+    let mut text = first_replay_message(cursor.seek(span.0), &rec);
     loop {
         if socket.send(Message::Text(text.into())).await.is_err() {
             return;

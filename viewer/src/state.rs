@@ -12,13 +12,17 @@
 mod blocks;
 mod board;
 mod bots;
+mod log;
+mod panel;
 
 use gatecrew_protocol::trace::{Event, EventKind};
 use serde::Serialize;
 
 pub use blocks::{Blocks, CellView, LayerView};
-pub use board::{Board, GateView, ThreadMessage, ThreadView};
+pub use board::{Board, GateView, PublicLine, ThreadMessage, ThreadView};
 pub use bots::{Blocker, BotView, Cooldown, Handover, Outcome};
+pub use log::{LOG_MAX, Log, LogEntry, features};
+pub use panel::{Counts, Panel};
 
 use crate::inventory::{Inventories, InventorySource};
 use crate::scene::Scene;
@@ -50,6 +54,10 @@ pub struct ViewState {
     pub blocks: Blocks,
     /// Confirmed hand-overs, for the map's arrows.
     pub handovers: Vec<Handover>,
+    /// DESIGN section 8's metrics so far.
+    pub metrics: Panel,
+    /// The latest events in words.
+    pub log: Log,
     /// Whether the ghost and the inventories come from the run's setup.
     pub from_setup: bool,
     /// Where the inventories come from: `world` (exact) or `trace` (approximate).
@@ -78,6 +86,8 @@ impl ViewState {
             board: Board::default(),
             blocks: Blocks::new(&scene.cells),
             handovers: Vec::new(),
+            metrics: Panel::default(),
+            log: Log::new(),
             from_setup: scene.from_setup,
             inventory_from: scene.inventory,
             inventory_tick: None,
@@ -90,6 +100,8 @@ impl ViewState {
     pub fn observe(&mut self, ev: &Event) {
         self.tick = self.tick.max(ev.t);
         self.events += 1;
+        self.metrics.observe(ev);
+        self.log.observe(ev);
         match &ev.kind {
             EventKind::EpisodeStart { policy, seed, agents, blueprint_blocks, blueprint, .. } => {
                 self.episode = ev.ep.clone();
@@ -147,6 +159,7 @@ impl ViewState {
             b.refresh(ended);
         }
         self.blocks.refresh();
+        self.metrics.refresh(self.blocks.placed, self.blocks.total);
     }
 
     /// A thread that just closed: hand-overs move items, refusals start a cooldown.

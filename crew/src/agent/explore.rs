@@ -175,8 +175,8 @@ impl AgentCore {
         }
         if let Some(e) = self.blocker.explore.as_mut().filter(|e| e.stopped.is_some()) {
             // A search that found nothing ends where a player's would: back at the work,
-            // among the teammates it may ask again (out there, nobody is in view and the
-            // gate's `alone` rule keeps every revisit local).
+            // among the teammates it may ask again (out there, nobody is in view: A is 0,
+            // and a revisit scores lower).
             if e.home {
                 return Ok(None);
             }

@@ -407,7 +407,7 @@ impl AgentCore {
         };
         let ctx = RuleContext {
             requestable: requested.is_some() && self.ctx.crew.len() > 1,
-            teammate_reachable: !self.knowledge.mem.visible().is_empty(),
+            teammate_reachable: self.knowledge.may_help(self.teammates()),
             other_work,
         };
         (features, GateQuery { features, ctx }, oracle)

@@ -28,6 +28,13 @@ impl Knowledge {
         self.refused.entry(item).or_default().insert(from);
     }
 
+    /// Whether some teammate may still help: the crew is known from the start, so a
+    /// teammate out of sight counts (a giver finds its way to the requester's share of
+    /// the blueprint, which every bot knows from the split).
+    pub(super) fn may_help(&self, mut teammates: impl Iterator<Item = AgentId>) -> bool {
+        teammates.next().is_some()
+    }
+
     /// Whether every teammate of a crew of `crew` bots refused `item`. The length
     /// first: a crew of thousands is not walked while teammates are still to answer.
     pub(super) fn all_refused(&self, item: ItemId, crew: usize, mut teammates: impl Iterator<Item = AgentId>) -> bool {

@@ -120,6 +120,26 @@ impl Episode {
         x.ready[agent.index()] = Some((outcome, receipt));
     }
 
+    /// Cancels `agent`'s action running in the external world (a person told the bot
+    /// to stop), `elapsed` ticks after it was sent: it is recorded now as interrupted,
+    /// as [`Episode::interrupt`] records one in the simulator, and the agent wakes with
+    /// that outcome. The driver stops the bot in the game; the command's own reply,
+    /// when it comes, only brings the mirror in line (nothing is running to deliver it
+    /// to). `false` when nothing runs there.
+    pub fn interrupt_running(&mut self, agent: AgentId, elapsed: u64) -> bool {
+        let i = agent.index();
+        let Some(pending) = self.site.external.as_mut().and_then(|x| x.running.get_mut(i)).and_then(Option::take)
+        else {
+            return false;
+        };
+        let outcome = self.world_mut().interrupt(agent, pending, elapsed);
+        self.record_action(agent, &outcome);
+        let s = &mut self.crew.slots[i];
+        s.outcome = Some(outcome);
+        s.wake = true;
+        true
+    }
+
     /// Takes an agent out for good: its bot is gone. Records why; its action in flight
     /// is dropped, it is never woken again, and at the end it still reports its
     /// unfinished work. A second call for the same agent changes nothing.

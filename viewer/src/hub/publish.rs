@@ -1,14 +1,16 @@
 //! Serialising the live state once per publish, for every browser at once. The state
-//! is cut into sections (bot cards, board, blueprint progress, hand-overs, and the
-//! small rest); each publish carries the whole state and, for a browser that got the
-//! previous publish, only the sections that changed since. Both are shared bytes:
-//! fifty websockets send the same buffer, and an unchanged state is not published.
+//! is cut into sections (bot cards, board, blueprint progress, hand-overs, the event
+//! log, and the small rest); each publish carries the whole state and, for a browser
+//! that got the previous publish, only the sections that changed since, and of the
+//! log only the entries added since (`log_add`: the page appends them). Both are
+//! shared bytes: fifty websockets send the same buffer, and an unchanged state is not
+//! published.
 
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
 
 use crate::inventory::InventorySource;
-use crate::state::ViewState;
+use crate::state::{Log, LogEntry, Panel, ViewState};
 
 /// One published state, as every websocket sends it.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +50,14 @@ struct Meta<'a> {
     inventory_from: InventorySource,
     inventory_tick: Option<u64>,
     notes: &'a [String],
+    metrics: &'a Panel,
+}
+
+/// The log's new entries, for a browser that has the rest.
+#[derive(Serialize)]
+struct LogAdd<'a> {
+    total: u64,
+    entries: Vec<&'a LogEntry>,
 }
 
 const SECTIONS: [&str; 4] = ["bots", "board", "blocks", "handovers"];
@@ -58,6 +68,8 @@ pub struct Publisher {
     seq: Option<u64>,
     meta: String,
     sections: [String; 4],
+    /// The log last published: its epoch and entry count.
+    log: (u64, u64),
 }
 
 impl Publisher {
@@ -76,21 +88,41 @@ impl Publisher {
             inventory_from: s.inventory_from,
             inventory_tick: s.inventory_tick,
             notes: &s.notes,
+            metrics: &s.metrics,
         };
         let meta = json(&meta);
         let sections = [json(&s.bots), json(&s.board), json(&s.blocks), json(&s.handovers)];
         let changed: Vec<bool> = sections.iter().zip(&self.sections).map(|(new, old)| new != old).collect();
-        if self.seq.is_some() && meta == self.meta && !changed.contains(&true) {
+        let log_changed = self.log != (s.log.epoch, s.log.total);
+        if self.seq.is_some() && meta == self.meta && !changed.contains(&true) && !log_changed {
             return None;
         }
         let seq = self.seq.map_or(0, |s| s + 1);
-        let full = message(&meta, &sections, &[true; 4]);
-        let delta = self.seq.map(|_| message(&meta, &sections, &changed));
+        let whole_log = ("log", json(&s.log));
+        let full = message(&meta, &sections, &[true; 4], Some(&whole_log));
+        let delta = self.seq.map(|_| {
+            let log = log_changed.then(|| match log_delta(&s.log, self.log) {
+                Some(add) => ("log_add", add),
+                None => whole_log.clone(),
+            });
+            message(&meta, &sections, &changed, log.as_ref())
+        });
         self.seq = Some(seq);
         self.meta = meta;
         self.sections = sections;
+        self.log = (s.log.epoch, s.log.total);
         Some(Published { seq, full: full.into(), delta: delta.map(Into::into) })
     }
+}
+
+/// The entries added to `log` since `(epoch, total)` was published, or `None` when
+/// the page needs the whole log (another log, or entries it missed are gone).
+fn log_delta(log: &Log, (epoch, total): (u64, u64)) -> Option<String> {
+    if epoch != log.epoch {
+        return None;
+    }
+    let entries: Vec<&LogEntry> = log.since(total)?.collect();
+    Some(json(&LogAdd { total: log.total, entries }))
 }
 
 fn json<T: Serialize>(v: &T) -> String {
@@ -98,10 +130,13 @@ fn json<T: Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
 }
 
-/// `{"type":"state","state":{<meta's fields>,"bots":...,...}}` with the chosen sections.
-fn message(meta: &str, sections: &[String; 4], include: &[bool]) -> String {
-    let len =
-        meta.len() + 64 + sections.iter().zip(include).filter(|(_, i)| **i).map(|(s, _)| s.len() + 16).sum::<usize>();
+/// `{"type":"state","state":{<meta's fields>,"bots":...,...}}` with the chosen sections
+/// and the log's, as `(key, json)`.
+fn message(meta: &str, sections: &[String; 4], include: &[bool], log: Option<&(&str, String)>) -> String {
+    let len = meta.len()
+        + 64
+        + log.map_or(0, |(_, l)| l.len())
+        + sections.iter().zip(include).filter(|(_, i)| **i).map(|(s, _)| s.len() + 16).sum::<usize>();
     let mut m = String::with_capacity(len);
     m.push_str(r#"{"type":"state","state":"#);
     // The meta object without its closing brace, then the sections.
@@ -109,6 +144,12 @@ fn message(meta: &str, sections: &[String; 4], include: &[bool]) -> String {
     for ((name, body), _) in SECTIONS.iter().zip(sections).zip(include).filter(|(_, i)| **i) {
         m.push_str(",\"");
         m.push_str(name);
+        m.push_str("\":");
+        m.push_str(body);
+    }
+    if let Some((key, body)) = log {
+        m.push_str(",\"");
+        m.push_str(key);
         m.push_str("\":");
         m.push_str(body);
     }
@@ -148,5 +189,39 @@ mod tests {
         assert_eq!(second.for_browser(Some(0)).as_ref(), second.delta.as_ref());
         assert_eq!(second.for_browser(None).as_ref(), Some(&second.full));
         assert_eq!(second.for_browser(Some(1)), None);
+    }
+
+    fn event(t: u64) -> gatecrew_protocol::trace::Event {
+        let kind =
+            gatecrew_protocol::trace::EventKind::Restart { agent: gatecrew_protocol::AgentId(1), cause: "x".into() };
+        gatecrew_protocol::trace::Event { v: gatecrew_protocol::trace::TRACE_VERSION, ep: "e".into(), t, kind }
+    }
+
+    #[test]
+    fn a_delta_carries_only_the_log_entries_added_and_a_new_log_whole() {
+        let mut s = ViewState::new(&Scene::default(), "live");
+        let mut p = Publisher::default();
+        s.observe(&event(1));
+        p.publish(&s).expect("first");
+        s.observe(&event(2));
+        s.observe(&event(3));
+        let second = p.publish(&s).expect("two events");
+        let delta = parse(second.delta.as_ref().expect("delta"));
+        assert!(delta["state"].get("log").is_none(), "{delta}");
+        let add = &delta["state"]["log_add"];
+        assert_eq!(add["total"], 3);
+        let ticks: Vec<_> = add["entries"].as_array().expect("entries").iter().map(|e| e["t"].clone()).collect();
+        assert_eq!(ticks, [2, 3], "only the new entries");
+        assert_eq!(parse(&second.full)["state"]["log"]["entries"].as_array().map(Vec::len), Some(3));
+        // The hub starts another view for another episode: its log is sent whole.
+        let mut other = ViewState::new(&Scene::default(), "live");
+        for t in 10..15 {
+            other.observe(&event(t));
+        }
+        let third = p.publish(&other).expect("another log");
+        let delta = parse(third.delta.as_ref().expect("delta"));
+        assert!(delta["state"].get("log_add").is_none());
+        assert_eq!(delta["state"]["log"]["total"], 5);
+        assert_eq!(delta["state"]["log"]["entries"][0]["t"], 10);
     }
 }

@@ -75,13 +75,36 @@ pub(crate) enum Settled {
     Refused { requester: u32, item: String },
 }
 
+/// A public line of a policy without board messages: a `flatcomm` chat line or a
+/// `central_dag` manager line. The trace records who wrote to whom and the line's
+/// modelled tokens, not its words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PublicLine {
+    /// Tick.
+    pub t: u64,
+    /// `chat` or `manager`.
+    pub channel: &'static str,
+    /// The writer; `None`: the manager.
+    pub from: Option<u32>,
+    /// The addressee: an agent id, `"all"`, a ring of ids; `None`: the manager.
+    pub to: Option<Recipient>,
+    /// Modelled tokens.
+    pub tokens: u32,
+}
+
 /// The board.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Board {
     /// Threads by window, in opening order.
     pub threads: Vec<ThreadView>,
+    /// Chat and manager lines, in order.
+    pub lines: Vec<PublicLine>,
     #[serde(skip)]
     gates: HashMap<u64, GateView>,
+    /// Who met each issue, and for what item: a window's requester and item when no
+    /// REQUEST_MATERIAL names them (flatcomm and central_dag write none).
+    #[serde(skip)]
+    issues: HashMap<u64, (u32, Option<String>)>,
     #[serde(skip)]
     index: HashMap<u32, usize>,
 }
@@ -108,6 +131,31 @@ impl Board {
     /// Folds one event in; returns what a closing window settles.
     pub(crate) fn observe(&mut self, ev: &Event) -> Option<Settled> {
         match &ev.kind {
+            EventKind::Issue { agent, issue_id, item, .. } => {
+                self.issues.insert(issue_id.0, (agent.0, item.clone()));
+                None
+            }
+            EventKind::Chat { from, to, tokens } => {
+                self.lines.push(PublicLine {
+                    t: ev.t,
+                    channel: "chat",
+                    from: Some(from.0),
+                    to: Some(*to),
+                    tokens: *tokens,
+                });
+                None
+            }
+            EventKind::Manager { from, to, tokens } => {
+                let to = to.map(Recipient::Agent);
+                self.lines.push(PublicLine {
+                    t: ev.t,
+                    channel: "manager",
+                    from: from.map(|a| a.0),
+                    to,
+                    tokens: *tokens,
+                });
+                None
+            }
             EventKind::Gate { issue_id, tier, rule, features, score, decision, oracle_local_feasible, .. } => {
                 let gate = GateView {
                     tier: tier.number(),
@@ -125,9 +173,16 @@ impl Board {
             }
             EventKind::Window { window, event: WindowEvent::Open, issue_id, .. } => {
                 let gate = issue_id.and_then(|i| self.gates.get(&i.0).cloned());
+                let met = issue_id.and_then(|i| self.issues.get(&i.0).cloned());
                 let th = self.thread(window.0, ev.t);
                 th.issue_id = issue_id.map(|i| i.0);
                 th.gate = gate;
+                if let Some((agent, item)) = met {
+                    th.requester.get_or_insert(agent);
+                    if th.item.is_none() {
+                        th.item = item;
+                    }
+                }
                 None
             }
             EventKind::Board { msg, window, from, to, item, count, reason } => {
