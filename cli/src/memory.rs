@@ -34,14 +34,27 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
         None => default_path().map_err(|e| BadInput(e.to_string()))?,
     };
     if !path.exists() {
-        writeln!(out, "no task memory at {} yet", path.display())?;
+        // Nothing kept yet is an empty memory: JSON readers get the same shape.
+        if json {
+            let empty: [(); 0] = [];
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({ "path": path, "exists": false, "records": empty, "facts": empty }),
+            )?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "no task memory at {} yet", path.display())?;
+        }
         return Ok(());
     }
     let store = Store::open(&path).map_err(|e| BadInput(e.to_string()))?;
     let records = store.records(world.as_deref())?;
     let facts = store.facts(world.as_deref())?;
     if json {
-        serde_json::to_writer(&mut *out, &serde_json::json!({ "path": path, "records": records, "facts": facts }))?;
+        serde_json::to_writer(
+            &mut *out,
+            &serde_json::json!({ "path": path, "exists": true, "records": records, "facts": facts }),
+        )?;
         writeln!(out)?;
         return Ok(());
     }

@@ -118,3 +118,37 @@ fn exporting_kitchen_traces_is_refused_with_a_clear_error() {
     assert!(err.contains("nothing to export") && err.contains("gatecrew analyze"), "{err}");
     assert!(err.lines().filter(|l| l.starts_with("warning:")).count() <= 11, "a few warnings, then a count:\n{err}");
 }
+
+#[test]
+fn readmes_run_synopsis_names_every_flag_of_run() {
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
+    let section = readme.split("### `gatecrew run`").nth(1).expect("README has a `gatecrew run` section");
+    let synopsis = section.split("```text\n").nth(1).and_then(|b| b.split("```").next()).expect("a synopsis block");
+    let (code, help, err) = gatecrew(&["run", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    let flags: Vec<&str> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("--")))
+        .map(|w| w.trim_end_matches(','))
+        .filter(|f| *f != "--help")
+        .collect();
+    assert!(flags.len() > 30, "read clap's flags: {flags:?}");
+    let missing: Vec<&&str> = flags
+        .iter()
+        .filter(|f| !synopsis.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).any(|w| w == **f))
+        .collect();
+    assert!(missing.is_empty(), "README's `gatecrew run` synopsis lacks {missing:?}");
+}
+
+#[test]
+fn memory_list_json_without_a_database_is_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("none.db");
+    let (code, out, err) = gatecrew(&["memory", "list", "--memory-db", db.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["exists"], false);
+    assert_eq!(v["records"].as_array().map(Vec::len), Some(0));
+    assert!(!db.exists(), "listing creates no database");
+}
