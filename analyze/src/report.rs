@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
-use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::metrics::{EpisodeMetrics, ModelUse};
 use serde::Serialize;
 
 use rayon::prelude::*;
@@ -12,6 +12,7 @@ use crate::stats::{Ci, Column, Interval, resampled};
 
 mod decisions;
 mod metric;
+mod model;
 
 pub use decisions::{DecisionRow, Decisions};
 pub use metric::Metric;
@@ -53,6 +54,8 @@ pub struct Group {
     /// Tier-3 consults the `llm` executor modelled (its gray zone went to a modelled
     /// model, with no `adjudication` events either): reported beside the policy too.
     pub consults: u64,
+    /// What its model-driven bots asked their model (all zero for scripted bots).
+    pub model: ModelUse,
     /// Every metric.
     pub cells: Vec<Cell>,
 }
@@ -150,6 +153,10 @@ impl Report {
                 let cells =
                     Metric::ALL.iter().zip(intervals).map(|(&metric, interval)| Cell { metric, interval }).collect();
                 let consults = members.iter().map(|e| e.acct.consults).sum::<u64>();
+                let mut model = ModelUse::default();
+                for e in members {
+                    model.add(&e.acct.model);
+                }
                 let deterministic_tier3 =
                     members.iter().any(|e| e.gray > 0) && members.iter().all(|e| e.adjudications == 0) && consults == 0;
                 Group {
@@ -158,6 +165,7 @@ impl Report {
                     episodes: members.len(),
                     deterministic_tier3,
                     consults,
+                    model,
                     cells,
                 }
             })
@@ -214,6 +222,7 @@ impl Report {
             }
             out.push_str(&format!("{t}\n"));
         }
+        out.push_str(&self.model_table());
         out.push_str(&self.decisions.table());
         out
     }

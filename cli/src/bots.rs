@@ -12,6 +12,11 @@ use gatecrew_protocol::AgentId;
 
 use crate::BadInput;
 
+/// `--bots KIND`.
+pub(crate) fn parse_kind(s: &str) -> Result<gatecrew_crew::bots::BotsKind, String> {
+    s.parse()
+}
+
 /// The HTTP client behind the seat.
 #[derive(Debug)]
 struct Live(BlockingChat);

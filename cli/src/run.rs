@@ -133,7 +133,7 @@ pub struct RunArgs {
     /// Who decides at the bots' decision points: `scripted` (the agent core) or `model`
     /// (a language model at --llm-url / --model: next cell, what to do about an issue,
     /// how to answer a request) [default: the config's [bots], else scripted]
-    #[arg(long, value_name = "KIND", value_parser = parse_bots)]
+    #[arg(long, value_name = "KIND", value_parser = crate::bots::parse_kind)]
     bots: Option<gatecrew_crew::bots::BotsKind>,
     /// Re-run a --bots model episode with the model calls recorded in this trace (no
     /// server); same config, seed and flags
@@ -152,10 +152,6 @@ pub struct RunArgs {
     /// the crew is never slowed, the page follows behind [default: as fast as it runs]
     #[arg(long, value_name = "TPS", requires = "serve", value_parser = positive)]
     pace: Option<f64>,
-}
-
-fn parse_bots(s: &str) -> Result<gatecrew_crew::bots::BotsKind, String> {
-    s.parse()
 }
 
 fn positive(s: &str) -> Result<f64, String> {

@@ -16,13 +16,15 @@ use rayon::prelude::*;
 use crate::BadInput;
 use crate::paths;
 
+mod model;
+
 /// `gatecrew suite ...`
 #[derive(Debug, clap::Subcommand)]
 pub enum SuiteCmd {
     /// Write the 200-episode suite (plus the standard split) as files.
     Generate(GenerateArgs),
     /// Run every episode of a split under one or more policies, one trace per episode.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 /// Arguments of `gatecrew suite generate`.
@@ -58,7 +60,8 @@ pub struct RunArgs {
     /// Where the traces go: OUT/<policy>/<episode>.jsonl
     #[arg(long, value_name = "DIR", default_value = "runs/suite")]
     out: PathBuf,
-    /// Worker threads, at most 4 per core [default: all cores]
+    /// Worker threads, at most 4 per core [default: all cores; 1 with a live --bots model
+    /// endpoint, whose calls would otherwise queue behind each other on a one-slot server]
     #[arg(long, value_name = "N", value_parser = crate::jobs::parse)]
     jobs: Option<usize>,
     /// Only episodes whose id contains this text
@@ -66,6 +69,8 @@ pub struct RunArgs {
     filter: Option<String>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
+    #[command(flatten)]
+    bots: model::ModelArgs,
     #[command(flatten)]
     metrics: crate::watch::MetricsArgs,
     #[command(flatten)]
@@ -76,7 +81,7 @@ pub struct RunArgs {
 pub fn run(cmd: SuiteCmd, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {
         SuiteCmd::Generate(a) => generate(a, out),
-        SuiteCmd::Run(a) => run_suite(a, out, err),
+        SuiteCmd::Run(a) => run_suite(*a, out, err),
     }
 }
 
@@ -135,6 +140,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     if gate.is_some_and(|g| g.experiment) {
         writeln!(err, "experiment gate (`experiment = true` in [gate]): the weight hierarchy is not enforced")?;
     }
+    a.bots.check()?;
     let manifest = Manifest::load(&dir).map_err(|e| BadInput(e.to_string()))?;
     let policies: Vec<Policy> =
         a.policy.iter().map(|p| p.parse::<Policy>().map_err(|e| BadInput(e.to_string()))).collect::<Result<_, _>>()?;
@@ -160,13 +166,13 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     let executor = a.exec.resolve()?;
     let exporter = a.metrics.start(err)?;
     let bar = crate::progress::bar(jobs.len() as u64, "episodes");
-    let pool =
-        rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build().context("starting the worker pool")?;
+    let threads = a.jobs.unwrap_or(if a.bots.live() { 1 } else { 0 });
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the worker pool")?;
     let started = Instant::now();
     let results: Vec<anyhow::Result<Done>> = pool.install(|| {
         jobs.par_iter()
             .map(|(policy, e)| {
-                let r = run_one(&dir, e, *policy, gate, executor.as_ref(), &a.out, &data, exporter.as_ref());
+                let r = run_one(&dir, e, *policy, gate, executor.as_ref(), &a.bots, &a.out, &data, exporter.as_ref());
                 bar.inc(1);
                 r
             })
@@ -219,14 +225,23 @@ fn run_one(
     policy: Policy,
     gate: Option<gatecrew_gating::GateSpec>,
     executor: Option<&gatecrew_crew::Executor>,
+    bots: &model::ModelArgs,
     out: &Path,
     data: &Arc<GameData>,
     exporter: Option<&gatecrew_viewer::metrics::Exporter>,
 ) -> anyhow::Result<Done> {
     let cfg = dir.join(&e.file);
-    let ov = Overrides { policy: Some(policy), gate, executor: executor.cloned(), ..Overrides::default() };
-    let setup = Setup::load_with_data(&cfg, &ov, data.clone()).map_err(|err| BadInput(err.to_string()))?;
-    let path = out.join(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
+    let ov = Overrides {
+        policy: Some(policy),
+        gate,
+        executor: executor.cloned(),
+        bots: bots.kind(),
+        ..Overrides::default()
+    };
+    let mut setup = Setup::load_with_data(&cfg, &ov, data.clone()).map_err(|err| BadInput(err.to_string()))?;
+    let rel = Path::new(policy.as_str()).join(format!("{}.jsonl", paths::file_stem(&e.id)));
+    let seat = bots.attach(&mut setup, &rel).with_context(|| format!("episode {}", e.id))?;
+    let path = out.join(&rel);
     let partial = crate::output::PartialFile::create(&path)?;
     let file = partial.file()?;
     let mut w = TraceWriter::new(file);
@@ -249,6 +264,8 @@ fn run_one(
     }
     w.flush().with_context(|| format!("writing {}", path.display()))?;
     drop(w);
+    // A replay that went another way than its recording leaves no trace behind.
+    seat.check().with_context(|| format!("episode {} under {}", e.id, policy.as_str()))?;
     partial.commit()?;
     Ok(Done { policy, metrics })
 }

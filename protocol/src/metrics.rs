@@ -8,7 +8,7 @@ mod accounting;
 
 use serde::Serialize;
 
-pub use accounting::{Accounting, GateRow};
+pub use accounting::{Accounting, GateRow, ModelUse};
 
 use crate::trace::{Brief, BriefKind, CallKind, Decision, Event, ResolvedBy, WindowEvent};
 
@@ -171,6 +171,9 @@ impl EpisodeMetrics {
                 self.exec_tokens += tokens;
                 self.exec_ticks += ticks;
                 self.exec_mistakes += u64::from(mistake);
+            }
+            BriefKind::ModelCall { attempt, prompt_tokens, completion_tokens, invalid, fallback } => {
+                self.acct.model.call(attempt, prompt_tokens, completion_tokens, invalid, fallback);
             }
             BriefKind::Adjudication { prompt_tokens, completion_tokens, latency_ms, fallback } => {
                 self.adjudications += 1;

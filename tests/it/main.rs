@@ -39,6 +39,7 @@ mod plan;
 mod scores;
 mod soak;
 mod suite;
+mod suite_model;
 mod suite_v2;
 mod supervision;
 mod task_cli;

@@ -73,6 +73,8 @@ pub struct Accounting {
     /// `consult`): a gray zone settled by a modelled model, not by the deterministic
     /// adjudicator.
     pub consults: u64,
+    /// The calls of model-driven bots (`model_call` events).
+    pub model: ModelUse,
     /// Gate decisions by tier, rule and verdict.
     #[serde(skip)]
     pub decisions: BTreeMap<GateRow, u64>,
@@ -129,8 +131,53 @@ impl Accounting {
         self.retries_resolved += o.retries_resolved;
         self.escalated_unnecessary_known += o.escalated_unnecessary_known;
         self.consults += o.consults;
+        self.model.add(&o.model);
         for (row, n) in &o.decisions {
             *self.decisions.entry(*row).or_default() += n;
         }
+    }
+}
+
+/// What model-driven bots (`--bots model`) asked their model: every `model_call`, its
+/// server-counted tokens, and the replies that could not be used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ModelUse {
+    /// Calls, feedback calls included.
+    pub calls: u64,
+    /// Decision points asked (first attempts): `calls - decisions` replies were fed back.
+    pub decisions: u64,
+    /// Prompt tokens, from the server's `usage`.
+    pub prompt_tokens: u64,
+    /// Completion tokens, from the server's `usage`.
+    pub completion_tokens: u64,
+    /// The largest prompt of one call: how far a bot's context grew.
+    pub prompt_max: u32,
+    /// Unusable replies (transport failures, malformed, not an option).
+    pub invalid: u64,
+    /// Decisions the scripted core made after two unusable replies.
+    pub fallbacks: u64,
+}
+
+impl ModelUse {
+    /// One `model_call`.
+    pub fn call(&mut self, attempt: u8, prompt_tokens: u32, completion_tokens: u32, invalid: bool, fallback: bool) {
+        self.calls += 1;
+        self.decisions += u64::from(attempt <= 1);
+        self.prompt_tokens += u64::from(prompt_tokens);
+        self.completion_tokens += u64::from(completion_tokens);
+        self.prompt_max = self.prompt_max.max(prompt_tokens);
+        self.invalid += u64::from(invalid);
+        self.fallbacks += u64::from(fallback);
+    }
+
+    /// Adds another episode's calls.
+    pub fn add(&mut self, o: &ModelUse) {
+        self.calls += o.calls;
+        self.decisions += o.decisions;
+        self.prompt_tokens += o.prompt_tokens;
+        self.completion_tokens += o.completion_tokens;
+        self.prompt_max = self.prompt_max.max(o.prompt_max);
+        self.invalid += o.invalid;
+        self.fallbacks += o.fallbacks;
     }
 }

@@ -123,6 +123,19 @@ pub enum BriefKind {
         /// It went wrong.
         mistake: bool,
     },
+    /// `model_call` (a model-driven bot's decision, `--bots model`).
+    ModelCall {
+        /// 1, or 2 for the call that fed an unusable reply back.
+        attempt: u8,
+        /// Server-counted prompt tokens.
+        prompt_tokens: u32,
+        /// Server-counted completion tokens.
+        completion_tokens: u32,
+        /// The reply was unusable.
+        invalid: bool,
+        /// The scripted decision stood in after this call.
+        fallback: bool,
+    },
     /// Any other kind (the metrics read nothing of it).
     Else,
 }
@@ -170,13 +183,21 @@ impl<'a> Brief<'a> {
                 ticks: *ticks,
                 mistake: *mistake,
             },
+            EventKind::ModelCall { attempt, prompt_tokens, completion_tokens, error, fallback, .. } => {
+                BriefKind::ModelCall {
+                    attempt: *attempt,
+                    prompt_tokens: *prompt_tokens,
+                    completion_tokens: *completion_tokens,
+                    invalid: error.is_some(),
+                    fallback: *fallback,
+                }
+            }
             EventKind::Recovery { .. }
             | EventKind::Unfinished { .. }
             | EventKind::Restart { .. }
             | EventKind::Fallback { .. }
             | EventKind::AgentFailed { .. }
             | EventKind::MessageFault { .. }
-            | EventKind::ModelCall { .. }
             | EventKind::Human(_)
             | EventKind::Intent(_)
             | EventKind::Plan(_)
