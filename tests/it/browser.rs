@@ -10,6 +10,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -53,7 +54,13 @@ struct Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = self.driver.kill();
+        // Chromium outlives a killed chromedriver: the driver leads its own process group,
+        // so the browsers it started end with it.
+        let group = format!("-{}", self.driver.id());
+        let killed = Command::new("kill").args(["-KILL", "--", &group]).status().is_ok_and(|s| s.success());
+        if !killed {
+            let _ = self.driver.kill();
+        }
         let _ = self.driver.wait();
     }
 }
@@ -63,6 +70,7 @@ impl Browser {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(driver)
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
