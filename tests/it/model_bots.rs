@@ -156,7 +156,7 @@ fn a_three_bot_house_of_model_decisions_ends_with_reasons_and_replays_byte_for_b
 
 /// A fake model: asks at every issue, refuses at every request, and gives garbage at
 /// command points (so the scripted choice stands in there).
-fn always_asks(_: usize, seen: &crate::llm::fake::Seen) -> Reply {
+pub(crate) fn always_asks(_: usize, seen: &crate::llm::fake::Seen) -> Reply {
     let body = String::from_utf8_lossy(&seen.body);
     let content = if body.contains("You need") {
         r#"{"choice":"ask"}"#

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use gatecrew_protocol::trace::EventKind;
 
-use crate::llm::fake::{Fake, Reply, completion};
+use crate::llm::fake::Fake;
 use crate::llm::server::{live_turn, live_url};
 use crate::llm::{MODEL, gatecrew, trace};
 
@@ -66,23 +66,9 @@ fn suite_args<'a>(split_filter: &'a str, policies: &'a str, out: &'a str) -> Vec
     vec!["suite", "run", "--split", "test", "--filter", split_filter, "--policy", policies, "--out", out]
 }
 
-/// Asks at every issue, refuses every request, and answers garbage at command points
-/// (so that those are fed back and fall back).
-fn asks(_: usize, seen: &crate::llm::fake::Seen) -> Reply {
-    let body = String::from_utf8_lossy(&seen.body);
-    let content = if body.contains("You need") {
-        r#"{"choice":"ask"}"#
-    } else if body.contains("asks you for") {
-        r#"{"choice":"cannot_supply"}"#
-    } else {
-        "somewhere over there"
-    };
-    Reply::Full { status: 200, body: completion(content) }
-}
-
 #[test]
 fn a_split_of_model_bots_is_counted_per_policy_and_replays_from_its_traces() {
-    let fake = Fake::start(asks);
+    let fake = Fake::start(crate::model_bots::always_asks);
     let dir = tempfile::tempdir().unwrap();
     let live = dir.path().join("live");
     let again = dir.path().join("again");
