@@ -1,34 +1,21 @@
-//! `--bots model`: the seat's endpoint, live (`--llm-url`, `--model`) or recorded
-//! (`--replay-model TRACE`).
+//! `--bots model`: the seat's endpoint, live (`--llm-url`, `--model`, one or more
+//! servers: [`live`]) or recorded (`--replay-model TRACE`).
+
+mod live;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use gatecrew_crew::Setup;
-use gatecrew_crew::bots::{Endpoint, Exchange, ReplayEndpoint};
+use gatecrew_crew::bots::ReplayEndpoint;
 use gatecrew_gating::Deterministic;
-use gatecrew_gating::llm::{BlockingChat, LlmClient, LlmSpec};
-use gatecrew_protocol::AgentId;
+use gatecrew_gating::llm::{BlockingChat, LlmClient, LlmSpec, redact_url};
 
 use crate::BadInput;
 
 /// `--bots KIND`.
 pub(crate) fn parse_kind(s: &str) -> Result<gatecrew_crew::bots::BotsKind, String> {
     s.parse()
-}
-
-/// The HTTP client behind the seat.
-#[derive(Debug)]
-struct Live(BlockingChat);
-
-impl Endpoint for Live {
-    fn chat(&self, _agent: AgentId, _digest: &str, body: serde_json::Value) -> Exchange {
-        let (result, latency_ms) = self.0.chat(body);
-        Exchange {
-            result: result.map(|(text, u)| (text, u.prompt_tokens, u.completion_tokens)).map_err(|(r, b)| (r.tag(), b)),
-            latency_ms,
-        }
-    }
 }
 
 /// What a run must check when it is over: a replay that went another way fails it.
@@ -47,15 +34,22 @@ impl Attached {
     }
 }
 
+/// Where a model-driven crew's calls go: the endpoints and how many calls each takes at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoints<'a> {
+    /// `--llm-url`, in the order given (empty: none).
+    pub urls: &'a [String],
+    /// `--model`.
+    pub model: Option<&'a str>,
+    /// `--llm-concurrency`: calls in flight per endpoint (`None`: the server's slots, else 1).
+    pub concurrency: Option<usize>,
+}
+
 /// Attaches the seat the setup's model-driven bots ask, if it has any.
-pub fn attach(
-    setup: &mut Setup,
-    url: Option<&str>,
-    model: Option<&str>,
-    replay: Option<&Path>,
-) -> anyhow::Result<Attached> {
+pub fn attach(setup: &mut Setup, to: Endpoints<'_>, replay: Option<&Path>) -> anyhow::Result<Attached> {
+    let model = to.model;
     let Some(terms) = setup.model_bots.clone() else {
-        if url.is_some() || replay.is_some() {
+        if !to.urls.is_empty() || replay.is_some() {
             // Scripted bots: --llm-url is the adjudicator's, and --replay-model has nothing to replay.
             if replay.is_some() {
                 return Err(BadInput("--replay-model needs --bots model".into()).into());
@@ -77,22 +71,48 @@ pub fn attach(
         setup.attach_seat(r.clone(), model.unwrap_or("replay"));
         return Ok(Attached { replay: Some(r) });
     }
-    let (Some(url), Some(model)) = (url, model) else {
+    let (false, Some(model)) = (to.urls.is_empty(), model) else {
         return Err(
             BadInput("--bots model needs --llm-url URL and --model NAME (or --replay-model TRACE)".into()).into()
         );
     };
-    let spec = LlmSpec {
-        url: Some(url.to_owned()),
-        model: Some(model.to_owned()),
-        timeout_ms: terms.timeout_ms,
-        max_tokens: terms.max_tokens.max(32),
-        ..setup.llm.clone().unwrap_or_default()
-    };
-    spec.check().map_err(|e| BadInput(format!("--llm-url/--model: {}: {}", e.key, e.message)))?;
     let det = Deterministic { midpoint: setup.gate.midpoint() };
-    let client = LlmClient::new(spec, det).map_err(|e| BadInput(e.to_string()))?;
-    let chat = BlockingChat::new(client).map_err(|e| BadInput(e.to_string()))?;
-    setup.attach_seat(Arc::new(Live(chat)), model);
+    let mut servers = Vec::with_capacity(to.urls.len());
+    for url in to.urls {
+        let spec = LlmSpec {
+            url: Some(url.clone()),
+            model: Some(model.to_owned()),
+            timeout_ms: terms.timeout_ms,
+            max_tokens: terms.max_tokens.max(32),
+            ..setup.llm.clone().unwrap_or_default()
+        };
+        let shown = redact_url(url);
+        spec.check().map_err(|e| BadInput(format!("--llm-url {shown}: {}: {}", e.key, e.message)))?;
+        let n = match to.concurrency {
+            Some(n) => n,
+            None => {
+                let key = spec.api_key_env.as_deref().and_then(|v| std::env::var(v).ok());
+                let slots = live::server_slots(url, key.as_deref());
+                tracing::info!(endpoint = %shown, ?slots, "calls in flight: the server's slots (1 if it says none)");
+                slots.unwrap_or(1)
+            }
+        };
+        let clients = (0..n)
+            .map(|_| LlmClient::new(spec.clone(), det))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| BadInput(e.to_string()))?;
+        let chat = BlockingChat::pool(clients).map_err(|e| BadInput(e.to_string()))?;
+        servers.push(live::Server { chat, shown });
+    }
+    setup.attach_seat(Arc::new(live::Live(servers)), model);
     Ok(Attached::default())
+}
+
+/// `--llm-concurrency N`: at least one call, at most 256 (a server with more slots
+/// than that is no single machine's).
+pub(crate) fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=256) => Ok(n),
+        _ => Err(format!("{s:?} is not a number of calls in 1..=256")),
+    }
 }

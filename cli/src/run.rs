@@ -113,9 +113,11 @@ pub struct RunArgs {
     /// No progress bar and no board messages
     #[arg(long, short)]
     quiet: bool,
-    /// Settle the gray zone with this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    /// Settle the gray zone with this OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1;
+    /// with --bots model, the bots' endpoint, and it may be given several times (bot i's
+    /// calls go to the (i mod k)-th)
     #[arg(long, value_name = "URL")]
-    llm_url: Option<String>,
+    llm_url: Vec<String>,
     /// Model name for --llm-url
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
@@ -128,6 +130,10 @@ pub struct RunArgs {
     /// recording made on a slow machine replays like one made on a fast one
     #[arg(long, value_name = "MS", requires = "llm_url", value_parser = clap::value_parser!(u64).range(1..=600_000))]
     llm_timeout_ms: Option<u64>,
+    /// With --bots model: calls in flight at once per --llm-url [default: the server's
+    /// slots, from llama.cpp's /props or /slots, else 1]
+    #[arg(long, value_name = "N", requires = "llm_url", value_parser = crate::bots::parse_concurrency)]
+    llm_concurrency: Option<usize>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
     /// Who decides at the bots' decision points: `scripted` (the agent core) or `model`
@@ -261,7 +267,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         agents: args.agents.map(usize::from),
         policy: args.policy.map(Policy::from),
         gate: gate_overlay,
-        llm_url: args.llm_url.clone(),
+        llm_url: args.llm_url.first().cloned(),
         llm_model: args.model.clone(),
         consult: args.replay_adjudications.is_some(),
         faults: args.faults.clone(),
@@ -281,7 +287,7 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         // The executor model stands in for a language model's costs in the simulator.
         return Err(BadInput("--executor does not go with --world minecraft".into()).into());
     }
-    if mc.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+    if mc.is_some() && (!args.llm_url.is_empty() || args.model.is_some() || args.replay_adjudications.is_some()) {
         // The Minecraft driver settles the gray zone with the deterministic adjudicator.
         return Err(
             BadInput("--llm-url, --model and --replay-adjudications do not go with --world minecraft".into()).into()
@@ -290,7 +296,8 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     if mc.is_some() && args.hitl.interactive {
         crate::interactive::check_minecraft(&args.hitl)?;
     }
-    if args.task.is_some() && (args.llm_url.is_some() || args.model.is_some() || args.replay_adjudications.is_some()) {
+    if args.task.is_some() && (!args.llm_url.is_empty() || args.model.is_some() || args.replay_adjudications.is_some())
+    {
         // A task file has no [llm] section and its own config hash; not wired yet.
         return Err(
             BadInput("--llm-url, --model and --replay-adjudications need a crew config, not --task".into()).into()
@@ -330,8 +337,16 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     if let (Some(ms), Some(spec)) = (args.llm_timeout_ms, setup.llm.as_mut()) {
         spec.timeout_ms = ms;
     }
-    let seat =
-        crate::bots::attach(&mut setup, args.llm_url.as_deref(), args.model.as_deref(), args.replay_model.as_deref())?;
+    if let (Some(ms), Some(t)) = (args.llm_timeout_ms, setup.model_bots.as_mut()) {
+        // Not in the config hash: a timeout shapes the replies, and they are recorded.
+        t.timeout_ms = ms;
+    }
+    if args.llm_url.len() > 1 && setup.model_bots.is_none() {
+        return Err(BadInput("--llm-url given more than once: several endpoints serve only --bots model".into()).into());
+    }
+    let to =
+        crate::bots::Endpoints { urls: &args.llm_url, model: args.model.as_deref(), concurrency: args.llm_concurrency };
+    let seat = crate::bots::attach(&mut setup, to, args.replay_model.as_deref())?;
     // A replayed model-driven episode replays its adjudications from the same trace.
     let replay_t3 = args.replay_adjudications.as_deref().or(args.replay_model.as_deref().filter(|_| setup.consults()));
     let tier3 = Tier3::for_run(&setup, replay_t3)?;

@@ -371,13 +371,18 @@ impl AgentCore {
             knowledge: Knowledge { mem, ..Knowledge::default() },
             side: style.bot(),
             gate_scratch: gate::Scratch::default(),
-            mind: s.seat.map(model::Mind::new),
+            mind: s.seat.map(|seat| model::Mind::new(seat, style.model_view())),
         }
     }
 
     /// This agent's id.
     pub fn id(&self) -> AgentId {
         self.id
+    }
+
+    /// Whether a language model decides for it (`--bots model`).
+    pub fn model_driven(&self) -> bool {
+        self.mind.is_some()
     }
 
     /// The verified inventory.
@@ -461,12 +466,17 @@ impl AgentCore {
             self.resolve_arrived(ResolvedBy::Board, &mut out);
         }
         self.observe(&input.view);
+        self.model_see(&input.view.teammates);
         for news in &input.board {
+            self.model_hear(news);
             self.on_news(news.clone(), &mut out);
         }
         for d in &input.style {
             match d {
-                crate::style::Delivery::Directive(d) => self.on_directive(*d),
+                crate::style::Delivery::Directive(d) => {
+                    self.model_order(d);
+                    self.on_directive(*d);
+                }
             }
         }
         self.expire_awaiting();

@@ -31,6 +31,7 @@
 
 mod question;
 mod replay;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 pub use question::{Point, Question};
 pub use replay::{ReplayEndpoint, ReplayModelError};
+pub use view::{MINDCRAFT_MAX_MESSAGES, MINDCRAFT_SUMMARY_CHUNK, Transcript, View};
 
 /// The latency profile a model-driven crew uses when its config names none: the local
 /// SmolLM2-135M server's, measured with `gatecrew bench-llm` (the file says when and
@@ -179,8 +181,9 @@ pub struct Exchange {
 /// Where a seat's requests go: a live endpoint (the command line wraps the HTTP
 /// client), or a recorded trace.
 pub trait Endpoint: Send + Sync + std::fmt::Debug {
-    /// One exchange for `agent`, whose request body is `body` with digest `digest`.
-    fn chat(&self, agent: AgentId, digest: &str, body: serde_json::Value) -> Exchange;
+    /// One exchange for `agent` (`None`: the central manager), whose request body is
+    /// `body` with digest `digest`.
+    fn chat(&self, agent: Option<AgentId>, digest: &str, body: serde_json::Value) -> Exchange;
 }
 
 /// The seat every model-driven bot of an episode shares: the endpoint and the terms.
@@ -221,15 +224,36 @@ pub struct CallNote {
     pub fallback: bool,
 }
 
+impl CallNote {
+    /// The call's `model_call` event, made by `agent` (`None`: the central manager).
+    pub fn event(self, agent: Option<AgentId>) -> gatecrew_protocol::trace::EventKind {
+        gatecrew_protocol::trace::EventKind::ModelCall {
+            agent,
+            point: self.point.as_str().to_owned(),
+            issue_id: self.issue_id,
+            attempt: self.attempt,
+            digest: self.digest,
+            reply: self.reply,
+            choice: self.choice,
+            prompt_tokens: self.prompt_tokens,
+            completion_tokens: self.completion_tokens,
+            latency_ms: self.latency_ms,
+            ticks: self.ticks,
+            error: self.error,
+            fallback: self.fallback,
+        }
+    }
+}
+
 impl Seat {
     /// A seat over `endpoint` under `terms`; `model` goes into each request.
     pub fn new(endpoint: Arc<dyn Endpoint>, terms: ModelBots, model: impl Into<String>) -> Self {
         Seat { endpoint, terms, model: model.into() }
     }
 
-    /// Asks the model `q` for `agent`: the chosen option's index (`None`: the scripted
-    /// decision stands in), and the calls made, in order.
-    pub fn decide(&self, agent: AgentId, q: &Question) -> (Option<usize>, Vec<CallNote>) {
+    /// Asks the model `q` for `agent` (`None`: the central manager): the chosen option's
+    /// index (`None`: the scripted decision stands in), and the calls made, in order.
+    pub fn decide(&self, agent: Option<AgentId>, q: &Question) -> (Option<usize>, Vec<CallNote>) {
         let mut notes = Vec::new();
         let mut messages = q.messages();
         for attempt in 1..=2u8 {
@@ -268,7 +292,7 @@ impl Seat {
                 }
                 Err(why) => {
                     metrics::counter!("gatecrew_model_bot_invalid_total", "point" => q.point.as_str()).increment(1);
-                    tracing::debug!(%agent, point = q.point.as_str(), attempt, error = %why, "unusable model reply");
+                    tracing::debug!(?agent, point = q.point.as_str(), attempt, error = %why, "unusable model reply");
                     messages.push(gatecrew_gating::llm::ChatMessage::new("assistant", reply));
                     messages.push(gatecrew_gating::llm::ChatMessage::new("user", question::feedback(&why, &q.options)));
                     note.error = Some(why);

@@ -120,6 +120,12 @@ pub trait Style: std::fmt::Debug + Send + Sync {
         true
     }
 
+    /// Which of the crew's lines a model-driven bot's prompt holds beside its private
+    /// state (`--bots model`): by default only the protocol messages addressed to it.
+    fn model_view(&self) -> crate::bots::View {
+        crate::bots::View::Addressed
+    }
+
     /// A fresh bot's side of the style, when the style keeps state in each bot.
     fn bot(&self) -> Option<Box<dyn BotSide>> {
         None

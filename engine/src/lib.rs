@@ -59,4 +59,15 @@ pub trait Agent<I, O> {
     /// Steps on `input` as agent `id`. A supervised core that failed on the input and
     /// restored itself says so in [`Stepped::restarted`].
     fn step(&mut self, id: gatecrew_protocol::AgentId, input: I) -> Stepped<O>;
+
+    /// Steps a batch of `agents` (indexed by id) on their `inputs`, the outputs in
+    /// input order: one after another, unless a core whose steps wait on something
+    /// outside (a model server) runs them at once. Either way each step sees only its
+    /// own input, so the outputs are the same.
+    fn step_batch(agents: &mut [Self], inputs: Vec<(gatecrew_protocol::AgentId, I)>) -> Vec<Stepped<O>>
+    where
+        Self: Sized,
+    {
+        inputs.into_iter().map(|(id, input)| agents[id.index()].step(id, input)).collect()
+    }
 }

@@ -85,7 +85,7 @@ where
 /// Steps each agent of `inputs` in turn: the answer to a [`Need::Step`] for a driver
 /// that holds the agents' cores itself.
 pub fn step_all<I, O, A: Agent<I, O>>(agents: &mut [A], inputs: Vec<(AgentId, I)>) -> Vec<crate::Stepped<O>> {
-    inputs.into_iter().map(|(id, input)| agents[id.index()].step(id, input)).collect()
+    A::step_batch(agents, inputs)
 }
 
 /// A resolver for a scenario that never consults.

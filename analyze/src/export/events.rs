@@ -258,7 +258,7 @@ fn row(l: &Labels, ev: &Event) -> Row {
         EventKind::ModelCall { agent, point, issue_id, prompt_tokens, completion_tokens, ticks, fallback, .. } => {
             // A model-driven bot's call: `action` names its decision point, `ok` is
             // false when the scripted decision stood in.
-            r.agent = Some(agent.0);
+            r.agent = agent.map(|a| a.0);
             r.issue_id = issue_id.map(|i| i.0);
             r.action = s(point);
             r.ok = Some(!*fallback);

@@ -12,25 +12,29 @@ use gatecrew_protocol::{AgentId, IssueId, ItemId};
 
 use super::build::place_of;
 use super::{AgentCore, Blocker, GateNote, Note, StepOutput};
-use crate::bots::{Point, Question, Seat};
+use crate::bots::{Point, Question, Seat, Transcript, View};
+use crate::news::BoardNews;
 use crate::plan::{NodeId, NodeState};
 
 /// Most cells offered at a command point: the prompt stays short, and the first few
 /// in build order are where the scripted core would go anyway.
 const MAX_CELLS: usize = 6;
 
-/// A model-driven bot's seat and the cell it chose last.
+/// A model-driven bot's seat, what of the crew its prompt holds, and the cell it chose
+/// last.
 #[derive(Debug, Clone)]
 pub(super) struct Mind {
     seat: Arc<Seat>,
+    /// The crew's lines its prompt holds, as its policy's view lets them in.
+    transcript: Transcript,
     /// The cell being worked on: while it is still a candidate the bot keeps to it
     /// (walking there and placing it are one decision, not two).
     committed: Option<NodeId>,
 }
 
 impl Mind {
-    pub(super) fn new(seat: Arc<Seat>) -> Self {
-        Mind { seat, committed: None }
+    pub(super) fn new(seat: Arc<Seat>, view: View) -> Self {
+        Mind { seat, transcript: Transcript::new(view), committed: None }
     }
 }
 
@@ -44,7 +48,31 @@ pub(super) enum Proposal {
 }
 
 impl AgentCore {
-    /// The private state as the prompt shows it: I, T, P, B and H (DESIGN section 4).
+    /// A model-driven bot heard board news: into its transcript, as its view allows.
+    pub(super) fn model_hear(&mut self, news: &BoardNews) {
+        let (id, data) = (self.id, self.ctx.data.clone());
+        if let Some(m) = &mut self.mind {
+            m.transcript.hear(id, news, &data);
+        }
+    }
+
+    /// A model-driven bot looked around: the teammates in sight, for a view that keeps them.
+    pub(super) fn model_see(&mut self, teammates: &[(AgentId, gatecrew_protocol::Pos)]) {
+        if let Some(m) = &mut self.mind {
+            m.transcript.see(teammates);
+        }
+    }
+
+    /// A model-driven bot got the manager's order (`central_dag`).
+    pub(super) fn model_order(&mut self, d: &crate::style::Directive) {
+        let line = crate::executor::render::directive(self.id, d, &self.ctx.data);
+        if let Some(m) = &mut self.mind {
+            m.transcript.order(line);
+        }
+    }
+
+    /// The prompt's state: the private state (I, T, P, B and H, DESIGN section 4), then
+    /// the crew's lines its view holds ([`Transcript`]).
     fn model_state(&self) -> String {
         let data = &self.ctx.data;
         let inv: Vec<String> =
@@ -62,8 +90,9 @@ impl AgentCore {
             .map(|(_, a, ok)| format!("{} {}", a.as_str(), if *ok { "ok" } else { "failed" }))
             .collect();
         let p = self.pos;
+        let heard = self.mind.as_ref().map(|m| m.transcript.render()).unwrap_or_default();
         format!(
-            "You are bot {} at {} {} {}.\nInventory: {}\nYour share: {left} cells left.\nWaiting for: {}; set aside: {aside}.\nRecent: {}",
+            "You are {} at {} {} {}.\nInventory: {}\nYour share: {left} cells left.\nWaiting for: {}; set aside: {aside}.\nRecent: {}\n{heard}",
             self.id,
             p.x,
             p.y,
@@ -77,7 +106,7 @@ impl AgentCore {
     /// Asks the seat; records the calls. `None`: no seat, or the scripted decision stands.
     fn ask_model(&mut self, q: &Question, out: &mut StepOutput) -> Option<usize> {
         let seat = self.mind.as_ref()?.seat.clone();
-        let (choice, notes) = seat.decide(self.id, q);
+        let (choice, notes) = seat.decide(Some(self.id), q);
         out.notes.extend(notes.into_iter().map(Note::ModelCall));
         choice
     }

@@ -6,10 +6,14 @@ use gatecrew_protocol::IssueId;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-/// The system prompt of every decision: what the bot is and how it answers. Short on
-/// purpose: it is sent with every call.
+/// The system prompt of every bot's decision: what the bot is and how it answers.
+/// Short on purpose: it is sent with every call.
 pub const SYSTEM_PROMPT: &str = "You are a Minecraft construction bot in a crew. Read your state and pick one option. \
      Answer only {\"choice\": \"<option>\"}.";
+
+/// The system prompt of `central_dag`'s manager at a re-plan.
+pub const MANAGER_PROMPT: &str = "You are the manager of a Minecraft construction crew. You hold the task graph: \
+     read its status and pick one option. Answer only {\"choice\": \"<option>\"}.";
 
 /// A decision point of a model-driven bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +24,9 @@ pub enum Point {
     Issue,
     /// How to answer a teammate's request: offer or cannot supply.
     Answer,
+    /// `central_dag`'s manager re-plans around an issue: which teammate delivers, or
+    /// the bot recovers locally.
+    Replan,
 }
 
 impl Point {
@@ -29,6 +36,7 @@ impl Point {
             Point::Command => "command",
             Point::Issue => "issue",
             Point::Answer => "answer",
+            Point::Replan => "replan",
         }
     }
 }
@@ -53,7 +61,8 @@ impl Question {
     pub fn messages(&self) -> Vec<ChatMessage> {
         let opts = self.options.iter().map(|o| format!("- {o}")).collect::<Vec<_>>().join("\n");
         let user = format!("{}\n{}\nOptions:\n{opts}", self.state, self.ask);
-        vec![ChatMessage::new("system", SYSTEM_PROMPT), ChatMessage::new("user", user)]
+        let system = if self.point == Point::Replan { MANAGER_PROMPT } else { SYSTEM_PROMPT };
+        vec![ChatMessage::new("system", system), ChatMessage::new("user", user)]
     }
 
     /// The schema admitting exactly `{"choice": <an option>}`.

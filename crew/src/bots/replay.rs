@@ -35,11 +35,12 @@ pub enum ReplayModelError {
     Empty(String),
     /// The episode asked something the recording did not.
     #[error(
-        "the episode diverged from the recorded trace at {agent}'s call {call}: {why} (recorded with another config, seed or build?)"
+        "the episode diverged from the recorded trace at {}'s call {call}: {why} (recorded with another config, seed or build?)",
+        caller(*agent)
     )]
     Diverged {
-        /// The bot.
-        agent: AgentId,
+        /// The bot (`None`: the central manager).
+        agent: Option<AgentId>,
         /// Its 1-based call number.
         call: usize,
         /// What differs.
@@ -47,10 +48,16 @@ pub enum ReplayModelError {
     },
 }
 
+/// Who made a call, as an error names it.
+fn caller(agent: Option<AgentId>) -> String {
+    agent.map_or_else(|| "the manager".to_owned(), |a| a.to_string())
+}
+
+/// Recorded exchanges by caller (`None`: the central manager).
 #[derive(Debug, Default)]
 struct State {
-    queues: BTreeMap<AgentId, VecDeque<(String, Exchange)>>,
-    served: BTreeMap<AgentId, usize>,
+    queues: BTreeMap<Option<AgentId>, VecDeque<(String, Exchange)>>,
+    served: BTreeMap<Option<AgentId>, usize>,
     diverged: Option<ReplayModelError>,
     config_hash: Option<String>,
 }
@@ -119,7 +126,7 @@ impl ReplayEndpoint {
 }
 
 impl Endpoint for ReplayEndpoint {
-    fn chat(&self, agent: AgentId, digest: &str, _body: serde_json::Value) -> Exchange {
+    fn chat(&self, agent: Option<AgentId>, digest: &str, _body: serde_json::Value) -> Exchange {
         let mut s = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let call = {
             let n = s.served.entry(agent).or_insert(0);

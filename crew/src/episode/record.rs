@@ -106,21 +106,7 @@ impl Episode {
                 if let Some(s) = self.crew.slots.get_mut(agent.index()) {
                     s.reading += c.ticks;
                 }
-                EventKind::ModelCall {
-                    agent,
-                    point: c.point.as_str().to_owned(),
-                    issue_id: c.issue_id,
-                    attempt: c.attempt,
-                    digest: c.digest,
-                    reply: c.reply,
-                    choice: c.choice,
-                    prompt_tokens: c.prompt_tokens,
-                    completion_tokens: c.completion_tokens,
-                    latency_ms: c.latency_ms,
-                    ticks: c.ticks,
-                    error: c.error,
-                    fallback: c.fallback,
-                }
+                c.event(Some(agent))
             }
             Note::Unfinished { node, pos, why } => {
                 let block = pos

@@ -86,6 +86,29 @@ impl gatecrew_engine::Agent<StepInput, StepOutput> for AgentCore {
     fn step(&mut self, id: AgentId, input: StepInput) -> Stepped {
         step_supervised(self, id, input)
     }
+
+    /// Model-driven bots think at once, each on a thread of its own, so that a round's
+    /// calls reach the endpoint together (it bounds how many are in flight: see
+    /// `--llm-concurrency`); scripted ones, which wait on nothing, one after another.
+    /// A step reads only its own input and its own replies, so the outputs, taken in
+    /// input order, do not depend on which call came back first.
+    fn step_batch(agents: &mut [AgentCore], inputs: Vec<(AgentId, StepInput)>) -> Vec<Stepped> {
+        let model = inputs.iter().filter(|(id, _)| agents.get(id.index()).is_some_and(AgentCore::model_driven)).count();
+        if model < 2 {
+            return inputs.into_iter().map(|(id, input)| step_supervised(&mut agents[id.index()], id, input)).collect();
+        }
+        let mut cores: Vec<Option<&mut AgentCore>> = agents.iter_mut().map(Some).collect();
+        std::thread::scope(|s| {
+            let running: Vec<_> = inputs
+                .into_iter()
+                .map(|(id, input)| {
+                    let agent = cores[id.index()].take().expect("one input per agent in a batch");
+                    s.spawn(move || step_supervised(agent, id, input))
+                })
+                .collect();
+            running.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
+    }
 }
 
 /// Steps an agent; if it panics, restores the snapshot taken before the step (its

@@ -45,7 +45,8 @@ impl Style for CentralDag {
     fn channel(&self, setup: &crate::setup::Setup) -> Option<Box<dyn Channel>> {
         let n = setup.world.agent_count();
         let owners = crate::plan::split_work(&setup.blueprint, setup.labels.builders(n));
-        Some(Box::new(Central { manager: Manager::new(ManagerConfig::default(), owners, n) }))
+        let manager = Manager::new(ManagerConfig::default(), owners, n);
+        Some(Box::new(Central { manager, seat: setup.seat.clone() }))
     }
 }
 
@@ -124,6 +125,8 @@ impl BotSide for Bot {
 #[derive(Debug, Clone)]
 pub(crate) struct Central {
     manager: Manager,
+    /// The model that re-plans for the manager, with model-driven bots.
+    seat: Option<std::sync::Arc<crate::bots::Seat>>,
 }
 
 /// The task status the manager may know: blueprint cells still to place (the upper
@@ -140,11 +143,58 @@ fn unplaced(world: &World, blueprint: &Blueprint) -> Vec<Unplaced> {
 }
 
 impl Central {
+    /// With model-driven bots, the manager's re-plan of a missing item is a model call
+    /// over the task status (the line that asked, each unplaced cell with its owner,
+    /// what each bot reported it can spare): which teammate delivers, or the bot
+    /// recovers locally. `None`: no model, or nothing to choose (no teammate is
+    /// believed to have any to spare). Else the choice (`None`: the replies were
+    /// unusable and the manager's own rule stands) and the game ticks the calls cost.
+    fn model_replan(
+        &self,
+        agent: AgentId,
+        ask: &ManagerAsk,
+        unplaced: &[Unplaced],
+        host: &mut dyn Host,
+    ) -> Option<(Option<Option<AgentId>>, u64)> {
+        let seat = self.seat.as_ref()?;
+        let ManagerAsk::Issue { issue, item: Some((item, count)) } = *ask else { return None };
+        let donors = self.manager.donors(agent, item);
+        if donors.is_empty() {
+            return None;
+        }
+        let data = host.world().data();
+        let cells = host.blueprint().cells();
+        let rows = unplaced.iter().map(|u| (cells[u.cell].pos, u.item, self.manager.owner(u.cell)));
+        let state = render::replan(&render::ask(agent, ask, data), rows, self.manager.spares(), data);
+        let name = data.item_name(item);
+        let mut options: Vec<String> =
+            donors.iter().map(|(a, s)| format!("{a} brings {} {name}", (*s).min(count))).collect();
+        options.push("recover_locally".to_owned());
+        let q = crate::bots::Question {
+            point: crate::bots::Point::Replan,
+            issue_id: Some(issue),
+            state,
+            ask: format!("{agent} lacks {count} {name}. Who brings it, or does {agent} get it itself?"),
+            options,
+        };
+        let (choice, notes) = seat.decide(None, &q);
+        let ticks = notes.iter().map(|n| n.ticks).sum();
+        for n in notes {
+            host.record(n.event(None));
+        }
+        Some((choice.map(|i| donors.get(i).map(|d| d.0)), ticks))
+    }
+
     /// An agent's line reached the manager.
     fn ask(&mut self, agent: AgentId, ask: ManagerAsk, host: &mut dyn Host) {
         host.record(EventKind::Manager { from: Some(agent), to: None, tokens: ask.tokens() });
         let unplaced = unplaced(host.world(), host.blueprint());
-        let mut replan = self.manager.handle(agent, &ask, host.now(), &unplaced);
+        let chosen = self.model_replan(agent, &ask, &unplaced, host);
+        let mut replan = self.manager.handle_choosing(agent, &ask, host.now(), &unplaced, chosen.and_then(|c| c.0));
+        if let Some((_, ticks)) = chosen {
+            // The re-plan took as long as the model's calls did.
+            replan.pause = ticks;
+        }
         // Under the `llm` executor the re-plan is a call whose prompt is the status the
         // manager re-plans from, written out and counted (`render::replan`). It pauses
         // the crew as long as the call takes, and a mistaken one loses one delivery

@@ -65,6 +65,10 @@ impl Style for Flatcomm {
         true
     }
 
+    fn model_view(&self) -> crate::bots::View {
+        crate::bots::View::Chat
+    }
+
     fn channel(&self, _setup: &crate::setup::Setup) -> Option<Box<dyn Channel>> {
         Some(Box::new(Chat::default()))
     }

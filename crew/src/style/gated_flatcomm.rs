@@ -42,6 +42,10 @@ impl Style for GatedFlatcomm {
         Flatcomm.writes_with_model()
     }
 
+    fn model_view(&self) -> crate::bots::View {
+        Flatcomm.model_view()
+    }
+
     fn channel(&self, setup: &crate::setup::Setup) -> Option<Box<dyn Channel>> {
         Flatcomm.channel(setup)
     }

@@ -34,4 +34,8 @@ impl Style for NoPartition {
     fn echoes_requests(&self) -> bool {
         true
     }
+
+    fn model_view(&self) -> crate::bots::View {
+        crate::bots::View::Board
+    }
 }

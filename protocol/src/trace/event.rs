@@ -637,9 +637,10 @@ pub enum EventKind {
     /// the latency profile). A proposal to ask is followed by the `gate` event that
     /// decided it.
     ModelCall {
-        /// The bot.
-        agent: AgentId,
-        /// The decision point: `command`, `issue` or `answer`.
+        /// The bot; absent for the central manager's re-plans (`central_dag`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<AgentId>,
+        /// The decision point: `command`, `issue`, `answer`, or the manager's `replan`.
         point: String,
         /// The issue decided, at an `issue` point.
         #[serde(default, skip_serializing_if = "Option::is_none")]

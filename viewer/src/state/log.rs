@@ -231,8 +231,9 @@ fn entry(ev: &Event) -> LogEntry {
             format!("model call ({}): {tokens} tokens, {ticks} ticks{m}", call.as_str())
         }
         EventKind::ModelCall { agent, point, choice, .. } => {
-            bots.push(agent.0);
-            format!("{agent} model call at {point}{}", choice.as_deref().map(|c| format!(": {c}")).unwrap_or_default())
+            bots.extend(agent.map(|a| a.0));
+            let who = agent.map_or_else(|| "manager".to_owned(), |a| a.to_string());
+            format!("{who} model call at {point}{}", choice.as_deref().map(|c| format!(": {c}")).unwrap_or_default())
         }
         other => other.name().to_owned(),
     };

@@ -217,8 +217,38 @@ impl Manager {
         self.beliefs.get(agent.index()).and_then(Option::as_ref).and_then(|b| b.spare.get(&item)).copied().unwrap_or(0)
     }
 
-    /// Handles one message `from` an agent at `now`; `unplaced` is the task status.
+    /// The teammates of `from` the manager believes can spare some `item`, with how
+    /// many, the one it would order first first (most to spare, then the lowest id).
+    pub fn donors(&self, from: AgentId, item: ItemId) -> Vec<(AgentId, u32)> {
+        let mut d: Vec<(AgentId, u32)> = (0..self.beliefs.len() as u32)
+            .map(AgentId)
+            .filter(|a| *a != from)
+            .map(|a| (a, self.believed_spare(a, item)))
+            .filter(|(_, s)| *s > 0)
+            .collect();
+        d.sort_by_key(|&(a, s)| (std::cmp::Reverse(s), a));
+        d
+    }
+
+    /// Handles one message `from` an agent at `now` by the manager's own rule;
+    /// `unplaced` is the task status.
+    #[cfg(test)]
     pub fn handle(&mut self, from: AgentId, ask: &ManagerAsk, now: Tick, unplaced: &[Unplaced]) -> Replan {
+        self.handle_choosing(from, ask, now, unplaced, None)
+    }
+
+    /// As [`Self::handle`], with the re-plan of a missing item chosen elsewhere (a
+    /// model-driven manager, `--bots model`): `Some(Some(giver))` orders one of
+    /// [`Self::donors`], `Some(None)` tells the bot to recover locally, `None` leaves it
+    /// to the manager's own rule (the first donor).
+    pub fn handle_choosing(
+        &mut self,
+        from: AgentId,
+        ask: &ManagerAsk,
+        now: Tick,
+        unplaced: &[Unplaced],
+        chosen: Option<Option<AgentId>>,
+    ) -> Replan {
         let mut r = Replan {
             pause: self.config.replan_base + unplaced.len() as u64 / self.config.replan_per.max(1),
             tokens: 300 + 4 * unplaced.len() as u32,
@@ -249,13 +279,11 @@ impl Manager {
             }
             ManagerAsk::Issue { issue, item: None } => r.directives.push((from, Directive::Resume { issue })),
             ManagerAsk::Issue { issue, item: Some((item, count)) } => {
-                let donor = (0..self.beliefs.len() as u32)
-                    .map(AgentId)
-                    .filter(|a| *a != from)
-                    .map(|a| (self.believed_spare(a, item), std::cmp::Reverse(a)))
-                    .filter(|(s, _)| *s > 0)
-                    .max()
-                    .map(|(s, std::cmp::Reverse(a))| (a, s));
+                let donors = self.donors(from, item);
+                let donor = match chosen {
+                    None => donors.first().copied(),
+                    Some(pick) => pick.and_then(|g| donors.iter().find(|(a, _)| *a == g).copied()),
+                };
                 match donor {
                     Some((giver, s)) => {
                         let window = WindowId(self.next_window);
