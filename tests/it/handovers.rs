@@ -13,7 +13,7 @@ fn messages(events: &[Event], w: WindowId) -> Vec<(MessageKind, AgentId, Recipie
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Board { msg, window, from, to, reason, .. } if *window == w => {
-                Some((*msg, *from, to.clone(), reason.clone()))
+                Some((*msg, *from, *to, reason.clone()))
             }
             _ => None,
         })
