@@ -30,7 +30,7 @@ fn cos_json_is_the_librarys_cos() {
     assert_eq!(v["means"].as_array().unwrap().len(), 2 * 2);
     let (code, table, _) = gatecrew(&["cos", "--levels", "level_0", "--timing", "oracle"]);
     assert_eq!(code, 0);
-    assert!(table.contains("CoS (pending excluded)") && table.contains("CoS (pending = failed)"), "{table}");
+    assert!(table.contains("CoS pending excluded: ") && table.contains("pending = failed: "), "{table}");
     assert!(table.contains("oracle") && table.contains("dispatcher") && table.contains("flatcomm"), "{table}");
 }
 
