@@ -55,10 +55,19 @@ pub fn new<C: Into<Cell>>(header: impl IntoIterator<Item = C>) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
-    // Not comfy-table's own guess from standard output: the command decides.
-    if let Some(w) = look.width {
-        t.force_no_tty();
-        t.set_width(w);
+    match look.width {
+        // Not comfy-table's own guess from standard output: the command decides.
+        Some(w) => {
+            t.force_no_tty();
+            t.set_width(w);
+        }
+        // A terminal that tells no usable width (a pseudo-terminal nobody sized reports
+        // 0 columns) gets the width of a pipe.
+        None => {
+            if t.width().is_none_or(|w| w < 20) {
+                t.set_width(WIDTH);
+            }
+        }
     }
     if look.color {
         t.enforce_styling();

@@ -204,7 +204,7 @@ fn the_plot_is_drawn_with_the_bundled_font() {
         .skip(1)
         .filter_map(|t| {
             let y = t.split(" y=\"").nth(1)?.split('"').next()?.parse().ok()?;
-            let body = t.split_once('>')?.1.split("</text>").next()?.to_owned();
+            let body = t.split_once('>')?.1.split("</text>").next()?.trim().to_owned();
             Some((y, body))
         })
         .collect();

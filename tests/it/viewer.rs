@@ -2,21 +2,11 @@
 //! the websocket's Origin check, browsers that never touch the trace, and the cards'
 //! inventories equal to the world's, live and in a replay.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures::StreamExt;
-use gatecrew_crew::agent::AgentCore;
-use gatecrew_crew::{ByAdjudicator, Episode, Observer, Setup};
-use gatecrew_gating::Deterministic;
-use gatecrew_protocol::AgentId;
-use gatecrew_protocol::trace::{ActionName, Event, EventKind, TraceWriter, WindowEvent};
-use gatecrew_viewer::crew::{ResimError, ViewProbe, resimulate};
+use gatecrew_protocol::trace::{Event, EventKind, WindowEvent};
+use gatecrew_viewer::ViewState;
 use gatecrew_viewer::replay::{Cursor, Recording};
-use gatecrew_viewer::server::{Source, bind};
-use gatecrew_viewer::{InventorySource, ViewState, hub};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use crate::cli::gatecrew;
 use crate::common::default_setup;

@@ -10,11 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use gatecrew_protocol::trace::{Event, TraceReader};
-use gatecrew_viewer::replay::Recording;
 use serde_json::{Value, json};
-
-use crate::common::{default_config, default_setup};
 
 fn find(env: &str, names: &[&str]) -> Option<PathBuf> {
     if let Ok(p) = std::env::var(env) {

@@ -1,18 +1,11 @@
 //! A run followed to its end and its replay stepped tick by tick, against a fresh fold
 //! of the trace at each tick.
 
-use std::io::Write;
-use std::net::SocketAddr;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use base64::Engine;
 use gatecrew_protocol::trace::{Event, TraceReader};
 use gatecrew_viewer::replay::Recording;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::common::{default_config, default_setup};
 
@@ -148,7 +141,7 @@ async fn the_page_follows_a_run_to_the_end_and_a_replay_shows_the_tick_it_is_ste
     let tick = wait_tick(&b, |t| t == mid).await;
     check_page(&b, &rec, tick).await;
     b.screenshot("viewer-replay.png").await;
-    explain::replay_controls(&b, &rec, &format!("http://{raddr}/")).await;
+    super::explain::replay_controls(&b, &rec, &format!("http://{raddr}/")).await;
     drop(b);
     let _ = run.join();
     let _ = replay.join();

@@ -92,7 +92,7 @@ fn check_prints_every_files_errors_warnings_and_note_as_json() {
     assert_eq!(files[1]["errors_total"], 1);
     let e = &files[1]["errors"][0];
     assert_eq!(e["line"], 2, "{e}");
-    assert!(e["message"].as_str().unwrap().contains("seed"), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("seven"), "{e}");
     assert_eq!(files[2]["kind"], "task");
     assert!(files[2]["note"].as_str().unwrap().contains("tasks;"), "{}", files[2]);
     assert!(files[2]["warnings_total"].as_u64().unwrap() >= files[2]["warnings"].as_array().unwrap().len() as u64);

@@ -92,7 +92,7 @@ fn cos_under_the_llm_executor_reports_calls_tokens_and_mistakes() {
     let (code, table, _) = gatecrew(&["cos", "--levels", "level_0", "--executor", "llm", "--error-scale", "0.5"]);
     assert_eq!(code, 0);
     assert!(
-        table.contains("mistakes/episode") && table.contains("prompt tok/call") && table.contains("0.5 x"),
+        table.contains("0.5 x") && table.lines().any(|l| l.starts_with('│') && l.matches('┆').count() == 13),
         "{table}"
     );
     let (_, table, _) = gatecrew(&["cos", "--levels", "level_0"]);

@@ -1,7 +1,6 @@
 //! The cards' inventories equal the world's at every tick, in a replay and live.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -9,17 +8,14 @@ use gatecrew_crew::agent::AgentCore;
 use gatecrew_crew::{ByAdjudicator, Episode, Observer, Setup};
 use gatecrew_gating::Deterministic;
 use gatecrew_protocol::AgentId;
-use gatecrew_protocol::trace::{ActionName, Event, EventKind, TraceWriter, WindowEvent};
+use gatecrew_protocol::trace::{ActionName, Event, EventKind, TraceWriter};
 use gatecrew_viewer::crew::{ResimError, ViewProbe, resimulate};
-use gatecrew_viewer::replay::{Cursor, Recording};
+use gatecrew_viewer::replay::Recording;
 use gatecrew_viewer::server::{Source, bind};
 use gatecrew_viewer::{InventorySource, ViewState, hub};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::cli::gatecrew;
-use crate::common::default_setup;
-
-use super::{episode, json};
+use super::socket::merge;
 
 type Inventories = Vec<BTreeMap<String, u32>>;
 

@@ -1,26 +1,20 @@
 //! The websocket: every upgrade checks the Origin, and fifty browsers, some never
 //! reading, leave the trace as it is.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use gatecrew_crew::agent::AgentCore;
-use gatecrew_crew::{ByAdjudicator, Episode, Observer, Setup};
-use gatecrew_gating::Deterministic;
-use gatecrew_protocol::AgentId;
-use gatecrew_protocol::trace::{ActionName, Event, EventKind, TraceWriter, WindowEvent};
-use gatecrew_viewer::crew::{ResimError, ViewProbe, resimulate};
-use gatecrew_viewer::replay::{Cursor, Recording};
+use gatecrew_protocol::trace::{Event, TraceWriter};
+use gatecrew_viewer::crew::ViewProbe;
+use gatecrew_viewer::hub;
+use gatecrew_viewer::replay::Recording;
 use gatecrew_viewer::server::{Source, bind};
-use gatecrew_viewer::{InventorySource, ViewState, hub};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::cli::gatecrew;
 use crate::common::default_setup;
 
-use super::{episode, json};
+use super::episode;
 
 async fn connect(url: &str, origin: Option<&str>, host: Option<&str>) -> Result<String, String> {
     let mut req = url.into_client_request().unwrap();
@@ -78,7 +72,7 @@ async fn every_websocket_upgrade_checks_the_origin() {
 
 /// Folds a websocket message into the state a page holds: a live update carries only
 /// the sections that changed since the one before (the page's own rule, app.js).
-fn merge(page: &mut serde_json::Value, msg: &str) {
+pub(super) fn merge(page: &mut serde_json::Value, msg: &str) {
     let m: serde_json::Value = serde_json::from_str(msg).unwrap();
     assert_eq!(m["type"], "state", "{msg}");
     let serde_json::Value::Object(parts) = &m["state"] else { panic!("no state: {msg}") };
