@@ -125,7 +125,7 @@ fn the_progress_bar_the_table_and_the_log_lines_follow_the_choice() {
     let (code, shown) = on_terminal(&["run", "--stepper", "--trace", t], &[("GATECREW_LOG", "info")]);
     assert_eq!(code, 0, "{shown}");
     assert!(shown.contains(cyan), "the bar is cyan on a colour terminal: {shown:?}");
-    assert!(shown.contains(&format!("{BOLD}metric")), "the table's header is bold: {shown:?}");
+    assert!(shown.contains(&format!("{BOLD} metric")), "the table's header is bold: {shown:?}");
     assert!(shown.contains("episode ended") && shown.contains("\u{1b}[32m"), "an info line in green: {shown:?}");
     let (code, shown) =
         on_terminal(&["run", "--stepper", "--trace", t], &[("GATECREW_LOG", "info"), ("NO_COLOR", "1")]);
@@ -142,7 +142,7 @@ fn the_progress_bar_the_table_and_the_log_lines_follow_the_choice() {
     let (code, out, err) =
         piped(&["--color", "always", "run", "--stepper", "--quiet", "--trace", t], &[("GATECREW_LOG", "info")]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains(&format!("{BOLD}metric")), "{out:?}");
+    assert!(out.contains(&format!("{BOLD} metric")), "{out:?}");
     assert!(err.contains("\u{1b}[32m") && err.contains("episode ended"), "{err:?}");
 }
 
