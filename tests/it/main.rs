@@ -25,6 +25,7 @@ mod faults;
 mod fit_errors;
 mod fuzz_corpus;
 mod gated_baselines;
+mod handovers;
 mod hitl;
 mod hostile;
 mod issues;
