@@ -9,6 +9,7 @@
 //! figure: every policy runs with the defaults DESIGN gives, the gates named in the
 //! commands are the shipped files.
 
+mod model;
 mod paper;
 mod tables;
 
@@ -19,9 +20,12 @@ use std::time::Instant;
 use anyhow::Context;
 use gatecrew_analyze::{By, Ci, Paired, Report, read_traces};
 use gatecrew_protocol::metrics::EpisodeMetrics;
+use gatecrew_protocol::trace::Split;
 
 use crate::BadInput;
 use crate::paths;
+use gatecrew_crew::bots::BotsKind;
+pub(crate) use model::Bots;
 
 /// Arguments of `gatecrew reproduce`.
 #[derive(Debug, clap::Args)]
@@ -44,24 +48,38 @@ pub struct ReproduceArgs {
     /// 95% intervals: `none`, or the number of bootstrap resamples
     #[arg(long, value_name = "none|N", default_value = "2000", value_parser = crate::analyze::parse_ci)]
     ci: Ci,
-    /// What drives the bots, passed to every `suite run` (`scripted`, the default, or
-    /// `model`, where the build has model-driven bots)
-    #[arg(long, value_name = "KIND")]
-    bots: Option<String>,
-    /// With --bots model: the OpenAI-compatible server, passed to every `suite run`
+    /// What drives the bots in every run: `scripted` (the default) or `model` (a language
+    /// model at --llm-url / --model; Table 8 then runs as `suite run`s, since calibrate's
+    /// decision replay drives scripted bots only)
+    #[arg(long, value_name = "KIND", value_parser = crate::bots::parse_kind)]
+    bots: Option<BotsKind>,
+    /// With --bots model: the OpenAI-compatible endpoint, passed to every run
     #[arg(long, value_name = "URL", requires = "bots")]
     llm_url: Option<String>,
-    /// With --bots model: the model name, passed to every `suite run`
+    /// With --bots model: the model name, passed to every run
     #[arg(long, value_name = "NAME", requires = "bots")]
     model: Option<String>,
+    /// With --bots model: one call's timeout in ms, passed to every run [default: each
+    /// episode's [bots] timeout_ms]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    llm_timeout_ms: Option<u64>,
+    /// Re-run an earlier `reproduce 004 --bots model` from its traces (DIR is its --out:
+    /// each run replays DIR/<run>), with no server; same suite and flags. Implies --bots model
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["llm_url", "model"])]
+    replay_model: Option<PathBuf>,
+    /// Only episodes whose id contains this text, in every run (e.g. `s0`, the first seed)
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
 }
 
 /// One run of the reproduction: what it is for, and its command line.
 pub(crate) struct Step {
-    /// Its folder under `--out` (empty for the perturbation table's calibrate run).
+    /// Its folder under `--out`.
     pub name: &'static str,
     /// What the tables take from it.
     pub purpose: &'static str,
+    /// The splits its episodes come from.
+    pub splits: &'static [Split],
     /// The command, without the program name.
     pub args: Vec<String>,
 }
@@ -70,46 +88,43 @@ pub(crate) struct Step {
 const ALL_POLICIES: &str =
     "gated,rule_score,rule_only,no_gate,no_partition,flatcomm,central_dag,gated_flatcomm,gated_central_dag";
 
-fn steps(a: &ReproduceArgs, suite: &Path) -> Vec<Step> {
+/// The runs, in order. `perturb_gates`: under model bots, Table 8's runs and the gate
+/// each reads; otherwise Table 8 is one `calibrate --perturb`.
+fn steps(a: &ReproduceArgs, suite: &Path, bots: &Bots, perturb_gates: &[(&'static str, PathBuf)]) -> Vec<Step> {
     let out = |name: &str| a.out.join(name).display().to_string();
-    let jobs: Vec<String> = a.jobs.map(|j| vec!["--jobs".into(), j.to_string()]).unwrap_or_default();
-    let mut bots = Vec::new();
-    if let Some(b) = &a.bots {
-        bots.extend(["--bots".to_owned(), b.clone()]);
-    }
-    if let Some(u) = &a.llm_url {
-        bots.extend(["--llm-url".to_owned(), u.clone()]);
-    }
-    if let Some(m) = &a.model {
-        bots.extend(["--model".to_owned(), m.clone()]);
+    let mut common: Vec<String> = a.jobs.map(|j| vec!["--jobs".into(), j.to_string()]).unwrap_or_default();
+    if let Some(f) = &a.filter {
+        common.extend(["--filter".into(), f.clone()]);
     }
     let gate = |name: &str| {
         paths::configs_file(&format!("gates/{name}.toml")).map_or(name.into(), |p| p.display().to_string())
     };
-    let suite_run = |name: &'static str, purpose: &'static str, split: &str, policy: &str, extra: &[String]| {
-        let mut args: Vec<String> = ["suite", "run", "--suite", &suite.display().to_string(), "--split", split]
+    let suite_run = |name: &'static str, purpose: &'static str, split: Split, policy: &str, extra: &[String]| {
+        let splits: &'static [Split] = if split == Split::Standard { &[Split::Standard] } else { &[Split::Test] };
+        let split = split.to_string();
+        let mut args: Vec<String> = ["suite", "run", "--suite", &suite.display().to_string(), "--split", &split]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.extend(["--policy".into(), policy.into(), "--out".into(), out(name)]);
         args.extend(extra.iter().cloned());
-        args.extend(jobs.iter().cloned());
-        args.extend(bots.iter().cloned());
-        Step { name, purpose, args }
+        args.extend(common.iter().cloned());
+        args.extend(bots.flags(a, name));
+        Step { name, purpose, splits, args }
     };
     let mut v = vec![
-        suite_run("custom", "Tables 2, 3, 4, 7, 9, 10: every policy on the test split", "test", ALL_POLICIES, &[]),
+        suite_run("custom", "Tables 2, 3, 4, 7, 9, 10: every policy on the test split", Split::Test, ALL_POLICIES, &[]),
         suite_run(
             "standard",
             "Tables 2 and 3, standard setting: the baselines and their gated variants on the standard split",
-            "standard",
+            Split::Standard,
             "flatcomm,gated_flatcomm,central_dag,gated_central_dag",
             &[],
         ),
         suite_run(
             "llm-executor",
             "Table 7: the gray zone settled by a modelled language model (the llm executor's consults) against none",
-            "test",
+            Split::Test,
             "rule_score,gated",
             &["--executor".into(), "llm".into()],
         ),
@@ -117,24 +132,37 @@ fn steps(a: &ReproduceArgs, suite: &Path) -> Vec<Step> {
     for (name, file) in
         [("boundary-narrow", "boundary-narrow"), ("boundary-wide", "boundary-wide"), ("boundary-all", "boundary-all")]
     {
-        v.push(suite_run(name, "Table 9: the gray zone's width", "test", "gated", &["--gate".into(), gate(file)]));
+        v.push(suite_run(name, "Table 9: the gray zone's width", Split::Test, "gated", &["--gate".into(), gate(file)]));
     }
     v.push(suite_run(
         "transfer",
         "Table 10: the gate calibrated on the protocol's crews, applied zero-shot in front of the central manager",
-        "test",
+        Split::Test,
         "gated_central_dag",
         &["--gate".into(), gate("construction-calibrated")],
     ));
+    if bots.model() {
+        for (name, file) in perturb_gates {
+            v.push(suite_run(
+                name,
+                "Table 8: one weight perturbation of the calibrated gate, `gated` on the test split",
+                Split::Test,
+                "gated",
+                &["--gate".into(), file.display().to_string()],
+            ));
+        }
+        return v;
+    }
     let mut perturb: Vec<String> =
         ["calibrate", "--perturb", "--suite", &suite.display().to_string(), "--out", &out("perturb")]
             .iter()
             .map(|s| s.to_string())
             .collect();
-    perturb.extend(jobs.iter().cloned());
+    perturb.extend(common.iter().cloned());
     v.push(Step {
         name: "perturb",
         purpose: "Table 8: the four weight perturbations of the calibrated gate",
+        splits: &[Split::Test, Split::Calibration],
         args: perturb,
     });
     v
@@ -156,6 +184,8 @@ pub(crate) struct Runs {
     pub suite: PathBuf,
     /// Seconds the runs took.
     pub seconds: f64,
+    /// Who drove the bots.
+    pub bots: Bots,
 }
 
 impl Runs {
@@ -182,12 +212,15 @@ fn renamed(eps: &[EpisodeMetrics], name: &str) -> Vec<EpisodeMetrics> {
         .collect()
 }
 
-/// Reports by run folder and paired differences by name.
-type Analysed = (Vec<(&'static str, Report)>, Vec<(&'static str, Paired)>);
+/// Episodes by run folder.
+type Episodes = Vec<(&'static str, Vec<EpisodeMetrics>)>;
 
-fn analyse(a: &ReproduceArgs, steps: &[Step], err: &mut dyn Write) -> anyhow::Result<Analysed> {
-    let mut eps: Vec<(&'static str, Vec<EpisodeMetrics>)> = Vec::new();
-    for s in steps.iter().filter(|s| s.name != "perturb") {
+/// Reports by run folder, paired differences by name, and the episodes they came from.
+type Analysed = (Vec<(&'static str, Report)>, Vec<(&'static str, Paired)>, Episodes);
+
+fn analyse(a: &ReproduceArgs, steps: &[Step], ran: &[&str], err: &mut dyn Write) -> anyhow::Result<Analysed> {
+    let mut eps: Episodes = Vec::new();
+    for s in steps.iter().filter(|s| s.name != "perturb" && ran.contains(&s.name)) {
         let read = read_traces(&[a.out.join(s.name)]).map_err(|e| BadInput(e.to_string()))?;
         for w in &read.warnings {
             writeln!(err, "warning: {w}")?;
@@ -219,7 +252,7 @@ fn analyse(a: &ReproduceArgs, steps: &[Step], err: &mut dyn Write) -> anyhow::Re
     let mut reports: Vec<(&'static str, Report)> = reports;
     reports.push(("boundary", Report::build_with(&boundary, By::Policy, a.ci)));
     reports.push(("transfer-all", Report::build_with(&transfer, By::Policy, a.ci)));
-    Ok((reports, paired))
+    Ok((reports, paired, eps))
 }
 
 /// Runs `gatecrew reproduce`.
@@ -227,12 +260,40 @@ pub fn run(a: ReproduceArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     if a.paper != "004" {
         return Err(BadInput(format!("reproduce {}: the papers this command reproduces are: 004", a.paper)).into());
     }
+    let bots = Bots::from_args(&a)?;
     let suite = a.suite.clone().unwrap_or_else(paths::default_suite_v2);
     let started = Instant::now();
-    let steps = steps(&a, &suite);
+    let calibrated = paths::configs_file("gates/construction-calibrated.toml");
+    let perturb_gates = match (&calibrated, bots.model()) {
+        (Some(f), true) => model::gate_files(f, &a.out.join("perturb").join("gates"))?,
+        (None, true) => return Err(BadInput("no configs/gates/construction-calibrated.toml to perturb".into()).into()),
+        (_, false) => Vec::new(),
+    };
+    let steps = steps(&a, &suite, &bots, &perturb_gates);
+    let manifest = gatecrew_suite::Manifest::load(&suite).map_err(|e| BadInput(e.to_string()))?;
+    let episodes_of = |s: &Step| {
+        manifest
+            .episode
+            .iter()
+            .filter(|e| s.splits.contains(&e.split) && a.filter.as_deref().is_none_or(|f| e.id.contains(f)))
+            .count()
+    };
     let mut commands = Vec::new();
     for (i, s) in steps.iter().enumerate() {
-        let line = format!("gatecrew {}", s.args.join(" "));
+        let mut line = format!("gatecrew {}", s.args.join(" "));
+        if episodes_of(s) == 0 {
+            // A filter meant for one split (`s0`) leaves the standard split empty: that
+            // table goes without, the others are still worth having.
+            let splits: Vec<String> = s.splits.iter().map(|s| s.to_string()).collect();
+            line = format!(
+                "# skipped, no episode of split {} matches --filter {}: {line}",
+                splits.join(" or "),
+                a.filter.as_deref().unwrap_or("")
+            );
+            writeln!(out, "[{}/{}] {line}", i + 1, steps.len())?;
+            commands.push((s.name, line, s.purpose));
+            continue;
+        }
         writeln!(out, "[{}/{}] {line}", i + 1, steps.len())?;
         out.flush()?;
         let mut argv = vec!["gatecrew".to_owned()];
@@ -251,14 +312,26 @@ pub fn run(a: ReproduceArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     }
     let seconds = started.elapsed().as_secs_f64();
     writeln!(out, "analysing the runs ...")?;
-    let (reports, paired) = analyse(&a, &steps, err)?;
-    let perturb_path = a.out.join("perturb").join("perturbation.json");
-    let perturb = std::fs::read_to_string(&perturb_path)
-        .ok()
-        .map(|t| serde_json::from_str(&t))
-        .transpose()
-        .with_context(|| format!("reading {}", perturb_path.display()))?;
-    let runs = Runs { reports, paired, perturb, commands, suite, seconds };
+    let ran: Vec<&str> = commands.iter().filter(|c| !c.1.starts_with('#')).map(|c| c.0).collect();
+    let (reports, paired, eps) = analyse(&a, &steps, &ran, err)?;
+    let perturb = match (&calibrated, bots.model()) {
+        (Some(f), true) => {
+            let base = crate::run::gate_only(f)?
+                .ok_or_else(|| BadInput(format!("{}: not a file of a `[gate]` table only", f.display())))?;
+            let of = |name: &str| eps.iter().find(|e| e.0 == name).map(|e| e.1.clone()).unwrap_or_default();
+            Some(model::perturbation(base, &suite, &of))
+        }
+        _ if !ran.contains(&"perturb") => None,
+        _ => {
+            let perturb_path = a.out.join("perturb").join("perturbation.json");
+            std::fs::read_to_string(&perturb_path)
+                .ok()
+                .map(|t| serde_json::from_str(&t))
+                .transpose()
+                .with_context(|| format!("reading {}", perturb_path.display()))?
+        }
+    };
+    let runs = Runs { reports, paired, perturb, commands, suite, seconds, bots };
     let doc = tables::document(&runs);
     if let Some(d) = a.doc.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;

@@ -36,6 +36,7 @@ mod oracle;
 mod out_of_sight;
 mod partial_tasks;
 mod plan;
+mod reproduce;
 mod scores;
 mod soak;
 mod suite;
