@@ -202,6 +202,14 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
         table.commit().map_err(|e| ExportError::Output(Box::new(e)))?;
     }
     sum.outputs = vec![ep_path, ev_path];
+    if format == Format::Csv {
+        let schema =
+            sink::schema_json(&[("episodes", &episodes::Columns::schema()), ("events", &events::Columns::schema())]);
+        let path = out.join("schema.json");
+        let text = serde_json::to_vec_pretty(&schema).map_err(|e| sink::write_err(&path, e))?;
+        gatecrew_protocol::replace::replace(&path, &text).map_err(|e| ExportError::Output(Box::new(e)))?;
+        sum.outputs.push(path);
+    }
     Ok(sum)
 }
 

@@ -30,6 +30,7 @@ pub mod plot;
 mod read;
 mod report;
 mod stats;
+pub mod table;
 
 pub use kitchen::{KitchenMean, KitchenReport, KitchenRow};
 pub use paired::{Paired, PairedError, PairedGroup, format_diff};

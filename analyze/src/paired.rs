@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::table;
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -149,11 +149,9 @@ impl Paired {
                 .into_iter()
                 .filter(|m| gs.iter().any(|g| self.diff(&g.policy, key, *m).is_some()))
                 .collect();
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
             let mut header = vec![format!("{key}: less {}", self.baseline)];
             header.extend(gs.iter().map(|g| format!("{} (pairs={})", g.policy, g.pairs)));
-            t.set_header(header);
+            let mut t = table::new(header);
             for m in shown {
                 let mut row = vec![m.label().to_owned()];
                 row.extend(gs.iter().map(|g| match self.diff(&g.policy, key, m) {

@@ -40,8 +40,25 @@ pub fn use_bundled_font() {
     let _ = register_font("sans-serif", FontStyle::Normal, FONT);
 }
 
+/// What a panel's y axis measures.
+fn y_label(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Tsr => "share of blueprint cells correct",
+        Metric::Msg => "public messages per episode",
+        Metric::Cs => "actions per episode",
+        Metric::Uer => "share of escalations",
+        Metric::Ecr => "share of windows opened",
+        Metric::Rsr => "share of issues resolved",
+        _ => "",
+    }
+}
+
+/// The height of the legend's strip above the panels: the legend never covers a bar.
+const LEGEND_HEIGHT: u32 = 40;
+
 /// Draws six panels (TSR, Msg, CS, UER, ECR, RSR): bars per policy for each key, with
-/// 95% interval whiskers.
+/// 95% interval whiskers, each y axis labelled; the policies' legend in a strip of its
+/// own above them.
 pub fn plot(report: &Report, path: &Path) -> Result<(), PlotError> {
     let err = |e: &dyn std::fmt::Display| PlotError { path: path.display().to_string(), message: e.to_string() };
     use_bundled_font();
@@ -55,7 +72,9 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), PlotError> {
 
 fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let panels = root.split_evenly((2, 3));
+    let (strip, body) = root.split_vertically(LEGEND_HEIGHT);
+    legend(&strip, &report.policies)?;
+    let panels = body.split_evenly((2, 3));
     let keys = &report.keys;
     let np = report.policies.len().max(1);
     for (area, metric) in panels.iter().zip(PANELS) {
@@ -70,7 +89,7 @@ fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coo
             .caption(metric.label(), ("sans-serif", 22))
             .margin(8)
             .x_label_area_size(28)
-            .y_label_area_size(48)
+            .y_label_area_size(64)
             .build_cartesian_2d(-0.5..keys.len() as f64 - 0.5, 0.0..top)
             .map_err(|e| e.to_string())?;
         chart
@@ -86,6 +105,8 @@ fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coo
                 }
             })
             .label_style(("sans-serif", 13))
+            .y_desc(y_label(metric))
+            .axis_desc_style(("sans-serif", 13))
             .draw()
             .map_err(|e| e.to_string())?;
         let width = 0.8 / np as f64;
@@ -112,25 +133,29 @@ fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coo
                     .map_err(|e| e.to_string())?;
             }
         }
-        if metric == Metric::Tsr {
-            for (p, policy) in report.policies.iter().enumerate() {
-                let colour = COLOURS[p % COLOURS.len()];
-                chart
-                    .draw_series(std::iter::once(Rectangle::new([(0.0, -1.0), (0.0, -1.0)], colour.filled())))
-                    .map_err(|e| e.to_string())?
-                    .label(policy.clone())
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 13))
-                .draw()
-                .map_err(|e| e.to_string())?;
-        }
     }
     root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// The policies' colours in a row, left to right in the order of the bars.
+fn legend<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, plotters::coord::Shift>,
+    policies: &[String],
+) -> Result<(), String> {
+    let font = ("sans-serif", 15).into_font();
+    let mid = i32::try_from(LEGEND_HEIGHT / 2).unwrap_or(20);
+    let mut x = 16i32;
+    for (p, policy) in policies.iter().enumerate() {
+        let colour = COLOURS[p % COLOURS.len()];
+        strip.draw(&Rectangle::new([(x, mid - 7), (x + 14, mid + 7)], colour.filled())).map_err(|e| e.to_string())?;
+        let style = font.clone().color(&BLACK).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+        let (w, _) = strip.estimate_text_size(policy, &style).map_err(|e| e.to_string())?;
+        strip.draw(&Text::new(policy.clone(), (x + 20, mid), style)).map_err(|e| e.to_string())?;
+        x += 20 + i32::try_from(w).unwrap_or(100) + 28;
+    }
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::table;
 use gatecrew_protocol::metrics::{EpisodeMetrics, ModelUse};
 use serde::Serialize;
 
@@ -196,15 +196,13 @@ impl Report {
             if present.is_empty() {
                 continue;
             }
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED);
             let mut header = vec![format!("{key}")];
             header.extend(present.iter().map(|p| match self.group(p, key) {
                 Some(g) if g.deterministic_tier3 => format!("{p} (n={}, det. tier 3)", g.episodes),
                 Some(g) if g.consults > 0 => format!("{p} (n={}, {} tier-3 consults)", g.episodes, g.consults),
                 g => format!("{p} (n={})", g.map_or(0, |g| g.episodes)),
             }));
-            t.set_header(header);
+            let mut t = table::new(header);
             for m in &shown {
                 let mut row = vec![m.label().to_owned()];
                 for p in &present {

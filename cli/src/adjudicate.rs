@@ -29,6 +29,11 @@ pub struct AdjudicateArgs {
     /// Model name
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
+    /// How long the call may take, in ms [default: the config's llm.timeout_ms, else
+    /// 2000]; past it the verdict is the fallback's (timeout), as in a run. The same
+    /// flag as `run --llm-timeout-ms`
+    #[arg(long, visible_alias = "timeout-ms", value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    llm_timeout_ms: Option<u64>,
     /// Print one JSON object
     #[arg(long)]
     json: bool,
@@ -74,10 +79,14 @@ fn spec(args: &AdjudicateArgs) -> anyhow::Result<(LlmSpec, Deterministic)> {
 /// Runs `gatecrew adjudicate`.
 pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let card = read_card(&args.card)?;
-    let (spec, det) = spec(&args)?;
+    let (mut spec, det) = spec(&args)?;
+    if let Some(ms) = args.llm_timeout_ms {
+        spec.timeout_ms = ms;
+    }
     // Credentials in the URL are never printed.
     let url = spec.url.as_deref().map_or_else(|| "-".to_owned(), gatecrew_gating::llm::redact_url);
     let endpoint = format!("{url} (model {})", spec.model.as_deref().unwrap_or("-").escape_debug());
+    let spec_timeout = spec.timeout_ms;
     let client = LlmClient::new(spec, det).map_err(|e| BadInput(e.to_string()))?;
     let mut llm = BlockingLlm::new(client)?;
     let a = llm.adjudicate(&card, card.s);
@@ -95,6 +104,7 @@ pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<(
             "completion_tokens": a.completion_tokens,
             "tokens": a.tokens(),
             "latency_ms": a.latency_ms,
+            "timeout_ms": spec_timeout,
             "reply": a.reply,
         });
         writeln!(out, "{v}")?;
@@ -109,7 +119,7 @@ pub fn adjudicate(args: AdjudicateArgs, out: &mut dyn Write) -> anyhow::Result<(
         writeln!(out, "reply     {:?}", a.reply)?;
         writeln!(out, "verdict   {decision}, confidence {:.2}, decided by {by}", a.verdict.confidence)?;
         writeln!(out, "tokens    {} prompt + {} completion = {}", a.prompt_tokens, a.completion_tokens, a.tokens())?;
-        writeln!(out, "latency   {} ms", a.latency_ms)?;
+        writeln!(out, "latency   {} ms (timeout {spec_timeout} ms)", a.latency_ms)?;
     }
     match fallback {
         None => Ok(()),

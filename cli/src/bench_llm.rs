@@ -43,8 +43,9 @@ pub struct BenchLlmArgs {
     /// Requests per grid point
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
-    /// Timeout of one request, in milliseconds
-    #[arg(long, default_value_t = 120_000)]
+    /// Timeout of one request, in milliseconds (also `--llm-timeout-ms`, as `run` and
+    /// `adjudicate` name it)
+    #[arg(long, visible_alias = "llm-timeout-ms", default_value_t = 120_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     timeout_ms: u64,
     /// Environment variable holding the API key (none: no key is sent)
     #[arg(long, value_name = "VAR")]

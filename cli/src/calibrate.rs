@@ -52,13 +52,48 @@ pub struct CalibrateArgs {
     agents: Vec<usize>,
     #[command(flatten)]
     exec: crate::executor::ExecutorArgs,
+    /// Print one JSON object instead of the tables (docs/calibration.md, "JSON"): what
+    /// the run wrote (summary.json without its points, perturbation.json or
+    /// kitchen-transfer.json) and where; the lines before the tables go to stderr
+    #[arg(long)]
+    json: bool,
 }
 
+/// `--json`'s object: which mode ran, the output folder, the files written there and
+/// what they hold.
+fn json_report(mode: &str, dir: &std::path::Path, files: &[&str], key: &str, value: serde_json::Value) -> String {
+    let mut v = serde_json::json!({ "mode": mode, "out": dir.display().to_string(), "files": files });
+    v[key] = value;
+    v.to_string()
+}
+
+/// The calibration as `--json` prints it: summary.json without the points (points.json
+/// has them), and their count.
+fn summary_json(c: &gatecrew_calibrate::run::Calibration) -> anyhow::Result<serde_json::Value> {
+    let mut v = serde_json::to_value(c)?;
+    if let Some(m) = v.as_object_mut() {
+        m.remove("points");
+        m.insert("point_count".into(), c.points.len().into());
+    }
+    Ok(v)
+}
+
+/// Where a line said before the tables goes: stdout, or stderr when stdout is JSON.
+fn said<'a>(json: bool, out: &'a mut dyn Write, err: &'a mut dyn Write) -> &'a mut dyn Write {
+    if json { err } else { out }
+}
+
+const GRID_FILES: [&str; 6] =
+    ["summary.json", "best-gate.toml", "points.csv", "points.json", "report.md", "pareto.svg"];
+
 /// Runs `gatecrew calibrate`.
-pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(a: CalibrateArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(dir) = a.report {
         let c = load_summary(&dir).map_err(BadInput)?;
         write_all(&c, &dir)?;
+        if a.json {
+            return Ok(writeln!(out, "{}", json_report("report", &dir, &GRID_FILES, "summary", summary_json(&c)?))?);
+        }
         write!(out, "{}", markdown(&c))?;
         writeln!(out, "re-rendered {}", dir.display())?;
         return Ok(());
@@ -69,8 +104,10 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .ok_or_else(|| BadInput("no configs/calibrate/grid.toml; pass --grid FILE".into()))?,
     };
     let grid = Grid::load(&grid_path).map_err(|e| BadInput(e.to_string()))?;
+    // With --json the lines before the tables are progress: on stderr.
+    let json = a.json;
     if a.kitchen {
-        return kitchen(&a, &grid, out);
+        return kitchen(&a, &grid, err, out);
     }
     let data = paths::default_data().ok_or_else(|| BadInput("no configs/data/minecraft-1.20.4.json found".into()))?;
     let perturb = a.perturb;
@@ -85,10 +122,10 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         executor: a.exec.resolve()?,
     };
     if perturb {
-        return perturbations(gate, &grid, &opts, out);
+        return perturbations(gate, &grid, &opts, json, err, out);
     }
     writeln!(
-        out,
+        said(json, out, err),
         "calibrating {} grid points ({} combinations skipped) on {} ...",
         grid.points.len(),
         grid.skipped,
@@ -105,6 +142,9 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     write_all(&c, &a.out)?;
+    if json {
+        return Ok(writeln!(out, "{}", json_report("grid", &a.out, &GRID_FILES, "summary", summary_json(&c)?))?);
+    }
     write!(out, "{}", markdown(&c))?;
     writeln!(
         out,
@@ -115,7 +155,14 @@ pub fn run(a: CalibrateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 }
 
 /// `gatecrew calibrate --perturb`: the perturbation table of a gate.
-fn perturbations(gate: Option<PathBuf>, grid: &Grid, opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+fn perturbations(
+    gate: Option<PathBuf>,
+    grid: &Grid,
+    opts: &Options,
+    json: bool,
+    err: &mut dyn Write,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let gate_path = match gate {
         Some(p) => p,
         None => paths::configs_file("gates/construction-calibrated.toml")
@@ -124,7 +171,7 @@ fn perturbations(gate: Option<PathBuf>, grid: &Grid, opts: &Options, out: &mut d
     let spec = crate::run::gate_only(&gate_path)?
         .ok_or_else(|| BadInput(format!("{}: not a file of a `[gate]` table only", gate_path.display())))?;
     writeln!(
-        out,
+        said(json, out, err),
         "perturbing {} on {}: the chosen point and four experiment gates (the weight hierarchy not enforced) ...",
         gate_path.display(),
         opts.suite.display()
@@ -137,13 +184,21 @@ fn perturbations(gate: Option<PathBuf>, grid: &Grid, opts: &Options, out: &mut d
     std::fs::create_dir_all(&opts.out)?;
     std::fs::write(opts.out.join("perturbation.md"), &md)?;
     std::fs::write(opts.out.join("perturbation.json"), serde_json::to_string_pretty(&p)?)?;
+    if json {
+        let files = ["perturbation.md", "perturbation.json"];
+        return Ok(writeln!(
+            out,
+            "{}",
+            json_report("perturb", &opts.out, &files, "perturbation", serde_json::to_value(&p)?)
+        )?);
+    }
     write!(out, "{md}")?;
     writeln!(out, "outputs in {}: perturbation.md, perturbation.json", opts.out.display())?;
     Ok(())
 }
 
 /// `gatecrew calibrate --kitchen`: the transfer table.
-fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Result<()> {
+fn kitchen(a: &CalibrateArgs, grid: &Grid, err: &mut dyn Write, out: &mut dyn Write) -> anyhow::Result<()> {
     use gatecrew_calibrate::kitchen::{markdown, transfer};
     if a.agents.iter().any(|&n| n == 0 || n > 64) {
         return Err(BadInput(format!("--agents {:?}: each crew size must be in 1..=64", a.agents)).into());
@@ -164,7 +219,11 @@ fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Resul
         timing: gatecrew_kitchen::TimingMode::Oracle,
         ..gatecrew_kitchen::RunSpec::new(2, 0)
     };
-    writeln!(out, "calibrating the kitchen gate on {} grid points, then the transfer table ...", grid.points.len())?;
+    writeln!(
+        said(a.json, out, err),
+        "calibrating the kitchen gate on {} grid points, then the transfer table ...",
+        grid.points.len()
+    )?;
     let bar = crate::progress::bar(grid.points.len() as u64, "points");
     let pool = rayon::ThreadPoolBuilder::new().num_threads(a.jobs.unwrap_or(0)).build()?;
     let t = pool
@@ -175,6 +234,10 @@ fn kitchen(a: &CalibrateArgs, grid: &Grid, out: &mut dyn Write) -> anyhow::Resul
     std::fs::create_dir_all(&a.out)?;
     replace(&a.out.join("kitchen-transfer.md"), md.as_bytes())?;
     replace(&a.out.join("kitchen-transfer.json"), serde_json::to_string_pretty(&t)?.as_bytes())?;
+    if a.json {
+        let files = ["kitchen-transfer.md", "kitchen-transfer.json"];
+        return Ok(writeln!(out, "{}", json_report("kitchen", &a.out, &files, "transfer", serde_json::to_value(&t)?))?);
+    }
     write!(out, "{md}")?;
     writeln!(out, "outputs in {}: kitchen-transfer.md, kitchen-transfer.json", a.out.display())?;
     Ok(())

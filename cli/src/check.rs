@@ -58,7 +58,36 @@ pub struct CheckArgs {
     /// The files to check
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// Print one JSON object with every file's errors, warnings and note instead of the
+    /// lines (docs/faults.md, "check --json"); the exit code is the same
+    #[arg(long)]
+    json: bool,
 }
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Config => "config",
+            Kind::Blueprint => "blueprint",
+            Kind::Task => "task",
+            Kind::Trace => "trace",
+            Kind::Message => "message",
+            Kind::Reply => "reply",
+        }
+    }
+}
+
+/// What a file's reading said besides its defects: `warning:` lines (a task file read
+/// whole but not exactly as written) and one `note:` (its cell accounts).
+#[derive(Debug, Default)]
+struct Said {
+    warnings: Vec<String>,
+    warnings_total: usize,
+    note: Option<String>,
+}
+
+/// The errors a file's `--json` entry lists at most, with their total beside them.
+const MAX_JSON_ERRORS: usize = 1000;
 
 /// Defects shown per file: a whole trace of another version has one on every line.
 const MAX_SHOWN: usize = 10;
@@ -144,26 +173,43 @@ impl Data {
 pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     let data = Data(OnceCell::new());
     let mut bad = 0;
+    let mut entries = Vec::new();
     for file in &args.files {
         let kind = match args.kind {
             Some(k) => Some(k),
             None => guess(file)?,
         };
+        let mut said = Said::default();
         // Every file is opened once and read once: a FIFO or `/dev/stdin` has no second
         // reading (issue 41). A TOML file's kind is told from its text, a trace's from
         // its first line, as they are read.
-        let defects = match kind {
+        let (kind, defects) = match kind {
             None | Some(Kind::Config | Kind::Blueprint) => toml_file(file, kind, &data)?,
-            Some(Kind::Task) => task(file, &data.get()?, err)?,
-            Some(Kind::Trace) => trace(file),
-            Some(Kind::Message) => messages(file, data.get()?.as_ref()),
-            Some(Kind::Reply) => reply(file),
+            Some(Kind::Task) => (kind, task(file, &data.get()?, &mut said)?),
+            Some(Kind::Trace) => (kind, trace(file)),
+            Some(Kind::Message) => (kind, messages(file, data.get()?.as_ref())),
+            Some(Kind::Reply) => (kind, reply(file)),
         };
+        if !defects.is_empty() {
+            bad += 1;
+        }
+        if args.json {
+            entries.push(json_entry(file, kind, &defects, &said));
+            continue;
+        }
+        for w in &said.warnings {
+            writeln!(err, "{}: warning: {w}", file.display())?;
+        }
+        if said.warnings_total > said.warnings.len() {
+            writeln!(err, "{}: {} more warnings not shown", file.display(), said.warnings_total - said.warnings.len())?;
+        }
+        if let Some(n) = &said.note {
+            writeln!(err, "{}: note: {n}", file.display())?;
+        }
         if defects.is_empty() {
             writeln!(out, "{}: ok", file.display())?;
             continue;
         }
-        bad += 1;
         let more = defects.len().saturating_sub(MAX_SHOWN);
         for d in defects.into_iter().take(MAX_SHOWN) {
             // A message quotes the file (an id, a name, a bad value): one line each.
@@ -177,10 +223,34 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             writeln!(err, "{}: {more} more errors not shown", file.display())?;
         }
     }
+    if args.json {
+        let v = serde_json::json!({ "files": entries, "checked": args.files.len(), "with_errors": bad });
+        writeln!(out, "{v}")?;
+    }
     if bad > 0 {
         return Err(BadInput(format!("{bad} of {} files have errors", args.files.len())).into());
     }
     Ok(())
+}
+
+/// One file of `--json`: `{file, kind, ok, errors: [{file, line, message}], errors_total,
+/// warnings, warnings_total, note}`; strings as they are (JSON escapes them).
+fn json_entry(file: &Path, kind: Option<Kind>, defects: &[Defect], said: &Said) -> serde_json::Value {
+    let errors: Vec<serde_json::Value> = defects
+        .iter()
+        .take(MAX_JSON_ERRORS)
+        .map(|d| serde_json::json!({ "file": d.file.display().to_string(), "line": d.line, "message": d.message }))
+        .collect();
+    serde_json::json!({
+        "file": file.display().to_string(),
+        "kind": kind.map(Kind::name),
+        "ok": defects.is_empty(),
+        "errors": errors,
+        "errors_total": defects.len(),
+        "warnings": said.warnings,
+        "warnings_total": said.warnings_total,
+        "note": said.note,
+    })
 }
 
 /// The kind of a file from its extension; `None` for TOML, told apart by its tables
@@ -197,28 +267,30 @@ fn guess(file: &Path) -> anyhow::Result<Option<Kind>> {
 /// A crew config or a blueprint (`kind`, or `None` to tell from the text: a blueprint
 /// has `[[fill]]` or `[[block]]` tables), read once through the larger of the two
 /// size limits and held to its own.
-fn toml_file(file: &Path, kind: Option<Kind>, data: &Data) -> anyhow::Result<Vec<Defect>> {
+fn toml_file(file: &Path, kind: Option<Kind>, data: &Data) -> anyhow::Result<(Option<Kind>, Vec<Defect>)> {
     use gatecrew_protocol::limits::{ReadFileError, max_file_bytes, read_text_file_capped};
     let config_max = max_file_bytes();
     let blueprint_max = gatecrew_world::limits::max_blueprint_bytes().unwrap_or(0);
     let text = match read_text_file_capped(file, config_max.max(blueprint_max)) {
         Ok(t) => t,
-        Err(e) => return Ok(vec![Defect::unreadable(file, &e)]),
+        Err(e) => return Ok((kind, vec![Defect::unreadable(file, &e)])),
     };
     let kind = kind.unwrap_or_else(|| if is_blueprint(&text) { Kind::Blueprint } else { Kind::Config });
     if kind == Kind::Blueprint {
-        return Ok(match Blueprint::parse(&text, file, data.get()?.as_ref()) {
+        let defects = match Blueprint::parse(&text, file, data.get()?.as_ref()) {
             Ok(_) => Vec::new(),
             Err(e) => vec![Defect::from_load(&e)],
-        });
+        };
+        return Ok((Some(kind), defects));
     }
     if u64::try_from(text.len()).unwrap_or(u64::MAX) > config_max {
-        return Ok(vec![Defect::unreadable(file, &ReadFileError::TooLarge { limit: config_max })]);
+        return Ok((Some(kind), vec![Defect::unreadable(file, &ReadFileError::TooLarge { limit: config_max })]));
     }
-    Ok(match Setup::parse(&text, file, &Overrides::default()) {
+    let defects = match Setup::parse(&text, file, &Overrides::default()) {
         Ok(_) => Vec::new(),
         Err(gatecrew_crew::SetupError::Load(e)) => vec![Defect::from_load(&e)],
-    })
+    };
+    Ok((Some(kind), defects))
 }
 
 /// Whether TOML text holds blueprint tables. A text that does not parse goes to the
@@ -230,10 +302,10 @@ fn is_blueprint(text: &str) -> bool {
 }
 
 /// Every task of the file, imported and set up as `gatecrew run --task` would. The
-/// cell accounts go to `err` as one `note:` line per file (cells described, in the
-/// blueprints, reported), each warning as a `warning:` line, so that a file that reads
-/// whole but not exactly as written says so even when it is `ok`.
-fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Result<Vec<Defect>> {
+/// cell accounts are the file's `note` (cells described, in the blueprints, reported),
+/// and each warning one of its `warnings`, so that a file that reads whole but not
+/// exactly as written says so even when it is `ok`.
+fn task(file: &Path, data: &Arc<GameData>, said: &mut Said) -> anyhow::Result<Vec<Defect>> {
     let alias_file = paths::configs_file("aliases.toml");
     let aliases = match alias_file {
         Some(a) => Aliases::load(&a, data).map_err(|e| BadInput(e.to_string()))?,
@@ -248,7 +320,6 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
     let (mut described, mut built, mut dropped, mut warnings) = (0usize, 0usize, 0usize, 0usize);
     let (mut count, mut partial, mut left_out) = (0usize, 0usize, 0usize);
     let mut defects = Vec::new();
-    let mut io = Ok(());
     // One pass over the file: each task is imported and set up as it is read.
     let walked = TaskFile::read_each(file, data, &aliases, &mut |summary, imported| {
         count += 1;
@@ -265,29 +336,24 @@ fn task(file: &Path, data: &Arc<GameData>, err: &mut dyn Write) -> anyhow::Resul
         }
         for w in &t.warnings {
             warnings += 1;
-            if warnings <= MAX_SHOWN && io.is_ok() {
+            if warnings <= MAX_SHOWN {
                 let named = w.path.starts_with(&gatecrew_tasks::task_json_path(&t.id));
                 let who = if named { String::new() } else { format!("task \"{}\": ", t.id) };
-                io = writeln!(err, "{}: warning: {who}{w}", file.display());
+                said.warnings.push(format!("{who}{w}"));
             }
         }
         if let Err(e) = gatecrew_tasks::setup(&t, file, &opts) {
             defects.push(Defect::of_task(&t.id, &e));
         }
     });
-    io?;
+    said.warnings_total = warnings;
     if let Err(e) = walked {
         defects.push(Defect::from_task(&e));
         return Ok(defects);
     }
-    if warnings > MAX_SHOWN {
-        writeln!(err, "{}: {} more warnings not shown", file.display(), warnings - MAX_SHOWN)?;
-    }
-    writeln!(
-        err,
-        "{}: note: {count} tasks; {described} cells described, {built} in the blueprints, {dropped} reported in {warnings} warnings; {partial} tasks partial ({left_out} cells left out that can never be built)",
-        file.display(),
-    )?;
+    said.note = Some(format!(
+        "{count} tasks; {described} cells described, {built} in the blueprints, {dropped} reported in {warnings} warnings; {partial} tasks partial ({left_out} cells left out that can never be built)",
+    ));
     Ok(defects)
 }
 

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use gatecrew_analyze::table;
 use gatecrew_kitchen::trace::TraceDir;
 use gatecrew_kitchen::{
     CosRow, CosTraceError, Cuisine, DEFAULT_HORIZON, Executor, ExecutorKind, FACTORS, LlmModel, PolicyKind, RunSpec,
@@ -184,23 +184,22 @@ pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
             m.error_scale()
         )?;
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    let mut head = vec!["level".to_owned(), "policy".into(), "agents".into()];
+    let mut head = vec!["level".to_owned(), "policy".into(), "crew".into()];
     head.extend(factors.iter().map(|f| format!("x{f}")));
-    head.extend(["CoS (pending excluded)".into(), "CoS (pending = failed)".into(), "messages".into()]);
+    // Headers and cells on several lines: the table fits 100 columns (it was 169 wide).
+    head.extend(["CoS\npending\nexcluded".into(), "CoS\npending\n= failed".into(), "msgs".into()]);
     if live {
-        head.extend(["calls".into(), "prompt tok/call".into(), "invalid".into(), "fallbacks".into()]);
+        head.extend(["calls".into(), "prompt\ntok/call".into(), "invalid".into(), "fall-\nbacks".into()]);
     } else if llm {
-        head.extend(["calls".into(), "prompt tok/call".into(), "mistakes".into()]);
+        head.extend(["calls".into(), "prompt\ntok/call".into(), "mis-\ntakes".into()]);
     }
-    t.set_header(head);
+    let mut t = table::new(head);
     for r in &rows {
         let mut cells = vec![r.level.clone(), r.policy.to_string(), r.spec.agents.to_string()];
         cells.extend(
             r.episodes
                 .iter()
-                .map(|e| format!("{:.2} ({}/{}/{})", e.rate_pending_excluded(), e.completed, e.failed, e.pending)),
+                .map(|e| format!("{:.2}\n{}/{}/{}", e.rate_pending_excluded(), e.completed, e.failed, e.pending)),
         );
         cells.extend([
             format!("{:.3}", r.cos_pending_excluded),
@@ -222,25 +221,28 @@ pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
         t.add_row(cells);
     }
     writeln!(out, "{t}")?;
-    writeln!(out, "each factor: completed / (completed + failed), and (completed/failed/pending) orders")?;
-    let mut m = Table::new();
-    m.load_preset(UTF8_FULL_CONDENSED);
+    writeln!(
+        out,
+        "each factor: completed / (completed + failed), and below it completed/failed/pending orders; \
+         CoS pending excluded: the paper's formula; pending = failed: completed / (completed + failed + pending), \
+         MindAgent's script"
+    )?;
     let mut head: Vec<&str> =
-        vec!["policy", "agents", "levels", "CoS (pending excluded)", "CoS (pending = failed)", "messages/episode"];
+        vec!["policy", "agents", "levels", "CoS\npending\nexcluded", "CoS\npending\n= failed", "messages\n/episode"];
     if llm {
         head.extend([
-            "calls/episode",
-            "prompt tok/call",
-            "completion tok/call",
-            "mistakes/episode",
-            "model s/episode",
-            "wait s/episode",
+            "calls\n/episode",
+            "prompt\ntok/call",
+            "completion\ntok/call",
+            "mistakes\n/episode",
+            "model s\n/episode",
+            "wait s\n/episode",
         ]);
     }
     if live {
-        head.extend(["invalid/episode", "fallbacks/episode"]);
+        head.extend(["invalid\n/episode", "fallbacks\n/episode"]);
     }
-    m.set_header(head);
+    let mut m = table::new(head);
     for x in &means {
         let mut cells = vec![
             x.policy.to_string(),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use gatecrew_analyze::table;
 use gatecrew_gating::llm::{LlmSpec, OutputMode};
 use gatecrew_hitl::classify::{Classify, ParserClassifier};
 use gatecrew_hitl::intent::IntentType;
@@ -289,9 +289,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     let opt = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), pct);
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header([
+    let mut t = table::new([
         "classifier",
         "plan",
         "nodes",
@@ -322,9 +320,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         ]);
     }
     writeln!(out, "{t}")?;
-    let mut pt = Table::new();
-    pt.load_preset(UTF8_FULL_CONDENSED);
-    pt.set_header(["classifier", "expected type", "n", "type right (recall)", "precision", "node acc"]);
+    let mut pt = table::new(["classifier", "expected type", "n", "type right (recall)", "precision", "node acc"]);
     for r in &types {
         pt.add_row([
             r.classifier.clone(),
@@ -341,11 +337,9 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     for (name, r) in &runs {
         let m = confusion(r);
-        let mut ct = Table::new();
-        ct.load_preset(UTF8_FULL_CONDENSED);
         let mut header = vec![format!("{name}: expected \\ got")];
         header.extend(IntentType::ALL.iter().map(|t| t.as_str().to_owned()));
-        ct.set_header(header);
+        let mut ct = table::new(header);
         for t in IntentType::ALL {
             let Some(row) = m.get(t.as_str()) else { continue };
             let mut cells = vec![t.as_str().to_owned()];
@@ -374,12 +368,10 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "stop recall ({n}): {a} of {b}")?;
     }
     if !updates.is_empty() {
-        let mut u = Table::new();
-        u.load_preset(UTF8_FULL_CONDENSED);
         let kinds: Vec<&str> = updates.first().map(|(_, _, v)| v.iter().map(|(k, _)| *k).collect()).unwrap_or_default();
         let mut header = vec!["graph update, median µs".to_owned(), "nodes".to_owned()];
         header.extend(kinds.iter().map(|k| (*k).to_owned()));
-        u.set_header(header);
+        let mut u = table::new(header);
         for (name, size, v) in &updates {
             let mut row = vec![name.clone(), size.to_string()];
             row.extend(v.iter().map(|(_, t)| format!("{t:.1}")));

@@ -13,6 +13,7 @@ mod adjudicate;
 mod adjudications;
 mod analyze;
 mod bench_llm;
+pub mod binary;
 mod bots;
 mod calibrate;
 mod check;
@@ -35,6 +36,7 @@ mod run;
 mod soak;
 mod suite;
 mod task;
+pub mod term;
 mod tier3;
 mod watch;
 
@@ -42,6 +44,10 @@ mod watch;
 #[derive(Debug, Parser)]
 #[command(name = "gatecrew", version, about, long_about = None)]
 struct Cli {
+    /// Colour: `auto` on a terminal unless NO_COLOR is set (to anything but empty) or
+    /// TERM=dumb; help, errors, tables, progress bars and log lines
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = term::ColorChoice::Auto)]
+    color: term::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -95,7 +101,8 @@ pub use watch::scene as viewer_scene;
 pub struct BadInput(pub String);
 
 /// Runs the command line with the given arguments (the first is the program name),
-/// writing results to `out` and errors to `err`. Both go through
+/// writing results to `out` and errors to `err`, neither of them a terminal (no colour
+/// under `--color auto`, tables 100 columns wide). Both go through
 /// [`Printable`](gatecrew_protocol::text::Printable): whatever a command prints, from a
 /// file, a server or a model, reaches a terminal without its control characters.
 pub fn main_with<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
@@ -103,12 +110,26 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let mut out = Printable::new(out);
-    let mut err = Printable::new(err);
+    main_on(args, term::Terminal::default(), out, err)
+}
+
+/// [`main_with`] for streams that are terminals as `terminal` says (the binary's own):
+/// `--color auto` colours a terminal, and tables fit its width.
+pub fn main_on<I, T>(args: I, terminal: term::Terminal, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let colors = term::Colors::of(&args, terminal);
+    let mut out = printable(out, colors.stdout);
+    let mut err = printable(err, colors.stderr);
     // A panic that escapes a command is a bug: it ends as an error (exit 1) instead of
     // Rust's 101 and a backtrace note. Unwinding drops the command's output files on
     // the way, so a trace in progress is flushed and kept as its `.partial`.
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cli(args, &mut out, &mut err)));
+    let ran = term::with(colors, terminal, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cli(args, &mut out, &mut err)))
+    });
     let code = match ran {
         Ok(code) => code,
         Err(p) => {
@@ -120,8 +141,9 @@ where
             let _ = out.flush();
             let _ = writeln!(
                 err,
-                "error: internal error: {}; this is a bug in gatecrew, please report it with the command line \
+                "{} internal error: {}; this is a bug in gatecrew, please report it with the command line \
                  (a trace in progress is kept as its .partial file)",
+                error_word(colors.stderr),
                 gatecrew_protocol::text::escape(&msg)
             );
             ExitCode::FAILURE
@@ -132,12 +154,22 @@ where
     code
 }
 
-fn run_cli<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString>,
-{
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+fn printable(w: &mut dyn Write, colour: bool) -> Printable<&mut dyn Write> {
+    if colour { Printable::with_colours(w) } else { Printable::new(w) }
+}
+
+/// `error:`, in clap's red and bold when coloured.
+fn error_word(colour: bool) -> String {
+    if colour {
+        let s = clap::builder::styling::AnsiColor::Red.on_default().bold();
+        format!("{s}error:{s:#}")
+    } else {
+        "error:".to_owned()
+    }
+}
+
+fn run_cli(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    let colors = term::colors();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -152,8 +184,9 @@ where
                 })
                 .collect();
             let e = if shown == args { e } else { Cli::try_parse_from(&shown).err().unwrap_or(e) };
-            // Plain: the stream escapes control characters, clap's colours among them.
-            let text = e.render().to_string();
+            // Coloured only where asked: a plain stream would show the escapes as text.
+            let colour = if e.use_stderr() { colors.stderr } else { colors.stdout };
+            let text = if colour { e.render().ansi().to_string() } else { e.render().to_string() };
             if e.use_stderr() {
                 let _ = write!(err, "{text}");
             } else {
@@ -168,7 +201,7 @@ where
         Command::BenchLlm(args) => bench_llm::run(args, out, err),
         Command::Suite(cmd) => suite::run(cmd, out, err),
         Command::Analyze(args) => analyze::run(args, out, err),
-        Command::Calibrate(args) => calibrate::run(args, out),
+        Command::Calibrate(args) => calibrate::run(args, out, err),
         Command::Memory(cmd) => memory::run(cmd, out),
         Command::HitlEval(args) => hitl_eval::run(args, out),
         Command::Soak(args) => soak::run(args, out, err),
@@ -191,7 +224,8 @@ where
         Err(e) => {
             let bad_input = e.downcast_ref::<BadInput>().is_some();
             // One line: the chain quotes files, servers and models.
-            let _ = writeln!(err, "error: {}", gatecrew_protocol::text::escape(&format!("{e:#}")));
+            let _ =
+                writeln!(err, "{} {}", error_word(colors.stderr), gatecrew_protocol::text::escape(&format!("{e:#}")));
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use gatecrew_analyze::table;
 use gatecrew_hitl_app::memory::{Store, default_path};
 use gatecrew_protocol::text::cell;
 
@@ -59,9 +59,7 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
         return Ok(());
     }
     writeln!(out, "task memory {} — {} records, {} facts", path.display(), records.len(), facts.len())?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header([
+    let mut t = table::new([
         "id",
         "world",
         "run",
@@ -87,9 +85,7 @@ pub fn run(cmd: MemoryCmd, out: &mut dyn Write) -> anyhow::Result<()> {
         ]);
     }
     writeln!(out, "{t}")?;
-    let mut f = Table::new();
-    f.load_preset(UTF8_FULL_CONDENSED);
-    f.set_header(["world", "fact", "item", "where", "count", "provenance", "run", "tick"]);
+    let mut f = table::new(["world", "fact", "item", "where", "count", "provenance", "run", "tick"]);
     for x in &facts {
         f.add_row([
             cell(&x.world),

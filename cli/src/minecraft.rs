@@ -43,7 +43,8 @@ pub struct McArgs {
     /// Minecraft block of world (0,0,0) [default: the local server's ground, or 0,-60,0]
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     origin: Option<String>,
-    /// The bridge package (bridge/) [default: ./bridge]
+    /// The bridge package [default: $GATECREW_BRIDGE_DIR, else the source tree's bridge/,
+    /// else bridge/ beside the executable; never ./bridge, whose npm ci would run]
     #[arg(long, value_name = "DIR")]
     bridge_dir: Option<PathBuf>,
 }

@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub fn bar(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     if std::io::stderr().is_terminal() {
-        let template =
-            format!("[{{elapsed_precise}}] [{{bar:40.cyan/blue}}] {{pos}}/{{len}} {what}, ETA {{eta}}  {{msg}}");
+        let bar_style = if crate::term::colors().stderr { "bar:40.cyan/blue" } else { "bar:40" };
+        let template = format!("[{{elapsed_precise}}] [{{{bar_style}}}] {{pos}}/{{len}} {what}, ETA {{eta}}  {{msg}}");
         bar.set_style(
             ProgressStyle::with_template(&template)
                 .unwrap_or_else(|_| ProgressStyle::default_bar())

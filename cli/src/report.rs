@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::Cell;
+use gatecrew_analyze::table;
 use gatecrew_crew::{Finished, Setup};
 use gatecrew_protocol::metrics::EpisodeMetrics;
 use gatecrew_protocol::trace::TaskScores;
@@ -41,8 +42,15 @@ pub struct Report {
     pub cs: u64,
     /// Public messages.
     pub msg: u64,
-    /// Issues detected.
+    /// Issues detected (waits on a teammate's block apart, in `waits`).
     pub issues: u64,
+    /// `dependency_blocked` issues: waits on a teammate's block.
+    pub waits: u64,
+    /// Waits that cleared before the end.
+    pub waits_cleared: u64,
+    /// Gate decisions (`stayed_local + escalated`): an issue is gated each time its
+    /// bot weighs asking, so there can be more decisions than issues.
+    pub gate_decisions: u64,
     /// Gate decisions to stay local.
     pub stayed_local: u64,
     /// Gate decisions to escalate.
@@ -113,6 +121,9 @@ impl Report {
             cs: m.cs,
             msg: m.msg,
             issues: m.issues,
+            waits: m.waits,
+            waits_cleared: m.waits_cleared,
+            gate_decisions: m.gated,
             stayed_local: m.stayed_local(),
             escalated: m.escalated,
             resolved: m.resolved(),
@@ -161,11 +172,17 @@ fn adjudication_rows(a: &AdjudicationSummary) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Issues detected, and the waits on a teammate's block beside them when there were any.
+fn issues_row(r: &Report) -> String {
+    match r.waits {
+        0 => format!("{} detected", r.issues),
+        w => format!("{} detected, and {w} waits on a teammate's block ({} cleared)", r.issues, r.waits_cleared),
+    }
+}
+
 /// Prints the table.
 pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![Cell::new("metric"), Cell::new("value")]);
+    let mut t = table::new(vec![Cell::new("metric"), Cell::new("value")]);
     let mut rows: Vec<(&str, String)> = vec![
         (
             "TSR",
@@ -179,7 +196,8 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
         ),
         ("CS (actions)", r.cs.to_string()),
         ("Msg (board)", r.msg.to_string()),
-        ("issues", format!("{} detected: {} stayed local, {} escalated", r.issues, r.stayed_local, r.escalated)),
+        ("issues", issues_row(r)),
+        ("gate decisions", format!("{} ({} stay local, {} escalate)", r.gate_decisions, r.stayed_local, r.escalated)),
         ("resolved", format!("{} ({} local, {} through the board)", r.resolved, r.resolved_local, r.resolved_board)),
         ("windows", format!("{} opened, {} confirmed transfers", r.windows, r.confirmed_transfers)),
         ("LRR", rate(r.lrr)),

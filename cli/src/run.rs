@@ -353,9 +353,13 @@ pub fn run(args: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     let bar = interactive.then(|| {
         let bar = ProgressBar::new(setup.blueprint.len() as u64);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{bar:40.cyan/blue}] {pos}/{len} blocks  {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+            ProgressStyle::with_template(if crate::term::colors().stderr {
+                "{spinner} [{bar:40.cyan/blue}] {pos}/{len} blocks  {msg}"
+            } else {
+                "{spinner} [{bar:40}] {pos}/{len} blocks  {msg}"
+            })
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         bar
     });

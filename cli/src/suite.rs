@@ -40,6 +40,9 @@ pub struct GenerateArgs {
     /// Game data file [default: configs/data/minecraft-1.20.4.json]
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
+    /// Print one JSON object (counts by split, class and crew size) instead of the sentence
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `gatecrew suite run`.
@@ -75,6 +78,9 @@ pub struct RunArgs {
     metrics: crate::watch::MetricsArgs,
     #[command(flatten)]
     linger: crate::watch::LingerArgs,
+    /// Print one JSON object (the run and each policy's pooled metrics) instead of the lines
+    #[arg(long)]
+    json: bool,
 }
 
 /// Runs `gatecrew suite ...`.
@@ -101,23 +107,49 @@ fn generate(a: GenerateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let m = gatecrew_suite::generate(&dir, &data, version)
         .with_context(|| format!("generating the suite into {}", dir.display()))?;
     let count = |f: &dyn Fn(&gatecrew_suite::Entry) -> bool| m.episode.iter().filter(|e| f(e)).count();
-    writeln!(
-        out,
-        "wrote {} episodes (suite version {}) into {} in {:.1} s: {} calibration, {} test, {} standard; classes A {} B {} C {} D {} (D-impossible {}); {} with 2 bots, {} with 3",
-        m.episode.len(),
-        m.version,
-        dir.display(),
-        started.elapsed().as_secs_f64(),
+    let seconds = started.elapsed().as_secs_f64();
+    let (calibration, test, standard) = (
         count(&|e| e.split == Split::Calibration),
         count(&|e| e.split == Split::Test),
         count(&|e| e.split == Split::Standard),
-        count(&|e| e.class == SuiteClass::A),
-        count(&|e| e.class == SuiteClass::B),
-        count(&|e| e.class == SuiteClass::C),
-        count(&|e| matches!(e.class, SuiteClass::D | SuiteClass::DImpossible)),
-        count(&|e| e.class == SuiteClass::DImpossible),
+    );
+    let classes = [
+        ("A", count(&|e| e.class == SuiteClass::A)),
+        ("B", count(&|e| e.class == SuiteClass::B)),
+        ("C", count(&|e| e.class == SuiteClass::C)),
+        ("D", count(&|e| matches!(e.class, SuiteClass::D | SuiteClass::DImpossible))),
+        ("D-impossible", count(&|e| e.class == SuiteClass::DImpossible)),
+    ];
+    // Crew sizes of the calibration and test splits (the standard split is MineCollab's).
+    let (two, three) = (
         count(&|e| e.split != Split::Standard && e.agents == 2),
         count(&|e| e.split != Split::Standard && e.agents == 3),
+    );
+    if a.json {
+        let v = serde_json::json!({
+            "episodes": m.episode.len(),
+            "suite_version": m.version,
+            "out": dir.display().to_string(),
+            "seconds": seconds,
+            "splits": { "calibration": calibration, "test": test, "standard": standard },
+            "classes": classes.iter().map(|(k, n)| ((*k).to_owned(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
+            "crews": { "2": two, "3": three },
+        });
+        writeln!(out, "{v}")?;
+        return Ok(());
+    }
+    let c = |k: &str| classes.iter().find(|(n, _)| *n == k).map_or(0, |(_, v)| *v);
+    writeln!(
+        out,
+        "wrote {} episodes (suite version {}) into {} in {seconds:.1} s: {calibration} calibration, {test} test, {standard} standard; classes A {} B {} C {} D {} (D-impossible {}); {two} with 2 bots, {three} with 3",
+        m.episode.len(),
+        m.version,
+        dir.display(),
+        c("A"),
+        c("B"),
+        c("C"),
+        c("D"),
+        c("D-impossible"),
     )?;
     Ok(())
 }
@@ -184,6 +216,35 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     for r in results {
         done.push(r?);
     }
+    let pooled: Vec<(Policy, GroupMetrics)> = policies
+        .iter()
+        .map(|p| (*p, GroupMetrics::pool(done.iter().filter(|d| d.policy == *p).map(|d| &d.metrics))))
+        .collect();
+    if a.json {
+        let v = serde_json::json!({
+            "episodes": done.len(),
+            "split": a.split,
+            "suite": dir.display().to_string(),
+            "out": a.out.display().to_string(),
+            "wall_seconds": wall.as_secs_f64(),
+            "policies": pooled.iter().map(|(p, g)| serde_json::json!({
+                "policy": p.as_str(),
+                "episodes": g.episodes,
+                "tsr": g.tsr,
+                "complete_share": g.complete_share,
+                "cs": g.cs,
+                "msg": g.msg,
+                "lrr": g.lrr,
+                "uer": g.uer,
+                "ecr": g.ecr,
+                "rsr": g.rsr,
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{v}")?;
+        out.flush()?;
+        a.linger.after_metrics(exporter.as_ref(), "suite run", err)?;
+        return Ok(());
+    }
     writeln!(
         out,
         "ran {} episodes ({} policies x {} episodes of split {}) in {:.2} s wall; traces in {}",
@@ -194,8 +255,7 @@ fn run_suite(a: RunArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
         wall.as_secs_f64(),
         a.out.display()
     )?;
-    for p in &policies {
-        let g = GroupMetrics::pool(done.iter().filter(|d| d.policy == *p).map(|d| &d.metrics));
+    for (p, g) in &pooled {
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.1}%", v * 100.0));
         writeln!(
             out,

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use comfy_table::{Cell, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::Cell;
+use gatecrew_analyze::table;
 use gatecrew_crew::Policy;
 use gatecrew_crew::Setup;
 use gatecrew_protocol::text::cell;
@@ -67,9 +68,7 @@ pub fn list(file: &TaskFile, data: &GameData, aliases: &Aliases, out: &mut dyn W
         file.format().as_str(),
         if counts.is_empty() { String::new() } else { format!(", {}", counts.join(", ")) }
     )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec!["id", "task", "blocks", "crew", "status"]);
+    let mut t = table::new(vec!["id", "task", "blocks", "crew", "status"]);
     for s in listing {
         let crew = match (s.bots, s.humans) {
             (Some(b), 0) => format!("{b} bots"),

@@ -567,7 +567,7 @@ impl AgentCore {
             Some(Purpose::Build(node)) => self.build_outcome(node, o, out),
             Some(Purpose::Scaffold(node)) => self.scaffold_outcome(node, o),
             Some(Purpose::Recover) => self.recover_outcome(o, out),
-            Some(Purpose::Handover) => self.handover_outcome(o),
+            Some(Purpose::Handover(window)) => self.handover_outcome(window, o, out),
             Some(Purpose::Explore) => self.explore_outcome(o),
             None => {}
         }
@@ -580,15 +580,16 @@ impl AgentCore {
         // action in the same step.
         for _ in 0..8 {
             // A hand-over or a recovery walks: off the pillar first, taking it down.
-            let walks = !self.work.handovers.is_empty() || self.blocker.recovery.as_ref().is_some_and(|r| !r.paused());
+            let gives = self.work.handovers.iter().any(|h| h.awaited_from(self.id));
+            let walks = gives || self.blocker.recovery.as_ref().is_some_and(|r| !r.paused());
             if walks && self.on_pillar() {
                 if let Some(build::Next::Scaffold(node, a)) = self.leave_pillar() {
                     self.work.purpose = Some(Purpose::Scaffold(node));
                     return Intent::Act(a);
                 }
             }
-            if let Some(a) = self.next_handover_action() {
-                self.work.purpose = Some(Purpose::Handover);
+            if let Some((window, a)) = self.next_handover_action(out) {
+                self.work.purpose = Some(Purpose::Handover(window));
                 return Intent::Act(a);
             }
             if self.waits_on_channel() {

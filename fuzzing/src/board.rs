@@ -27,7 +27,7 @@ static ITEMS: LazyLock<Arc<ItemRegistry>> = LazyLock::new(|| {
 /// Item names a script may use: known, namespaced, misspelt, empty.
 const NAMES: [&str; 6] = ["glass", "oak_planks", "bucket", "minecraft:glass", "glas", ""];
 const KINDS: [&str; 5] = ["REQUEST_MATERIAL", "OFFER_TRANSFER", "CONFIRM_TRANSFER", "CANNOT_SUPPLY", "SHOUT"];
-const REASONS: [&str; 5] = ["missing_material", "missing_tool", "no_surplus", "busy", "bored"];
+const REASONS: [&str; 6] = ["missing_material", "missing_tool", "no_surplus", "busy", "unreachable", "bored"];
 
 #[derive(Debug, Arbitrary)]
 struct Script {
@@ -131,7 +131,7 @@ fn fields_to_wire(f: &Fields, caller: AgentId, board: &Board, agent: impl Fn(u8)
     let open = window.and_then(|w| board.window(WindowId(w)));
     let other_party = match (kind, open) {
         // A confirmation goes to the giver, other answers to the requester.
-        (2, Some(w)) => w.offer.map_or(w.requester, |o| o.from),
+        (2, Some(w)) => w.offer().map_or(w.requester, |o| o.from),
         (_, Some(w)) => w.requester,
         _ => caller,
     };
@@ -249,42 +249,53 @@ fn expire(board: &mut Board, now: Tick) {
     check_history(&before, board);
 }
 
-/// What a step may not undo: closed windows stay closed as they were, offers stay.
+/// What a step may not undo: closed windows stay closed as they were, offers stay until
+/// their giver withdraws them with a refusal.
 fn check_history(before: &Board, after: &Board) {
     for (old, new) in before.windows().iter().zip(after.windows()) {
         if old.closed.is_some() {
             assert_eq!(old, new, "a closed window changed");
         }
-        if old.offer.is_some() {
-            assert_eq!(old.offer, new.offer, "an offer was replaced");
+        for o in old.offers.all() {
+            let kept = new.offers.by(o.from) == Some(*o);
+            assert!(kept || new.refused.contains(&o.from), "an offer changed or went without its giver's refusal");
         }
         assert!(old.refused.is_subset(&new.refused), "a refusal was withdrawn");
     }
 }
 
 fn check_board(board: &Board) {
-    let mut offers: BTreeMap<WindowId, usize> = BTreeMap::new();
+    let mut offers: BTreeMap<WindowId, Vec<AgentId>> = BTreeMap::new();
     for p in board.log() {
         if p.msg.kind() == MessageKind::OfferTransfer {
-            *offers.entry(p.window).or_default() += 1;
+            offers.entry(p.window).or_default().push(p.msg.from());
         }
     }
     for (i, w) in board.windows().iter().enumerate() {
         assert_eq!(w.id.0 as usize, i, "windows are not numbered densely");
-        let n = offers.get(&w.id).copied().unwrap_or(0);
-        assert!(n <= 1, "{} holds {n} offers", w.id);
-        assert_eq!(w.offer.is_some(), n == 1, "{}: the offer and the log disagree", w.id);
+        // The offers standing are those logged whose giver has not refused since.
+        let logged: Vec<AgentId> = offers.get(&w.id).into_iter().flatten().copied().collect();
+        let mut unique = logged.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), logged.len(), "{}: a giver offered twice", w.id);
+        let standing: Vec<AgentId> = logged.into_iter().filter(|a| !w.refused.contains(a)).collect();
+        let held: Vec<AgentId> = w.offers.all().iter().map(|o| o.from).collect();
+        assert_eq!(held, standing, "{}: the offers and the log disagree", w.id);
         assert!(!w.addressees.is_empty() && !w.addressees.contains(&w.requester));
         assert!(w.refused.iter().all(|a| w.addressees.contains(a)), "a refusal from someone not asked");
-        if let Some(o) = w.offer {
-            assert!(w.addressees.contains(&o.from) && !w.refused.contains(&o.from) && o.count <= w.count);
+        for o in w.offers.all() {
+            assert!(w.addressees.contains(&o.from) && o.count <= w.count);
+        }
+        if let Some(o) = w.offer() {
+            assert!(w.offers.all().iter().all(|other| other.count <= o.count), "a larger offer is not awaited");
         }
         assert!(w.deadline >= w.opened);
         match w.closed {
             Some((_, CloseOutcome::CannotSupply)) => {
-                assert!(w.offer.is_none() && w.addressees.iter().all(|a| w.refused.contains(a)));
+                assert!(w.offers.is_empty() && w.addressees.iter().all(|a| w.refused.contains(a)));
             }
-            Some((_, CloseOutcome::Confirmed)) => assert!(w.offer.is_some(), "confirmed without an offer"),
+            Some((_, CloseOutcome::Confirmed)) => assert!(!w.offers.is_empty(), "confirmed without an offer"),
             _ => {}
         }
     }

@@ -168,7 +168,7 @@ impl Driver {
         let me = self.partner.agent();
         if let Some(seat) = &mut self.seat {
             let board = &self.board;
-            for line in seat.expire(|w| board.window(w).is_some_and(|w| w.is_open() && w.offer.is_none())) {
+            for line in seat.expire(|w| board.window(w).is_some_and(|w| w.is_open() && w.offer().is_none())) {
                 out.said(now, me, &line);
             }
         }

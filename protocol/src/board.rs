@@ -19,7 +19,7 @@ use crate::ids::{AgentId, Tick, WindowId};
 use crate::item::{ItemId, ItemRegistry};
 use crate::message::{BoardMessage, MessageError, Recipient, WireMessage};
 
-pub use window::{CloseOutcome, Offer, Window, WindowClosed};
+pub use window::{CloseOutcome, Offer, Standing, Window, WindowClosed};
 
 /// Board timing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +90,7 @@ pub enum RejectKind {
     ItemMismatch,
     /// More than the window asked for or the offer committed.
     CountExceeded,
-    /// The window already holds an offer.
+    /// The sender's own offer already stands in the window.
     AlreadyOffered,
     /// Confirmation without an offer.
     NoOffer,
@@ -233,7 +233,7 @@ impl Board {
                     count,
                     opened: now,
                     deadline: now + self.config.window_ticks,
-                    offer: None,
+                    offers: Standing::default(),
                     refused: BTreeSet::new(),
                     closed: None,
                 });
@@ -243,10 +243,10 @@ impl Board {
                 let w = self.open_window(window, item)?;
                 Self::require(w.addressees.contains(&from), "the sender was not asked in this window")?;
                 Self::require(to == w.requester, "an offer goes to the requester")?;
-                if w.offer.is_some() {
+                if w.offers.by(from).is_some() {
                     return Err(BoardError::new(
                         RejectKind::AlreadyOffered,
-                        format!("{window} already holds an offer"),
+                        format!("{from} already holds an offer in {window}"),
                     ));
                 }
                 if w.refused.contains(&from) {
@@ -255,16 +255,25 @@ impl Board {
                 Self::at_most(count, w.count)?;
                 let handover_deadline = now + self.config.handover_ticks;
                 let w = &mut self.windows[window.0 as usize];
-                w.offer = Some(Offer { from, count });
-                w.deadline = handover_deadline;
+                // A second offer stands by; a larger one is awaited instead, and the
+                // giver it displaced stands by in turn.
+                if w.offers.add(Offer { from, count }) {
+                    w.deadline = handover_deadline;
+                }
                 Ok(self.append(window, msg, now, None))
             }
             BoardMessage::ConfirmTransfer { window, from, to, item, count } => {
                 let w = self.open_window(window, item)?;
                 Self::require(from == w.requester, "only the requester confirms")?;
-                let offer =
-                    w.offer.ok_or_else(|| BoardError::new(RejectKind::NoOffer, format!("{window} holds no offer")))?;
-                Self::require(to == offer.from, "a confirmation goes to the giver")?;
+                if w.offers.is_empty() {
+                    return Err(BoardError::new(RejectKind::NoOffer, format!("{window} holds no offer")));
+                }
+                // Whichever standing offer's items arrived: a giver that stood by may
+                // have delivered before it heard the window went to another.
+                let offer = w
+                    .offers
+                    .by(to)
+                    .ok_or_else(|| BoardError::new(RejectKind::WrongParty, "a confirmation goes to a giver"))?;
                 Self::at_most(count, offer.count)?;
                 let closed = self.close(window, now, CloseOutcome::Confirmed);
                 Ok(self.append(window, msg, now, Some(closed)))
@@ -276,13 +285,18 @@ impl Board {
                 if w.refused.contains(&from) {
                     return Err(BoardError::new(RejectKind::DuplicateRefusal, format!("{from} already refused")));
                 }
-                if w.offer.is_some_and(|o| o.from == from) {
-                    return Err(BoardError::new(RejectKind::WrongParty, "the sender already offered"));
-                }
+                let answer_deadline = (w.opened + self.config.window_ticks).max(now);
+                let handover_deadline = now + self.config.handover_ticks;
                 let w = &mut self.windows[window.0 as usize];
                 w.refused.insert(from);
-                let closed =
-                    (w.all_refused() && w.offer.is_none()).then(|| self.close(window, now, CloseOutcome::CannotSupply));
+                // From a giver, the refusal withdraws its offer (it cannot deliver): the
+                // next standing offer is awaited from now, or with none left the window
+                // is back to waiting for answers.
+                if w.offers.withdraw(from) {
+                    w.deadline = if w.offers.is_empty() { answer_deadline } else { handover_deadline };
+                }
+                let closed = (w.all_refused() && w.offers.is_empty())
+                    .then(|| self.close(window, now, CloseOutcome::CannotSupply));
                 Ok(self.append(window, msg, now, closed))
             }
         }

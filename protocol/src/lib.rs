@@ -32,7 +32,9 @@ pub mod text;
 pub mod trace;
 
 pub use addressees::{Addressees, AddresseesError, MAX_ADDRESSEES, RingSize};
-pub use board::{Board, BoardConfig, BoardError, CloseOutcome, Posted, Receipt, RejectKind, Window, WindowClosed};
+pub use board::{
+    Board, BoardConfig, BoardError, CloseOutcome, Offer, Posted, Receipt, RejectKind, Standing, Window, WindowClosed,
+};
 pub use count::{Count, CountError, MAX_COUNT};
 pub use ids::{AgentId, IssueId, Tick, WindowId};
 pub use item::{ItemId, ItemRegistry, RegistryError, UnknownItem};

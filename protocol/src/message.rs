@@ -101,6 +101,9 @@ pub enum RefusalReason {
     NoSurplus,
     /// It is committed to another transfer.
     Busy,
+    /// It offered but cannot deliver (no walk leads to the requester): the offer is
+    /// withdrawn so that the window goes to a teammate that can.
+    Unreachable,
 }
 
 /// A protocol message. Values of this type are well-formed (known item, count in
@@ -381,6 +384,7 @@ impl WireMessage {
                 let reason = match self.reason.as_deref() {
                     None | Some("no_surplus") => RefusalReason::NoSurplus,
                     Some("busy") => RefusalReason::Busy,
+                    Some("unreachable") => RefusalReason::Unreachable,
                     Some(other) => {
                         return Err(MessageError::BadReason { kind, reason: other.into() });
                     }
@@ -427,6 +431,7 @@ impl WireMessage {
                 Some(match reason {
                     RefusalReason::NoSurplus => "no_surplus",
                     RefusalReason::Busy => "busy",
+                    RefusalReason::Unreachable => "unreachable",
                 }),
                 None,
             ),

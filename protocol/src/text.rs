@@ -79,14 +79,24 @@ fn push_escaped(out: &mut String, c: char) {
 #[derive(Debug)]
 pub struct Printable<W: Write> {
     inner: W,
-    /// The start of a UTF-8 sequence the last write ended in the middle of.
+    /// The start of a UTF-8 sequence (or of a colour sequence) the last write ended in
+    /// the middle of.
     pending: Vec<u8>,
+    /// Colour sequences ([`is_colour`]) pass.
+    colours: bool,
 }
 
 impl<W: Write> Printable<W> {
     /// Escapes what is written to `inner`.
     pub fn new(inner: W) -> Self {
-        Printable { inner, pending: Vec::new() }
+        Printable { inner, pending: Vec::new(), colours: false }
+    }
+
+    /// Escapes what is written to `inner` except colour sequences ([`is_colour`]): for
+    /// a stream shown in colour (`--color`). They change how the text looks, never
+    /// where it goes or what the terminal does.
+    pub fn with_colours(inner: W) -> Self {
+        Printable { inner, pending: Vec::new(), colours: true }
     }
 
     /// Writes `bytes` escaped; keeps an unfinished last character in `pending`.
@@ -96,13 +106,15 @@ impl<W: Write> Printable<W> {
         loop {
             match std::str::from_utf8(rest) {
                 Ok(s) => {
-                    push_stream(&mut out, s);
+                    if let Some(at) = push_stream(&mut out, s, self.colours, true) {
+                        self.pending = s.as_bytes()[at..].to_vec();
+                    }
                     break;
                 }
                 Err(e) => {
                     let (valid, after) = rest.split_at(e.valid_up_to());
                     // Checked by from_utf8 just now.
-                    push_stream(&mut out, std::str::from_utf8(valid).unwrap_or_default());
+                    push_stream(&mut out, std::str::from_utf8(valid).unwrap_or_default(), self.colours, false);
                     match e.error_len() {
                         None => {
                             self.pending = after.to_vec();
@@ -122,14 +134,69 @@ impl<W: Write> Printable<W> {
     }
 }
 
-fn push_stream(out: &mut String, s: &str) {
-    for c in s.chars() {
+/// Pushes `s` escaped, colour sequences passed when `colours`; returns where an
+/// unfinished colour sequence at the end of `s` starts when `at_end` (the rest may come
+/// with the next write).
+fn push_stream(out: &mut String, s: &str, colours: bool, at_end: bool) -> Option<usize> {
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if colours && c == '\u{1b}' {
+            match colour_len(&s[i..]) {
+                Colour::Whole(n) => {
+                    out.push_str(&s[i..i + n]);
+                    // The sequence is ASCII: skip its other bytes' characters.
+                    chars.nth(n - 2);
+                    continue;
+                }
+                Colour::Unfinished if at_end => return Some(i),
+                Colour::Unfinished | Colour::Not => {}
+            }
+        }
         if is_unsafe(c) && c != '\n' && c != '\t' {
             push_escaped(out, c);
         } else {
             out.push(c);
         }
     }
+    None
+}
+
+/// The longest colour sequence [`Printable::with_colours`] waits for the end of.
+const MAX_COLOUR_LEN: usize = 32;
+
+enum Colour {
+    /// A colour sequence of this many bytes.
+    Whole(usize),
+    /// The start of one, cut at the end of the text.
+    Unfinished,
+    Not,
+}
+
+/// Whether `s` starts with a colour sequence: SGR (`ESC [ n;n… m`) of the parameters
+/// that set a look, never one that hides text or blinks: reset (0), bold, dim, italic,
+/// underline and their ends (1-4, 22-24), and a foreground colour (30-37, 39, 90-97).
+fn colour_len(s: &str) -> Colour {
+    let b = s.as_bytes();
+    if b.len() < 2 {
+        return Colour::Unfinished;
+    }
+    if b[1] != b'[' {
+        return Colour::Not;
+    }
+    let Some(end) = b[2..].iter().position(|c| !(c.is_ascii_digit() || *c == b';')).map(|p| p + 2) else {
+        return if b.len() < MAX_COLOUR_LEN { Colour::Unfinished } else { Colour::Not };
+    };
+    if b[end] != b'm' || end + 1 > MAX_COLOUR_LEN {
+        return Colour::Not;
+    }
+    let allowed =
+        |p: &str| p.is_empty() || p.parse::<u8>().is_ok_and(|n| matches!(n, 0..=4 | 22..=24 | 30..=37 | 39 | 90..=97));
+    if s[2..end].split(';').all(allowed) { Colour::Whole(end + 1) } else { Colour::Not }
+}
+
+/// Whether `s` is one colour sequence [`Printable::with_colours`] passes.
+pub fn is_colour(s: &str) -> bool {
+    matches!(colour_len(s), Colour::Whole(n) if n == s.len())
 }
 
 impl<W: Write> Write for Printable<W> {
@@ -156,8 +223,17 @@ impl<W: Write> Drop for Printable<W> {
             return;
         }
         let mut out = String::new();
-        for b in std::mem::take(&mut self.pending) {
-            let _ = write!(out, "\\x{b:02x}");
+        let pending = std::mem::take(&mut self.pending);
+        match std::str::from_utf8(&pending) {
+            // An unfinished colour sequence: shown escaped.
+            Ok(s) => {
+                push_stream(&mut out, s, false, false);
+            }
+            Err(_) => {
+                for b in pending {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
         }
         let _ = self.inner.write_all(out.as_bytes());
         let _ = self.inner.flush();
@@ -195,6 +271,31 @@ mod tests {
         // A C1 control split across two writes is still caught; a split letter passes.
         assert_eq!(stream(&[b"x\xc2", b"\x9b", b"y\xc3", b"\xa9"]), "x\\u{9b}yé");
         assert_eq!(stream(&[b"\xff ok", b"\xe2\x82"]), "\\xff ok\\xe2\\x82");
+    }
+
+    fn coloured(parts: &[&[u8]]) -> String {
+        let mut buf = Vec::new();
+        {
+            let mut p = Printable::with_colours(&mut buf);
+            for part in parts {
+                p.write_all(part).unwrap();
+            }
+        }
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn a_coloured_stream_passes_colours_and_nothing_else() {
+        let text = "\u{1b}[1m\u{1b}[4mUsage:\u{1b}[0m \u{1b}[1;32mok\u{1b}[39m \u{1b}[2J\u{1b}[8mhidden\u{1b}[5m\u{1b}]0;t\u{7}\u{1b}[m\n";
+        let want = "\u{1b}[1m\u{1b}[4mUsage:\u{1b}[0m \u{1b}[1;32mok\u{1b}[39m \\u{1b}[2J\\u{1b}[8mhidden\\u{1b}[5m\\u{1b}]0;t\\u{7}\u{1b}[m\n";
+        assert_eq!(coloured(&[text.as_bytes()]), want);
+        for cut in 0..=text.len() {
+            assert_eq!(coloured(&[&text.as_bytes()[..cut], &text.as_bytes()[cut..]]), want, "{cut}");
+        }
+        assert_eq!(stream(&[b"\x1b[1mx"]), "\\u{1b}[1mx", "a plain stream escapes colours too");
+        // Cut at the end for good: escaped when the writer goes.
+        assert_eq!(coloured(&[b"x\x1b[1"]), "x\\u{1b}[1");
+        assert!(is_colour("\u{1b}[0m") && is_colour("\u{1b}[97m") && !is_colour("\u{1b}[41m"));
     }
 
     #[test]

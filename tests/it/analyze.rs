@@ -193,6 +193,33 @@ fn the_plot_is_drawn_with_the_bundled_font() {
         assert!(std::fs::metadata(&p).unwrap().len() > 1000);
     }
     assert!(gatecrew_analyze::plot::plot(&r, &dir.path().join("p.pdf")).is_err());
+    // Each panel's y axis says what it measures; the legend stands in a strip above the
+    // panels, where no bar is drawn.
+    let svg = std::fs::read_to_string(dir.path().join("p.svg")).unwrap();
+    for label in ["share of blueprint cells correct", "public messages per episode", "actions per episode"] {
+        assert!(svg.contains(label), "no y label {label:?}");
+    }
+    let texts: Vec<(f64, String)> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let y = t.split(" y=\"").nth(1)?.split('"').next()?.parse().ok()?;
+            let body = t.split_once('>')?.1.split("</text>").next()?.trim().to_owned();
+            Some((y, body))
+        })
+        .collect();
+    assert!(!r.policies.is_empty());
+    for p in &r.policies {
+        let (y, _) = texts.iter().find(|(_, b)| b == p).unwrap_or_else(|| panic!("no legend entry {p}"));
+        assert!(*y < 40.0, "{p}'s legend entry at y {y}, inside the panels");
+    }
+    let rects_in_strip = svg
+        .split("<rect")
+        .skip(1)
+        .filter_map(|t| t.split(" y=\"").nth(1)?.split('"').next()?.parse::<f64>().ok())
+        .filter(|y| *y > 0.0 && *y < 40.0)
+        .count();
+    assert_eq!(rects_in_strip, r.policies.len(), "one swatch per policy in the strip, no bar");
 }
 
 /// A gray zone the `llm` executor settled (a consult call, no adjudication event) is

@@ -17,7 +17,7 @@ fn setup(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32) -> Setup
 }
 
 /// As [`setup`], with more lines for the `[world]` table (terrain).
-fn setup_with(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32, world: &str) -> Setup {
+pub(crate) fn setup_with(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32, world: &str) -> Setup {
     write(dir, "configs/blueprints/bp.toml", blueprint);
     let data_file = dir.join("configs/data/minecraft-1.20.4.json");
     std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
@@ -36,7 +36,7 @@ fn setup_with(dir: &Path, blueprint: &str, agents: &[(Pos, &str)], top: i32, wor
 }
 
 /// Runs to the end on the stepper: the events and the final episode.
-fn run(setup: &Setup) -> (Vec<Event>, Episode) {
+pub(crate) fn run(setup: &Setup) -> (Vec<Event>, Episode) {
     let mut events = Vec::new();
     let (_, ep) = gatecrew_crew::run_to_end(setup, &mut |e: &Event| events.push(e.clone()));
     (events, ep)

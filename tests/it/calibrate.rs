@@ -199,6 +199,26 @@ fn the_cli_writes_a_gate_file_that_run_accepts() {
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = gatecrew_cli::main_with(["gatecrew", "calibrate", "--report", res.to_str().unwrap()], &mut o, &mut e);
     assert_eq!(code, std::process::ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&e));
+    // --json: one object on stdout, the summary without its points; a rerun resumes.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("summary.json")).unwrap()).unwrap();
+    for args in [
+        vec!["calibrate", "--grid", grid.to_str().unwrap(), "--out", res.to_str().unwrap(), "--filter=-s0", "--json"],
+        vec!["calibrate", "--report", res.to_str().unwrap(), "--json"],
+    ] {
+        let (code, out, err) = crate::cli::gatecrew(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["mode"] == "grid" || v["mode"] == "report", "{v}");
+        assert_eq!(v["out"], res.display().to_string());
+        assert!(v["files"].as_array().unwrap().iter().all(|f| res.join(f.as_str().unwrap()).is_file()), "{v}");
+        let s = &v["summary"];
+        assert!(s.get("points").is_none(), "the points are in points.json");
+        assert_eq!(s["point_count"].as_u64(), summary["points"].as_array().map(|p| p.len() as u64));
+        assert_eq!(s["best"], summary["best"], "{v}");
+        assert_eq!(s["best_test"], summary["best_test"]);
+    }
     // A grid nobody can satisfy: exit 2 with a clear message.
     let bad = write(out.path(), "bad.toml", &GRID.replace("c = [0.2, 0.35, 0.45]", "c = [0.1]"));
     let (mut o, mut e) = (Vec::new(), Vec::new());

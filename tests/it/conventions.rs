@@ -2,6 +2,10 @@
 //! kept, SIGTERM is said and exits 143, shells get completions, and an export of
 //! traces holding no construction episode is refused instead of writing empty tables.
 
+mod color;
+mod json;
+mod tables;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 

@@ -174,8 +174,9 @@ fn duckdb_and_polars_over_the_export_equal_gatecrew_analyze() {
         .collect();
     assert_eq!(compare(&overall, &serde_json::Value::Array(rows), "duckdb events"), overall.len());
     let py = doc_blocks("python");
+    let metrics = py.iter().find(|b| !b.contains("schema.json")).expect("docs' polars block");
     let py_file = dir.path().join("metrics.py");
-    std::fs::write(&py_file, &py[0]).unwrap();
+    std::fs::write(&py_file, metrics).unwrap();
     let rows = run_python(&python, POLARS, &[&py_file, &episodes]);
     assert!(compare(&analyzed, &rows, "polars") >= 20);
 }
@@ -207,7 +208,61 @@ fn the_tables_have_typed_columns_and_labels_on_every_row() {
     let gates: Vec<_> = rows.iter().filter(|r| r[kind] == "gate").collect();
     assert!(!gates.is_empty());
     assert!(gates.iter().all(|r| r[f_c].parse::<u8>().is_ok_and(|v| v <= 3)), "features as small integers");
+    // A column no event of this run fills (an LLM's latency, a fault) is typed through
+    // schema.json as docs/analysis.md reads it, in DuckDB and in polars.
+    let empty: Vec<&str> =
+        header.iter().enumerate().filter(|(i, _)| rows.iter().all(|r| r[*i].is_empty())).map(|(_, h)| *h).collect();
+    assert!(empty.contains(&"latency_ms") && empty.contains(&"oracle_ticks"), "{empty:?}");
+    let block = doc_blocks("python").into_iter().find(|b| b.contains("schema.json")).expect("docs' CSV block");
+    let block_file = dir.path().join("typed.py");
+    std::fs::write(&block_file, block).unwrap();
+    let read = run_python(&python_checks(), TYPED_CSV, &[block_file.as_path(), out.as_path()]);
+    for table in ["episodes", "events"] {
+        let t = &read[table];
+        assert!(t["columns"].as_u64().unwrap() > 10, "{read}");
+        assert_eq!(t["duckdb_mismatches"], serde_json::json!([]), "{table}: {read}");
+        assert_eq!(t["polars_mismatches"], serde_json::json!([]), "{table}: {read}");
+    }
+    assert_eq!(read["events"]["latency_ms"], serde_json::json!(["UBIGINT", "UInt64"]), "{read}");
+    assert_eq!(read["events"]["untyped_latency_ms"], "VARCHAR", "without schema.json the column is text: {read}");
 }
+
+/// Runs docs/analysis.md's block that reads the CSV tables with schema.json (the
+/// folder `export/` replaced by the test's), reads the episodes table the same way, and
+/// prints each column whose type differs from the schema's.
+const TYPED_CSV: &str = r#"
+import duckdb, json, sys, pathlib, io, contextlib
+import polars as pl
+block, out = open(sys.argv[1]).read(), pathlib.Path(sys.argv[2])
+scope = {}
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(block.replace('"export/', '"' + str(out) + '/'), scope)
+schema = json.loads((out / "schema.json").read_text())
+ep = str(out / "episodes.csv")
+read = {
+    "events": (scope["events"], scope["events_pl"]),
+    "episodes": (
+        duckdb.read_csv(ep, header=True, dtype={c["name"]: c["duckdb"] for c in schema["episodes"]}),
+        pl.read_csv(ep, schema={c["name"]: getattr(pl, c["polars"]) for c in schema["episodes"]}),
+    ),
+}
+res = {}
+for table, cols in schema.items():
+    rel, df = read[table]
+    got = dict(zip(rel.columns, [str(t) for t in rel.types]))
+    pgot = {k: str(v) for k, v in df.schema.items()}
+    r = {
+        "columns": len(cols),
+        "duckdb_mismatches": [c["name"] for c in cols if got.get(c["name"]) != c["duckdb"]],
+        "polars_mismatches": [c["name"] for c in cols if pgot.get(c["name"]) != c["polars"]],
+    }
+    if table == "events":
+        r["latency_ms"] = [got["latency_ms"], pgot["latency_ms"]]
+        untyped = duckdb.read_csv(str(out / "events.csv"), header=True)
+        r["untyped_latency_ms"] = str(dict(zip(untyped.columns, untyped.types))["latency_ms"])
+    res[table] = r
+print(json.dumps(res))
+"#;
 
 #[test]
 fn a_bad_trace_line_is_named_by_file_and_line() {

@@ -24,6 +24,7 @@ mod external;
 mod faults;
 mod fuzz_corpus;
 mod gated_baselines;
+mod handovers;
 mod hitl;
 mod hostile;
 mod issues;

@@ -185,6 +185,40 @@ impl Sink {
     }
 }
 
+/// A CSV file carries no types: DuckDB and polars read a column with no value in it
+/// (a kind of event the traces never hold) as text. `schema.json` beside the tables
+/// names each column's type as DuckDB (`read_csv(..., types = ...)`) and polars
+/// (`pl.read_csv(..., schema = ...)`) spell it: `{"episodes": [{"name", "duckdb",
+/// "polars"}, ...], "events": [...]}` in column order.
+pub(crate) fn schema_json(tables: &[(&str, &Schema)]) -> serde_json::Value {
+    let mut v = serde_json::Map::new();
+    for (name, schema) in tables {
+        let cols: Vec<serde_json::Value> = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                let (duckdb, polars) = type_names(f.data_type());
+                serde_json::json!({ "name": f.name(), "duckdb": duckdb, "polars": polars })
+            })
+            .collect();
+        v.insert((*name).to_owned(), cols.into());
+    }
+    v.into()
+}
+
+/// A column type's names in DuckDB and polars.
+fn type_names(t: &DataType) -> (&'static str, &'static str) {
+    match t {
+        DataType::UInt8 => ("UTINYINT", "UInt8"),
+        DataType::UInt32 => ("UINTEGER", "UInt32"),
+        DataType::UInt64 => ("UBIGINT", "UInt64"),
+        DataType::Int32 => ("INTEGER", "Int32"),
+        DataType::Float64 => ("DOUBLE", "Float64"),
+        DataType::Boolean => ("BOOLEAN", "Boolean"),
+        _ => ("VARCHAR", "String"),
+    }
+}
+
 pub(crate) fn write_err(path: &Path, e: impl std::fmt::Display) -> ExportError {
     ExportError::Write { path: path.into(), message: e.to_string() }
 }

@@ -1,6 +1,6 @@
 //! The kitchen section's tables, as `gatecrew analyze` prints them.
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::table;
 use gatecrew_kitchen::{ExecutorKind, TimingMode};
 
 use super::report::KitchenReport;
@@ -8,20 +8,18 @@ use super::report::KitchenReport;
 impl KitchenReport {
     /// The tables `gatecrew analyze` prints.
     pub fn tables(&self) -> String {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header([
+        let mut t = table::new([
             "level",
             "policy",
             "agents",
             "timing",
             "executor",
             "episodes",
-            "CoS (pending excluded)",
-            "CoS (pending = failed)",
-            "messages/ep",
-            "llm calls/ep",
-            "tokens/call (prompt + completion)",
+            "CoS\npending\nexcluded",
+            "CoS\npending\n= failed",
+            "messages\n/ep",
+            "llm calls\n/ep",
+            "tokens/call\n(prompt +\ncompletion)",
         ]);
         for r in &self.rows {
             t.add_row([
@@ -38,19 +36,17 @@ impl KitchenReport {
                 tokens(r.prompt_tokens_per_call, r.completion_tokens_per_call, r.llm_calls_per_episode),
             ]);
         }
-        let mut m = Table::new();
-        m.load_preset(UTF8_FULL_CONDENSED);
-        m.set_header([
+        let mut m = table::new([
             "policy",
             "agents",
             "timing",
             "executor",
             "levels",
-            "CoS (pending excluded)",
-            "CoS (pending = failed)",
-            "messages/ep",
-            "llm calls/ep",
-            "tokens/call (prompt + completion)",
+            "CoS\npending\nexcluded",
+            "CoS\npending\n= failed",
+            "messages\n/ep",
+            "llm calls\n/ep",
+            "tokens/call\n(prompt +\ncompletion)",
         ]);
         for x in &self.means {
             m.add_row([

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::table;
 use gatecrew_protocol::metrics::{EpisodeMetrics, GateRow};
 use serde::Serialize;
 
@@ -65,11 +65,9 @@ impl Decisions {
         if self.rows.is_empty() {
             return String::new();
         }
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
         let mut header = vec!["gate decisions".to_owned()];
         header.extend(self.policies.iter().zip(&self.totals).map(|(p, n)| format!("{p} ({n})")));
-        t.set_header(header);
+        let mut t = table::new(header);
         for r in &self.rows {
             let mut row = vec![r.label.clone()];
             row.extend(r.counts.iter().zip(&self.totals).map(|(&n, &total)| match n {

@@ -2,7 +2,7 @@
 //! answered, the server-counted tokens per call and per episode, the largest prompt
 //! (how far a bot's context grew), and the replies that could not be used.
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use crate::table;
 
 use super::Report;
 
@@ -14,9 +14,7 @@ impl Report {
         if groups.is_empty() {
             return String::new();
         }
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header([
+        let mut t = table::new([
             "model-driven bots",
             "episodes",
             "decisions",

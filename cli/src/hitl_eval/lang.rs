@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::Table;
+use gatecrew_analyze::table;
 use gatecrew_hitl::intent::IntentType;
 use gatecrew_hitl_app::eval::{Row, Score};
 
@@ -51,12 +52,10 @@ pub(super) fn per_lang(name: &str, rows: &[Row]) -> Vec<PerLang> {
 /// The table: one row per classifier and language; a column per type ("right of n").
 pub(super) fn table(v: &[PerLang]) -> Table {
     let pct = |a: usize, b: usize| format!("{:.1}%", 100.0 * a as f64 / b.max(1) as f64);
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
     let mut header: Vec<String> =
         ["classifier", "lang", "n", "type acc", "accuracy"].iter().map(|s| (*s).to_owned()).collect();
     header.extend(IntentType::ALL.iter().map(|k| k.as_str().to_owned()));
-    t.set_header(header);
+    let mut t = table::new(header);
     for p in v {
         let mut row =
             vec![p.classifier.clone(), p.lang.clone(), p.n.to_string(), pct(p.type_right, p.n), pct(p.right, p.n)];

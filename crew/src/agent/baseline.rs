@@ -7,7 +7,7 @@
 
 use gatecrew_gating::Issue;
 use gatecrew_protocol::trace::ResolvedBy;
-use gatecrew_protocol::{BoardMessage, IssueId, ItemId, Recipient};
+use gatecrew_protocol::{AgentId, BoardMessage, Count, IssueId, ItemId, Offer, Recipient, Standing};
 
 use super::{AgentCore, Awaiting, Blocker, Handover, Retry, StepOutput};
 use crate::style::{Aside, Directive};
@@ -63,7 +63,7 @@ impl AgentCore {
     pub(super) fn on_directive(&mut self, d: Directive) {
         match d {
             Directive::Deliver { window, to, item, count } => {
-                self.work.handovers.push_back(Handover { window, to, item, count, attempts: 0 });
+                self.work.handovers.push_back(Handover { window, to, item, count, attempts: 0, offers: None });
             }
             Directive::Incoming { window, from, item, count, deadline } => {
                 let issue = self.side.as_mut().and_then(|s| s.incoming());
@@ -80,7 +80,7 @@ impl AgentCore {
                         count,
                         window: Some(window),
                         deadline,
-                        offered_by: Some((from, count)),
+                        offers: standing_from(from, count),
                         asked: Vec::new(),
                     },
                 );
@@ -132,4 +132,13 @@ impl AgentCore {
     pub(super) fn suppress_repeats(&self) -> bool {
         self.ctx.style.suppresses_repeats()
     }
+}
+
+/// The manager's assignment as the one offer standing in its window.
+fn standing_from(from: AgentId, count: u32) -> Standing {
+    let mut offers = Standing::default();
+    if let Ok(count) = Count::new(i64::from(count)) {
+        offers.add(Offer { from, count });
+    }
+    offers
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use gatecrew_gating::{Features, Issue, IssueKey};
 use gatecrew_protocol::trace::{IssueName, ResolvedBy};
-use gatecrew_protocol::{AgentId, IssueId, ItemId, Tick, WindowId};
+use gatecrew_protocol::{AgentId, IssueId, ItemId, Standing, Tick, WindowId};
 
 use super::{AgentTuning, Note, consult, explore, recover};
 use crate::plan::NodeId;
@@ -79,7 +79,9 @@ pub(super) struct Awaiting {
     pub(super) count: u32,
     pub(super) window: Option<WindowId>,
     pub(super) deadline: Tick,
-    pub(super) offered_by: Option<(AgentId, u32)>,
+    /// The offers standing in its window, as the board's news told them (the board
+    /// keeps the same record).
+    pub(super) offers: Standing,
     /// Teammates named by earlier rings of this escalation, sorted (empty when the
     /// request went to `all`).
     pub(super) asked: Vec<AgentId>,

@@ -4,7 +4,8 @@
 
 use gatecrew_protocol::trace::{FallbackCause, GateAction, ResolvedBy};
 use gatecrew_protocol::{
-    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Pos, RefusalReason, RejectKind,
+    AgentId, BoardMessage, CloseOutcome, Count, Handover as Way, ItemId, Offer, Pos, RefusalReason, RejectKind,
+    Standing, WindowId,
 };
 use gatecrew_world::cost::Planner;
 use gatecrew_world::{Action, Failure, Outcome, Receipt};
@@ -18,6 +19,11 @@ pub const FALLBACK_REACH: u64 = 4;
 /// near box (6 blocks), well inside the default view radius of 16, so that a teammate
 /// working anywhere near its share comes into view on the way.
 pub(super) const SEEK_RANGE: f64 = 6.0;
+
+/// How many attempts a transfer gets before the giver withdraws its offer (a receiver
+/// that keeps moving away): each walk counts twice (when it starts and when it ends),
+/// a failed give once. A walk that finds no path withdraws it at once.
+const MAX_HANDOVER_ATTEMPTS: u32 = 12;
 
 impl AgentCore {
     pub(super) fn on_news(&mut self, news: BoardNews, out: &mut StepOutput) {
@@ -37,17 +43,15 @@ impl AgentCore {
                 }
                 BoardMessage::OfferTransfer { from, to, item, count, .. } => {
                     self.knowledge.offer(item, from);
-                    if to == self.id {
-                        if let Some(aw) = self.blocker.awaiting.get_mut(&item) {
-                            if aw.window == Some(window) {
-                                aw.offered_by = Some((from, count.get()));
-                                aw.deadline = self.now + self.ctx.board_cfg.handover_ticks;
-                            }
-                        }
-                    }
+                    let offer = Offer { from, count };
+                    self.mirror_offers(window, to, item, |s| s.add(offer));
                 }
-                BoardMessage::CannotSupply { from, item, .. } => {
-                    self.knowledge.refusal(item, from);
+                BoardMessage::CannotSupply { from, to, item, reason, .. } => {
+                    // A giver that cannot get here may well hold the item.
+                    if reason != RefusalReason::Unreachable {
+                        self.knowledge.refusal(item, from);
+                    }
+                    self.mirror_offers(window, to, item, |s| s.withdraw(from));
                 }
                 BoardMessage::ConfirmTransfer { .. } => {}
             },
@@ -119,7 +123,8 @@ impl AgentCore {
         let surplus = self.surplus(item);
         let give = self.model_answer(from, item, count, surplus, out).unwrap_or(surplus.min(count));
         let msg = if give > 0 {
-            self.work.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0 });
+            let offers = Some(Standing::default());
+            self.work.handovers.push_back(Handover { window, to: from, item, count: give, attempts: 0, offers });
             let count = Count::new(i64::from(give)).expect("1..=requested is a valid count");
             BoardMessage::OfferTransfer { window, from: self.id, to: from, item, count, handover: Way::Give }
         } else {
@@ -174,16 +179,22 @@ impl AgentCore {
         let Some(aw) = self.blocker.awaiting.get(&r.item) else {
             return;
         };
-        let (Some(window), Some((giver, offered))) = (aw.window, aw.offered_by) else {
+        let Some(window) = aw.window else {
             return;
         };
-        // Items handed over for another window (or none) confirm nothing here.
-        if giver != r.from || r.window.is_some_and(|w| w != window) {
+        // Items from a giver with no offer standing, or handed over for another window,
+        // confirm nothing here. Any standing offer's items do: a giver that stood by may
+        // have delivered before it heard the window went to another.
+        let Some(offer) = aw.offers.by(r.from) else {
+            return;
+        };
+        if r.window.is_some_and(|w| w != window) {
             return;
         }
         let key = aw.key;
-        let count = Count::new(i64::from(r.count.min(offered))).expect("a receipt carries at least one item");
-        out.posts.push((BoardMessage::ConfirmTransfer { window, from: self.id, to: giver, item: r.item, count }, None));
+        let count = Count::new(i64::from(r.count.min(offer.count.get()))).expect("a receipt carries at least one item");
+        out.posts
+            .push((BoardMessage::ConfirmTransfer { window, from: self.id, to: r.from, item: r.item, count }, None));
         self.blocker.awaiting.remove(&r.item);
         self.history.gate.confirmed(key);
         self.blocker.resolve(Blocker::Item(r.item), ResolvedBy::Board, &mut out.notes);
@@ -192,44 +203,87 @@ impl AgentCore {
         }
     }
 
-    pub(super) fn next_handover_action(&mut self) -> Option<Action> {
+    /// Keeps the record of a window's standing offers in step with the board's news:
+    /// the requester's (it waits for the awaited giver from the time that giver became
+    /// awaited, as the board does) and every giver's that offered in it.
+    fn mirror_offers(&mut self, window: WindowId, to: AgentId, item: ItemId, change: impl Fn(&mut Standing) -> bool) {
+        if to == self.id {
+            if let Some(aw) = self.blocker.awaiting.get_mut(&item) {
+                if aw.window == Some(window) && change(&mut aw.offers) && !aw.offers.is_empty() {
+                    aw.deadline = self.now + self.ctx.board_cfg.handover_ticks;
+                }
+            }
+        }
+        for h in self.work.handovers.iter_mut().filter(|h| h.window == window) {
+            if let Some(offers) = &mut h.offers {
+                change(offers);
+            }
+        }
+    }
+
+    /// The next step of the first transfer this bot is the awaited giver of, with its
+    /// window. One it cannot make any more is withdrawn on the board at once.
+    pub(super) fn next_handover_action(&mut self, out: &mut StepOutput) -> Option<(WindowId, Action)> {
         loop {
-            let h = self.work.handovers.front()?.clone();
-            if self.inv.count(h.item) < h.count || h.attempts > 12 {
-                self.work.handovers.pop_front();
+            let i = self.work.handovers.iter().position(|h| h.awaited_from(self.id))?;
+            let h = self.work.handovers[i].clone();
+            if self.inv.count(h.item) < h.count {
+                self.withdraw(h.window, RefusalReason::NoSurplus, out);
                 continue;
             }
+            if h.attempts > MAX_HANDOVER_ATTEMPTS {
+                self.withdraw(h.window, RefusalReason::Unreachable, out);
+                continue;
+            }
+            self.work.handovers[i].attempts += 1;
             let seen = self.knowledge.mem.visible().iter().find(|(a, _)| *a == h.to).map(|(_, p)| *p);
             let Some(target) = seen.or_else(|| self.knowledge.mem.last_seen(h.to)) else {
                 // Never seen (it works out of view): go to where its share of the
                 // blueprint lies, which every bot knows from the split, on the ground,
                 // until it comes into view.
                 let r = self.region_of(h.to);
-                if let Some(front) = self.work.handovers.front_mut() {
-                    front.attempts += 1;
-                }
-                return Some(Action::MoveTo { target: Pos::new(r.x, 0, r.z), range: SEEK_RANGE });
+                return Some((h.window, Action::MoveTo { target: Pos::new(r.x, 0, r.z), range: SEEK_RANGE }));
             };
             if self.pos.dist(target) <= self.ctx.physics.reach - 0.5 {
-                return Some(Action::Give { to: h.to, item: h.item, count: h.count, window: Some(h.window) });
+                self.work.handovers[i].attempts -= 1;
+                return Some((
+                    h.window,
+                    Action::Give { to: h.to, item: h.item, count: h.count, window: Some(h.window) },
+                ));
             }
-            if let Some(front) = self.work.handovers.front_mut() {
-                front.attempts += 1;
-            }
-            return Some(Action::MoveTo { target, range: 2.0 });
+            return Some((h.window, Action::MoveTo { target, range: 2.0 }));
         }
     }
 
-    pub(super) fn handover_outcome(&mut self, o: &Outcome) {
-        let settled = match (&o.action, &o.result) {
-            (Action::Give { window: Some(w), .. }, Err(Failure::AlreadyHandedOver { .. })) => Some(*w),
-            (Action::Give { window: Some(w), .. }, Ok(_)) => Some(*w),
-            _ => None,
+    /// Drops the transfer of `window`; one offered on the board is withdrawn there with
+    /// `CANNOT_SUPPLY`, so that the window goes to a teammate that can deliver.
+    fn withdraw(&mut self, window: WindowId, reason: RefusalReason, out: &mut StepOutput) {
+        let Some(i) = self.work.handovers.iter().position(|h| h.window == window) else {
+            return;
         };
-        if let Some(w) = settled {
-            self.work.handovers.retain(|h| h.window != w);
-        } else if let Some(front) = self.work.handovers.front_mut() {
-            front.attempts += 1;
+        let h = self.work.handovers.remove(i).expect("found above");
+        if h.offers.is_some() {
+            tracing::debug!(agent = %self.id, %window, ?reason, "offer withdrawn");
+            let msg = BoardMessage::CannotSupply { window, from: self.id, to: h.to, item: h.item, reason };
+            out.posts.push((msg, None));
+        }
+    }
+
+    pub(super) fn handover_outcome(&mut self, window: WindowId, o: &Outcome, out: &mut StepOutput) {
+        match (&o.action, &o.result) {
+            (Action::Give { .. }, Ok(_) | Err(Failure::AlreadyHandedOver { .. })) => {
+                self.work.handovers.retain(|h| h.window != window);
+            }
+            // No walk leads to the requester (stranded on an upper floor, walled in):
+            // waiting would only let the window time out.
+            (Action::MoveTo { .. }, Err(Failure::NoPath { .. })) => {
+                self.withdraw(window, RefusalReason::Unreachable, out);
+            }
+            _ => {
+                if let Some(h) = self.work.handovers.iter_mut().find(|h| h.window == window) {
+                    h.attempts += 1;
+                }
+            }
         }
     }
 }

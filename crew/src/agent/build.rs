@@ -76,7 +76,7 @@ impl AgentCore {
             self.pos = view.pos;
         }
         let mut heed: Vec<gatecrew_protocol::AgentId> = self.work.handovers.iter().map(|h| h.to).collect();
-        heed.extend(self.blocker.awaiting.values().filter_map(|aw| aw.offered_by.map(|(from, _)| from)));
+        heed.extend(self.blocker.awaiting.values().filter_map(|aw| aw.offers.current().map(|o| o.from)));
         self.knowledge.mem.update(view, self.now, &heed);
         for &(p, b) in &view.blocks {
             if let Some(i) = self.ctx.blueprint.index_of(p) {

@@ -18,7 +18,9 @@
 use std::sync::Arc;
 
 use gatecrew_gating::Issue;
-use gatecrew_protocol::{Addressees, AgentId, BoardMessage, Count, IssueId, ItemId, Pos, Recipient, RequestReason};
+use gatecrew_protocol::{
+    Addressees, AgentId, BoardMessage, Count, IssueId, ItemId, Pos, Recipient, RequestReason, Standing,
+};
 
 use super::{AgentCore, Awaiting, StepOutput};
 use crate::plan::{NodeKind, Task, TaskGraph};
@@ -44,7 +46,7 @@ impl AgentCore {
             count: n,
             window: None,
             deadline: self.now,
-            offered_by: None,
+            offers: Standing::default(),
             asked: Vec::new(),
         };
         self.ask(item, to, aw, out);
@@ -75,7 +77,7 @@ impl AgentCore {
         let msg = BoardMessage::RequestMaterial { from: self.id, to, item, count, reason: aw.reason };
         out.posts.push((msg, aw.issue));
         aw.window = None;
-        aw.offered_by = None;
+        aw.offers = Standing::default();
         aw.deadline = self.now + self.ctx.board_cfg.window_ticks + 1;
         self.blocker.awaiting.insert(item, aw);
     }

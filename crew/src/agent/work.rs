@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use gatecrew_protocol::{AgentId, ItemId, Pos, WindowId};
+use gatecrew_protocol::{AgentId, ItemId, Pos, Standing, WindowId};
 
 use super::build::place_of;
 use super::scaffold;
@@ -16,7 +16,7 @@ pub(super) enum Purpose {
     Build(NodeId),
     Scaffold(NodeId),
     Recover,
-    Handover,
+    Handover(WindowId),
     Explore,
 }
 
@@ -28,6 +28,17 @@ pub(super) struct Handover {
     pub(super) item: ItemId,
     pub(super) count: u32,
     pub(super) attempts: u32,
+    /// The offers standing in the window, from the board's news (`None`: a delivery
+    /// the style's channel ordered, which no teammate competes for).
+    pub(super) offers: Option<Standing>,
+}
+
+impl Handover {
+    /// Whether `me` is the giver the window awaits now (until the board's news says
+    /// otherwise, an offer just made is).
+    pub(super) fn awaited_from(&self, me: AgentId) -> bool {
+        self.offers.as_ref().and_then(Standing::current).is_none_or(|o| o.from == me)
+    }
 }
 
 /// T: the task graph, the counts the local solver's nodes aim at, what the action in

@@ -141,6 +141,7 @@ impl Episode {
             BoardMessage::CannotSupply { reason, .. } => Some(match reason {
                 RefusalReason::NoSurplus => "no_surplus",
                 RefusalReason::Busy => "busy",
+                RefusalReason::Unreachable => "unreachable",
             }),
             _ => None,
         };

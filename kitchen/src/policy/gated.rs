@@ -201,7 +201,7 @@ impl Channel for BoardChannel {
 
     fn answer(&mut self, me: usize, ask: &Ask, yes: bool, now: u32) -> bool {
         let window = WindowId(ask.ticket);
-        let taken = self.board.window(window).is_some_and(|w| w.offer.is_some());
+        let taken = self.board.window(window).is_some_and(|w| w.offer().is_some());
         let (from, to) = (AgentId(me as u32), AgentId(ask.from as u32));
         if yes && !taken {
             if let Ok(count) = Count::new(1) {
@@ -220,7 +220,7 @@ impl Channel for BoardChannel {
     fn state(&self, ticket: u32) -> TicketState {
         match self.board.window(WindowId(ticket)) {
             None => TicketState::TimedOut,
-            Some(w) => match (w.closed, w.offer) {
+            Some(w) => match (w.closed, w.offer()) {
                 (Some((_, CloseOutcome::Confirmed)), _) => TicketState::Confirmed,
                 (Some((_, CloseOutcome::CannotSupply)), _) => TicketState::Refused,
                 (Some(_), _) => TicketState::TimedOut,
@@ -233,7 +233,7 @@ impl Channel for BoardChannel {
     fn confirm(&mut self, me: usize, ticket: u32, now: u32) {
         let window = WindowId(ticket);
         let Some(w) = self.board.window(window) else { return };
-        let (Some(offer), item) = (w.offer, w.item) else { return };
+        let (Some(offer), item) = (w.offer(), w.item) else { return };
         let msg = BoardMessage::ConfirmTransfer {
             window,
             from: AgentId(me as u32),

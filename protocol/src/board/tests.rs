@@ -177,7 +177,7 @@ fn rejects_wrong_parties_and_second_offers() {
     let early_confirm = BoardMessage::ConfirmTransfer { window: w, from: A0, to: A1, item: GLASS, count: n(1) };
     rejected(&mut b, A0, early_confirm, RejectKind::NoOffer);
     b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
-    rejected(&mut b, A2, offer(w, A2, 2), RejectKind::AlreadyOffered);
+    rejected(&mut b, A1, offer(w, A1, 1), RejectKind::AlreadyOffered);
     let foreign_confirm = BoardMessage::ConfirmTransfer { window: w, from: A2, to: A1, item: GLASS, count: n(1) };
     rejected(&mut b, A2, foreign_confirm, RejectKind::WrongParty);
     b.post(A2, refuse(w, A2), Tick(12)).unwrap();
@@ -186,6 +186,61 @@ fn rejects_wrong_parties_and_second_offers() {
     let busy = BoardMessage::CannotSupply { window: w, from: A2, to: A0, item: GLASS, reason: RefusalReason::Busy };
     rejected(&mut b, A2, busy, RejectKind::DuplicateRefusal);
     assert!(b.window(w).unwrap().is_open(), "a refusal after an offer does not close the window");
+}
+
+#[test]
+fn a_second_offer_stands_by_and_a_withdrawal_passes_the_window_on() {
+    let items = ItemRegistry::new([("glass", 64)]).unwrap();
+    let crew: Vec<AgentId> = (0..4).map(AgentId).collect();
+    let mut b = Board::new(crew, Arc::new(items), BoardConfig::default());
+    let msg = BoardMessage::RequestMaterial {
+        from: A0,
+        to: Recipient::All,
+        item: GLASS,
+        count: n(4),
+        reason: RequestReason::MissingMaterial,
+    };
+    let w = b.post(A0, msg, Tick(10)).unwrap().posted.window;
+    let a3 = AgentId(3);
+    b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
+    assert_eq!(b.window(w).unwrap().offer().map(|o| o.from), Some(A1));
+    // An equal offer stands by; a larger one is awaited instead, from now.
+    b.post(A2, offer(w, A2, 2), Tick(12)).unwrap();
+    assert_eq!(b.window(w).unwrap().offer().map(|o| o.from), Some(A1), "the earlier of equals is awaited");
+    assert_eq!(b.next_deadline(), Some(Tick(211)));
+    b.post(a3, offer(w, a3, 3), Tick(13)).unwrap();
+    assert_eq!(b.window(w).unwrap().offer().map(|o| (o.from, o.count)), Some((a3, n(3))));
+    assert_eq!(b.next_deadline(), Some(Tick(213)), "a new awaited offer has its own handover deadline");
+    // The awaited giver cannot deliver: it withdraws, and the earliest of the rest is
+    // awaited from then on.
+    let unreachable =
+        BoardMessage::CannotSupply { window: w, from: a3, to: A0, item: GLASS, reason: RefusalReason::Unreachable };
+    assert!(b.post(a3, unreachable, Tick(40)).unwrap().closed.is_none());
+    assert_eq!(b.window(w).unwrap().offer().map(|o| o.from), Some(A1));
+    assert_eq!(b.next_deadline(), Some(Tick(240)));
+    // A standing giver that is not awaited may still deliver first: its items confirm.
+    let confirm = BoardMessage::ConfirmTransfer { window: w, from: A0, to: A2, item: GLASS, count: n(2) };
+    rejected(
+        &mut b,
+        A0,
+        BoardMessage::ConfirmTransfer { window: w, from: A0, to: a3, item: GLASS, count: n(1) },
+        RejectKind::WrongParty,
+    );
+    assert_eq!(b.post(A0, confirm, Tick(41)).unwrap().closed.unwrap().outcome, CloseOutcome::Confirmed);
+}
+
+#[test]
+fn the_last_giver_withdrawing_closes_or_reopens_the_window() {
+    let mut b = board();
+    let w = request(&mut b);
+    b.post(A1, offer(w, A1, 2), Tick(11)).unwrap();
+    let gone =
+        BoardMessage::CannotSupply { window: w, from: A1, to: A0, item: GLASS, reason: RefusalReason::Unreachable };
+    assert!(b.post(A1, gone, Tick(20)).unwrap().closed.is_none(), "A2 has not answered yet");
+    assert_eq!(b.next_deadline(), Some(Tick(50)), "back to the answer deadline");
+    assert!(b.window(w).unwrap().offer().is_none());
+    let closed = b.post(A2, refuse(w, A2), Tick(21)).unwrap().closed.unwrap();
+    assert_eq!(closed.outcome, CloseOutcome::CannotSupply, "every addressee has now said no");
 }
 
 #[test]

@@ -190,7 +190,7 @@ fn a_folder_of_both_kinds_reports_both_and_the_construction_part_as_alone() {
     assert_eq!(code, 0, "{err}");
     assert!(text.starts_with("1 episodes from 1 traces"), "{text}");
     assert!(text.contains("15 kitchen episodes from 15 traces"), "{text}");
-    assert!(text.contains("CoS (pending excluded)") && text.contains("CoS (pending = failed)"), "{text}");
+    assert!(text.contains("pending excluded: ") && text.contains("pending = failed: "), "{text}");
     assert!(text.contains("the paper's formula") && text.contains("MindAgent's script"), "{text}");
     // Only kitchen traces: no construction section, and nothing to plot.
     let kd = k.to_str().unwrap();

@@ -1,0 +1,70 @@
+//! Hand-overs that cannot stall (DESIGN section 5.6): a giver that cannot deliver
+//! withdraws its offer on the board at once, with `CANNOT_SUPPLY` (reason
+//! `unreachable`), and the window goes to a teammate whose offer stood by.
+
+use gatecrew_protocol::trace::{Event, EventKind, WindowEvent};
+use gatecrew_protocol::{AgentId, CloseOutcome, MessageKind, Pos, Recipient, WindowId};
+
+use crate::building::{run, setup_with};
+
+/// The board messages of one window, in order: kind, sender, addressee, reason.
+fn messages(events: &[Event], w: WindowId) -> Vec<(MessageKind, AgentId, Recipient, Option<String>)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Board { msg, window, from, to, reason, .. } if *window == w => {
+                Some((*msg, *from, *to, reason.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn outcome(events: &[Event], w: WindowId) -> Option<CloseOutcome> {
+    events.iter().find_map(|e| match &e.kind {
+        EventKind::Window { window, event: WindowEvent::Close, outcome, .. } if *window == w => *outcome,
+        _ => None,
+    })
+}
+
+/// bot0 holds no glass; bot1 and bot2 hold the same spare. bot1 stands on a stone
+/// column two blocks high, from which no walk leads down (a drop is one block at
+/// most), so it cannot get to bot0: it offers first, finds no path, and withdraws; the
+/// window goes to bot2, whose offer stood by, and bot0's glass arrives.
+#[test]
+fn a_stranded_givers_window_goes_to_the_other_teammate() {
+    let dir = tempfile::tempdir().unwrap();
+    let bp = "name = \"row\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [8, 0, 0]\nblock = \"glass\"\n";
+    let column = "fill = [{ from = [4, 0, 4], to = [4, 1, 4], block = \"stone\" }]\n";
+    let agents =
+        [(Pos::new(-2, 0, 2), "dirt = 1"), (Pos::new(4, 2, 4), "glass = 9"), (Pos::new(10, 0, 2), "glass = 9")];
+    let s = setup_with(dir.path(), bp, &agents, 8, column);
+    let (events, _) = run(&s);
+    let (bot0, bot1, bot2) = (AgentId(0), AgentId(1), AgentId(2));
+    // bot0's first request: both teammates offered, bot1's offer was awaited.
+    let first = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Board { msg: MessageKind::RequestMaterial, window, from, .. } if *from == bot0 => Some(*window),
+            _ => None,
+        })
+        .expect("bot0 asks for glass");
+    let msgs = messages(&events, first);
+    eprintln!("{msgs:?}");
+    let offers: Vec<AgentId> = msgs.iter().filter(|m| m.0 == MessageKind::OfferTransfer).map(|m| m.1).collect();
+    assert_eq!(offers, vec![bot1, bot2], "the second offer is not refused: {msgs:?}");
+    let withdrawn = msgs
+        .iter()
+        .position(|m| m.0 == MessageKind::CannotSupply && m.1 == bot1 && m.3.as_deref() == Some("unreachable"));
+    let confirmed = msgs.iter().position(|m| m.0 == MessageKind::ConfirmTransfer && m.2 == Recipient::Agent(bot2));
+    assert!(withdrawn.is_some() && confirmed > withdrawn, "bot1 withdraws, then bot2 delivers: {msgs:?}");
+    assert_eq!(outcome(&events, first), Some(CloseOutcome::Confirmed));
+    let rejected = events.iter().filter(|e| matches!(e.kind, EventKind::BoardReject { .. })).count();
+    assert_eq!(rejected, 0, "nothing was refused as already offered");
+    // No window of the episode waited out its handover deadline.
+    let timeouts = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Window { outcome: Some(CloseOutcome::Timeout), .. }))
+        .count();
+    assert_eq!(timeouts, 0, "a window timed out");
+}
