@@ -404,6 +404,20 @@ impl AgentCore {
             .collect()
     }
 
+    /// What the board showed this bot of `item`, in id order: the teammates it saw
+    /// offer it and those it saw say they cannot supply it (to any requester).
+    pub fn heard_of(&self, item: ItemId) -> (Vec<AgentId>, Vec<AgentId>) {
+        let ids = |m: &std::collections::BTreeMap<ItemId, std::collections::BTreeSet<AgentId>>| {
+            m.get(&item).map(|s| s.iter().copied().collect()).unwrap_or_default()
+        };
+        (ids(&self.knowledge.offered), ids(&self.knowledge.refused))
+    }
+
+    /// Its teammates, in roster order.
+    pub fn teammate_ids(&self) -> Vec<AgentId> {
+        self.teammates().collect()
+    }
+
     /// Handles one wake-up.
     ///
     /// # Panics

@@ -32,7 +32,7 @@ use gatecrew_protocol::ItemId;
 /// A node of the plan (a node of the crew's AND/OR graph).
 pub type StepId = gatecrew_crew::plan::NodeId;
 
-pub use step::{Group, Kind, Leaf, Link, Origin, State, Step};
+pub use step::{Group, Kind, Leaf, Link, NEAR_PLACE, Origin, State, Step};
 
 /// The plan. See the module docs.
 #[derive(Debug, Clone)]

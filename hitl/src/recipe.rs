@@ -8,7 +8,9 @@
 //! Alternatives the bot can price from what it knows (`gatecrew_world::cost`, the same
 //! estimate its local solver uses) come first, cheapest first; then the ones it cannot
 //! price yet, by a knowledge-free estimate, the vocabulary's preferred items first, then
-//! the data file's order. At most `max_alternatives` are kept. One `obtain` node per
+//! the data file's order. Among each, the ways the person said they like come first
+//! ([`Likes`]: "i like spruce" makes a chest of spruce planks when the bot knows where
+//! spruce grows). At most `max_alternatives` are kept. One `obtain` node per
 //! item per goal is shared by every parent that needs it (a DAG), and an alternative
 //! needing an item already being expanded above it is dropped (no cycles).
 //!
@@ -23,8 +25,10 @@
 
 use std::collections::BTreeMap;
 
+mod likes;
 mod statics;
 
+pub use likes::Likes;
 use statics::Statics;
 
 use gatecrew_crew::plan::obtain::{Alternative, Extras, Part, Rank, Way, ranked, tool_for};
@@ -81,6 +85,7 @@ pub struct RecipePlanner<'a, K: Knowledge> {
     stations: BTreeMap<ItemId, StepId>,
     stack: Vec<ItemId>,
     statics: Statics<'a>,
+    likes: Likes,
     added: usize,
     origin: Origin,
 }
@@ -99,9 +104,17 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
             stations: BTreeMap::new(),
             stack: Vec::new(),
             statics: Statics::new(data, vocab),
+            likes: Likes::default(),
             added: 0,
             origin,
         }
+    }
+
+    /// The person's taste: the ways it likes come before dearer ones.
+    #[must_use]
+    pub fn with_likes(mut self, likes: Likes) -> Self {
+        self.likes = likes;
+        self
     }
 
     /// Nodes added so far.
@@ -158,19 +171,23 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
     /// partner's judgement: a take needs a known store; a craft or a smelt whose input is
     /// being expanded above is dropped (no cycles), as is one the knowledge-free
     /// estimate cannot price; an unpriced mine needs a natural block; unpriced ways cost
-    /// that estimate, and the vocabulary's preferred items break ties.
+    /// that estimate; the ways the person likes go before dearer ones, and the
+    /// vocabulary's preferred items break ties.
     fn alternatives(&mut self, item: ItemId, count: u32) -> Vec<Alternative> {
-        let (data, vocab, stack, statics) = (self.data, self.vocab, &self.stack, &mut self.statics);
+        let (data, vocab, stack, statics, likes) = (self.data, self.vocab, &self.stack, &mut self.statics, &self.likes);
         let per = |unit: u64| unit.saturating_mul(u64::from(count));
-        let rank = |priced: Option<u64>, estimate: u64, preference| Rank {
+        // The person's taste: the item itself, or what this way makes it from.
+        let liked = |from: usize| likes.rank(data, vocab, item).min(from);
+        let rank = |priced: Option<u64>, estimate: u64, liked, preference| Rank {
             unpriced: priced.is_none(),
+            liked,
             cost: priced.unwrap_or(estimate),
             preference,
         };
         ranked(self.k, &mut self.cost, item, count, self.cfg.max_alternatives, |q| match q.way() {
             Way::Take => {
                 q.store()?;
-                Some(rank(q.price(), 0, 0))
+                Some(rank(q.price(), 0, liked(usize::MAX), 0))
             }
             Way::Craft(rid) => {
                 let r = data.recipe(rid);
@@ -178,11 +195,12 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                     return None;
                 }
                 let pref = r.ingredients.iter().map(|(ing, _)| vocab.preference(*ing)).min().unwrap_or(usize::MAX);
+                let made_of = r.ingredients.iter().map(|(ing, _)| likes.rank(data, vocab, *ing)).min();
                 let unit = statics.recipe(rid);
                 if unit >= UNKNOWN {
                     return None;
                 }
-                Some(rank(q.price(), per(unit), pref))
+                Some(rank(q.price(), per(unit), liked(made_of.unwrap_or(usize::MAX)), pref))
             }
             Way::Mine(b) => {
                 let priced = q.price();
@@ -190,7 +208,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                     return None;
                 }
                 let unit = statics.tool(b).saturating_add(40);
-                Some(rank(priced, per(unit), vocab.preference(item)))
+                Some(rank(priced, per(unit), liked(likes.rank_name(data.block_name(b))), vocab.preference(item)))
             }
             Way::Smelt(s) => {
                 if stack.contains(&s.input) {
@@ -200,7 +218,7 @@ impl<'a, K: Knowledge> RecipePlanner<'a, K> {
                 if unit >= UNKNOWN {
                     return None;
                 }
-                Some(rank(q.price(), per(unit), vocab.preference(s.input)))
+                Some(rank(q.price(), per(unit), liked(likes.rank(data, vocab, s.input)), vocab.preference(s.input)))
             }
         })
     }

@@ -95,7 +95,7 @@ fn node_item(plan: &Plan, data: &GameData, n: StepId) -> Option<(ItemId, &'stati
             })?;
             (parent, verb)
         }
-        Kind::Goals | Kind::Leaf(Leaf::Share) => return None,
+        Kind::Goals | Kind::Leaf(Leaf::Share | Leaf::GoTo { .. }) => return None,
     })
 }
 

@@ -13,6 +13,7 @@ mod apply;
 mod build;
 mod chat;
 mod clarify;
+mod halt;
 mod materials;
 mod notes;
 mod recall;
@@ -133,6 +134,10 @@ pub struct Partner {
     own_action: Option<gatecrew_world::Action>,
     /// A stop asks the driver to cancel the action in flight.
     halt: bool,
+    /// A stop lets an action that changes the world at once (a placement, a craft)
+    /// finish, and cuts only walks and digs: on a server such an action cannot be
+    /// taken back half done.
+    stop_finishes: bool,
     /// A build planned whose missing blocks are planned at the next wake-up.
     materials_due: Option<StepId>,
     dirty: bool,
@@ -147,6 +152,10 @@ pub struct Partner {
     facts: std::collections::BTreeMap<usize, crate::parts::CellFacts>,
     /// Landmarks and preferences the person told (this run's and remembered ones).
     notes: Vec<notes::Note>,
+    /// Items an earlier run in this world found no way to (task memory), with its run.
+    no_source: std::collections::BTreeMap<gatecrew_protocol::ItemId, String>,
+    /// Failed checks of the plan's steps, in words (for a failure's reason).
+    checks: std::collections::BTreeMap<StepId, String>,
 }
 
 impl std::fmt::Debug for Partner {
@@ -199,6 +208,7 @@ impl Partner {
             busy: false,
             own_action: None,
             halt: false,
+            stop_finishes: false,
             materials_due: None,
             dirty: false,
             events: Vec::new(),
@@ -208,6 +218,8 @@ impl Partner {
             share_cells: share_cells(core),
             facts: crate::parts::cell_facts(&blueprint_for_facts, &data),
             notes: Vec::new(),
+            no_source: std::collections::BTreeMap::new(),
+            checks: std::collections::BTreeMap::new(),
             data,
             cfg,
         })
@@ -278,6 +290,13 @@ impl Partner {
         !self.busy && std::mem::take(&mut self.dirty)
     }
 
+    /// From now on a stop lets a placement, a craft, a smelt or a hand-over in flight
+    /// finish and cuts only a walk or a dig (a Minecraft server: what the game has
+    /// begun to change is never left half done); the bot then stops.
+    pub fn finish_actions_on_stop(&mut self) {
+        self.stop_finishes = true;
+    }
+
     /// Whether a stop asks for the action in flight to be cancelled now (once).
     pub fn take_halt(&mut self) -> bool {
         std::mem::take(&mut self.halt)
@@ -331,6 +350,7 @@ impl Partner {
         self.plan = Plan::new("my tasks");
         self.exec = Executor::new();
         self.materials_due = None;
+        self.checks.clear();
         if matches!(self.question, Some(Question::Which { .. } | Question::WhichPart { .. })) {
             self.question = None;
         }
@@ -352,7 +372,8 @@ impl Partner {
         }
         let view = self.know.view(&self.inv, self.pos);
         let mut planner =
-            crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
+            crate::recipe::RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin)
+                .with_likes(self.taste());
         planner.plan_goal(&mut self.plan, goal)
     }
 }

@@ -118,6 +118,10 @@ pub fn judge(plan: &Plan, n: StepId, target: u32, before: &Snapshot, s: &Seen<'_
             }
             (near.is_some_and(|(_, r)| r), format!("a {} within reach", name(item)))
         }
+        Kind::Leaf(Leaf::GoTo { to }) => {
+            let near = crate::plan::NEAR_PLACE;
+            (s.pos.dist_sq(to) <= near * near, format!("within {near} blocks of {to}"))
+        }
         Kind::Leaf(Leaf::Share) => {
             ev.share = Some(s.share);
             (s.share.0 >= s.share.1, "every block of my share seen in place".into())

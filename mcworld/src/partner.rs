@@ -3,10 +3,11 @@
 //! client hears every chat line; a player's line (`<name> text`, from a name that is
 //! not one of the crew's bots) enters the partner at the episode's tick when it
 //! arrives, which on a server is game time. The partner's replies are said in the
-//! game's chat by its bot. A stop cuts the bot's command in the game at once
+//! game's chat by its bot. A stop cuts a walk or a dig in the game at once
 //! ([`Command::Stop`] bypasses the bot's queue) and the action is recorded as
 //! interrupted at that tick; the stopped command's own reply only brings the mirror in
-//! line. The session lasts while a person who spoke is on the server (or until the
+//! line. A placement or a craft in flight finishes first (the game has begun it), and
+//! the bot stops after it. The session lasts while a person who spoke is on the server (or until the
 //! tick limit); when they leave, the episode ends once the bots are done.
 
 use std::collections::BTreeSet;
@@ -53,8 +54,11 @@ pub(crate) fn player_line<'t>(text: &'t str, ours: &[String]) -> Option<(&'t str
 }
 
 impl Talk {
-    /// The partner, before the episode starts.
-    pub fn new(partner: Partner) -> Self {
+    /// The partner, before the episode starts. A stop on the server lets a placement
+    /// or a craft in flight finish (the game has begun it; it is never left half done)
+    /// and cuts a walk or a dig.
+    pub fn new(mut partner: Partner) -> Self {
+        partner.finish_actions_on_stop();
         Talk {
             partner,
             heard: Vec::new(),

@@ -7,7 +7,8 @@
 //! in any phrasing, a stop that cuts a walk, a question that changes nothing, a house that obtains
 //! the glass it lacks); counts typed out of bounds (issue 19); game chat as players type
 //! it, stops in eight languages, questions before acting on an unsure or plan-dropping
-//! reading (issue 45).
+//! reading, preferences that steer the planner, named places to go to, a stop that
+//! lets a placement finish as on a server, every failure with its reason (issue 45).
 
 mod chat;
 mod counts;
@@ -17,9 +18,11 @@ mod house;
 mod live;
 mod llm;
 mod memory;
+mod notes;
 mod plan;
 mod robust;
 mod scripted;
+mod transcript;
 mod why;
 
 use std::path::{Path, PathBuf};

@@ -18,6 +18,14 @@ impl Executor {
         let in_reach = |p: Pos| reach_distance(b.pos, p) <= reach;
         match leaf {
             Leaf::Share => Step::Delegate,
+            Leaf::GoTo { to } => {
+                let near = crate::plan::NEAR_PLACE;
+                if b.pos.dist_sq(to) <= near * near {
+                    Step::Done
+                } else {
+                    Step::Act(Action::MoveTo { target: to, range: (near - 1) as f64 })
+                }
+            }
             Leaf::Place(c) => place(b, &c, reach),
             Leaf::Collect { item, block } => {
                 if b.inv.count(item) >= f.need {

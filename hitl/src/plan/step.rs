@@ -50,7 +50,17 @@ pub enum Leaf {
     Share,
     /// Place one blueprint cell (a leaf of a named part of a build).
     Place(crate::parts::CellFacts),
+    /// Walk to a place the person named ("go to my house"): done within
+    /// [`NEAR_PLACE`] blocks of it.
+    GoTo {
+        /// Where.
+        to: gatecrew_protocol::Pos,
+    },
 }
+
+/// How near a named place the bot must come (blocks, straight line): a landmark is a
+/// spot the person stood at or typed, not a cell to stand in.
+pub const NEAR_PLACE: i64 = 3;
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +111,7 @@ impl Kind {
             Kind::Leaf(Leaf::PlaceStation { .. }) => "place_station",
             Kind::Leaf(Leaf::Share) => "share",
             Kind::Leaf(Leaf::Place(_)) => "place",
+            Kind::Leaf(Leaf::GoTo { .. }) => "go_to",
         }
     }
 }

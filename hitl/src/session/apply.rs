@@ -110,6 +110,27 @@ impl Partner {
                 _ => {}
             }
         }
+        // "Go to my house": a told landmark is a place to walk to now.
+        if intent.kind != IntentType::Stop {
+            match self.trip(text) {
+                Some(Ok((name, to))) => {
+                    self.note_intent(c, &Intent::about(IntentType::Switch, format!("my {name}")), None, &[]);
+                    return self.go_to(&name, to);
+                }
+                Some(Err(name)) if self.vocab.items_in(&words(text)).is_empty() => {
+                    self.note_intent(c, &intent, None, &[]);
+                    let p = self.plan.preview();
+                    self.say(
+                        SayKind::Answer,
+                        format!(
+                            "I don't know where your {name} is: tell me (\"my {name} is at x y z\", or \"my {name} is here\" where I stand). {p}"
+                        ),
+                    );
+                    return "chat";
+                }
+                _ => {}
+            }
+        }
         match intent.kind {
             IntentType::Switch => match &intent.node {
                 None => {
@@ -161,19 +182,7 @@ impl Partner {
             IntentType::Add => self.on_add(c, &intent, text),
             IntentType::Stop => {
                 self.note_intent(c, &intent, None, &[]);
-                let doing = self.plan.next_leaf().map(|n| self.plan.label(n).to_owned());
-                let up = self.plan.stop();
-                // The executor's action in flight is cancelled by the driver in this
-                // tick: a walk ends where the bot is, a placement is not made.
-                let cut = self.own_action.filter(|_| self.busy);
-                self.halt = cut.is_some();
-                self.stopped_by = Some((self.now, text.to_owned()));
-                self.log.feedback.push("stop".into());
-                self.remember("interrupted");
-                self.note_plan(PlanOp::Stop, &up, &[]);
-                let text = self.stopped_line(doing, cut, text);
-                self.say(SayKind::Preview, text);
-                "stop"
+                self.halt_now(text)
             }
             IntentType::NewTask => {
                 self.note_intent(c, &intent, None, &[]);
@@ -275,35 +284,6 @@ impl Partner {
                 "switch"
             }
         }
-    }
-
-    /// The bot's line after a stop: what it stopped, and what "go on" will do; a
-    /// question asked in the same line is answered too.
-    fn stopped_line(&mut self, doing: Option<String>, cut: Option<gatecrew_world::Action>, text: &str) -> String {
-        let mut s = match doing {
-            Some(d) => format!("Stopped: I was going to {d}."),
-            None => "Stopped.".to_owned(),
-        };
-        s.push_str(match cut {
-            Some(gatecrew_world::Action::MoveTo { .. }) => " I stop walking where I am.",
-            Some(gatecrew_world::Action::Place { .. }) => " The block I was placing is not placed.",
-            Some(_) => " What I was doing is left undone.",
-            None => "",
-        });
-        let mut probe = self.plan.clone();
-        probe.resume();
-        s.push_str(&match probe.next_leaf() {
-            Some(n) => format!(" I am idle; say \"go on\" and I will {}.", probe.label(n)),
-            None => " I am idle; tell me what to do next.".to_owned(),
-        });
-        if text.contains('?') {
-            let reply = self.chat(text);
-            if reply != "OK." {
-                s.push(' ');
-                s.push_str(&reply);
-            }
-        }
-        s
     }
 
     fn resume(&mut self) -> &'static str {

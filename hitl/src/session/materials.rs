@@ -51,7 +51,8 @@ impl Partner {
                 *short_all.entry(item).or_default() += short;
                 let origin = self.plan.step(part).origin;
                 let view = self.know.view(&self.inv, self.pos);
-                let mut planner = RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin);
+                let mut planner = RecipePlanner::new(&self.data, &self.vocab, &view, self.cfg.planner.clone(), origin)
+                    .with_likes(self.taste());
                 let o = planner.plan_goal(&mut self.plan, &Goal::Obtain { item, count });
                 self.plan.link_at(part, o, at);
                 at += 1;

@@ -3,13 +3,16 @@
 //! "this is my base") and preferences ("i like spruce", "i prefer birch planks").
 //! "Here" is where the bot stands when it hears the line (the person's own position is
 //! not known to it). A later question ("where is my house?") is answered from them,
-//! and a later run in the same world reads them back.
+//! "go to my house" walks there before the rest of the plan, preferences steer the
+//! recipe planner's choices ([`crate::recipe::Likes`]), and a later run in the same
+//! world reads them back.
 
 use gatecrew_protocol::Pos;
-use gatecrew_protocol::trace::{EventKind, MemoryNote, MemoryOp};
+use gatecrew_protocol::trace::{EventKind, MemoryNote, MemoryOp, PlanOp, SayKind};
 
 use super::Partner;
 use crate::memory::{Fact, Provenance};
+use crate::plan::{Kind, Leaf, Origin};
 use crate::words::{coords, words};
 
 /// One thing the person told.
@@ -27,6 +30,29 @@ pub(crate) enum Note {
         /// What, as said.
         what: String,
     },
+}
+
+/// Words that send the bot somewhere ("go to my house", "come back to our base", "meet
+/// me at my farm").
+const GO: [&str; 11] = ["go", "goto", "come", "walk", "head", "run", "return", "meet", "travel", "move", "back"];
+
+/// Words that end a place's name in a line ("go to my house and wait", "go to my farm now").
+const NAME_ENDS: [&str; 12] =
+    ["and", "then", "now", "please", "pls", "first", "quick", "asap", "when", "after", "so", "to"];
+
+/// The place a line sends the bot to ("go to my house": `house`), if it does: a going
+/// word, then "to" or "at" and "my" or "our" and the place's name ("go back to building
+/// my house" is not a trip).
+pub(crate) fn trip_words(text: &str) -> Option<String> {
+    let ws = words(text);
+    let at = ws.iter().position(|w| w == "my" || w == "our")?;
+    let towards = at > 0 && ["to", "at", "towards", "toward"].contains(&ws[at - 1].as_str());
+    if !towards || !ws[..at].iter().any(|w| GO.contains(&w.as_str())) {
+        return None;
+    }
+    let name: Vec<&str> =
+        ws[at + 1..].iter().map(String::as_str).take_while(|w| !NAME_ENDS.contains(w)).take(3).collect();
+    (!name.is_empty()).then(|| name.join(" "))
 }
 
 /// Fact kinds in task memory.
@@ -121,7 +147,7 @@ impl Partner {
                     run: self.cfg.run.clone(),
                     tick: self.now.0,
                 },
-                format!("Noted: you like {what}."),
+                format!("Noted: you like {what}; I will choose it where a new goal lets me."),
             ),
         };
         if let Some(store) = &self.store {
@@ -152,6 +178,37 @@ impl Partner {
         true
     }
 
+    /// "Go to my house": the told landmark the line sends the bot to (`Ok`), or the
+    /// name of a place it was never told of (`Err`); `None` when the line sends it
+    /// nowhere.
+    pub(super) fn trip(&self, text: &str) -> Option<Result<(String, Pos), String>> {
+        let said = trip_words(text)?;
+        let ws = words(&said);
+        let known = self.notes.iter().rev().find_map(|n| match n {
+            Note::Landmark { name, pos } if name.split(' ').all(|w| ws.iter().any(|x| x == w)) => {
+                Some((name.clone(), *pos))
+            }
+            _ => None,
+        });
+        Some(known.ok_or(said))
+    }
+
+    /// Walks to a told landmark before the rest of the plan: a step of its own, first,
+    /// worked now; the rest goes on after it.
+    pub(super) fn go_to(&mut self, name: &str, to: Pos) -> &'static str {
+        let root = self.plan.root();
+        let label = format!("go to your {name} at ({}, {}, {})", to.x, to.y, to.z);
+        let n = self.plan.add_step(Kind::Leaf(Leaf::GoTo { to }), label.clone(), Origin::Person);
+        self.plan.link_at(root, n, 0);
+        let mut up = self.plan.switch_to(n).unwrap_or_default();
+        up.added = 1;
+        self.note_plan(PlanOp::Add, &up, &[]);
+        self.log.feedback.push(format!("go to: {name}"));
+        let p = self.plan.preview();
+        self.say(SayKind::Preview, format!("Going to your {name} at ({}, {}, {}). {p}", to.x, to.y, to.z));
+        "add"
+    }
+
     /// "Where is my house?": the landmark the line names, if the person told one.
     pub(super) fn where_landmark(&self, text: &str) -> Option<String> {
         let ws = words(text);
@@ -161,6 +218,14 @@ impl Partner {
             }
             _ => None,
         })
+    }
+
+    /// The preferences told, newest first, as the recipe planner's taste.
+    pub(super) fn taste(&self) -> crate::recipe::Likes {
+        crate::recipe::Likes::new(self.notes.iter().rev().filter_map(|n| match n {
+            Note::Preference { what } => Some(what.as_str()),
+            Note::Landmark { .. } => None,
+        }))
     }
 
     /// "What do I like?": the preferences told.

@@ -19,6 +19,19 @@ impl Partner {
             }
         };
         for f in facts {
+            if f.kind == "no_source" {
+                // No way was found to the item in an earlier run: a failure says so.
+                if let Ok(item) = self.data.item(&f.item) {
+                    self.no_source.insert(item, f.run.clone());
+                    self.events.push(EventKind::Memory(MemoryNote {
+                        agent: self.cfg.agent,
+                        op: MemoryOp::Read,
+                        text: format!("{} (run {}, tick {})", fact_text(&f), f.run, f.tick),
+                        provenance: f.provenance,
+                    }));
+                }
+                continue;
+            }
             if f.kind != "store" {
                 // A landmark or a preference the person told in an earlier run.
                 if self.recall_note(&f) {

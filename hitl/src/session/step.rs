@@ -68,7 +68,7 @@ impl Partner {
                 share: self.share,
             };
             let ev = self.exec.share_finished(&mut self.plan, &b);
-            self.exec_events(ev);
+            self.exec_events(ev, core);
         }
         if matches!(out.intent, CoreIntent::Continue) {
             // The core's own action is still in flight (it started before a switch).
@@ -89,7 +89,7 @@ impl Partner {
             };
             self.exec.decide(&mut self.plan, &b)
         };
-        self.exec_events(ev);
+        self.exec_events(ev, core);
         out.intent = match next {
             Next::Act(a) => {
                 self.own_action = Some(a);
@@ -110,10 +110,31 @@ impl Partner {
         out
     }
 
-    pub(super) fn exec_events(&mut self, ev: Vec<ExecEvent>) {
+    /// Why a step failed, from the plan, what the bot knows, task memory and what its
+    /// board showed of the teammates.
+    pub(super) fn why(&self, n: crate::plan::StepId, core: &AgentCore) -> String {
+        let teammates = core.teammate_ids();
+        let board = |item: gatecrew_protocol::ItemId| {
+            let (offered, refused) = core.heard_of(item);
+            super::why::Heard { teammates: teammates.clone(), offered, refused }
+        };
+        let ev = super::why::Evidence {
+            know: &self.know,
+            data: &self.data,
+            remembered: &self.no_source,
+            board: &board,
+            checks: &self.checks,
+        };
+        super::why::why(&self.plan, n, &ev)
+    }
+
+    pub(super) fn exec_events(&mut self, ev: Vec<ExecEvent>, core: &AgentCore) {
         for e in ev {
             match e {
                 ExecEvent::Judged { node, verdict } => {
+                    if !verdict.pass {
+                        self.checks.insert(node, verdict.criterion.clone());
+                    }
                     metrics::counter!("gatecrew_hitl_validations_total", "pass" => if verdict.pass { "true" } else { "false" }).increment(1);
                     self.events.push(EventKind::Validator(ValidatorNote {
                         agent: self.cfg.agent,
@@ -128,10 +149,7 @@ impl Partner {
                     let label = self.plan.label(goal).to_owned();
                     let text = match ok {
                         true => format!("Done: {label}."),
-                        false => match super::why::why_failed(&self.plan, goal, &self.know, &self.data) {
-                            Some(why) => format!("I could not {label}: {why}."),
-                            None => format!("I could not {label}."),
-                        },
+                        false => format!("I could not {label}: {}.", self.why(goal, core)),
                     };
                     self.say(SayKind::Report, text);
                     if !self.plan.open_goals().is_empty() {

@@ -37,6 +37,12 @@ impl Output for Rec {
 /// Runs the house with `lines` at their ticks; returns what was recorded and the bot's
 /// position after every round, by tick.
 fn session(lines: &[(u64, &str)]) -> (Rec, Vec<(u64, Pos)>) {
+    session_as(lines, false)
+}
+
+/// As [`session`]; with `server`, a stop lets a placement in flight finish, as on a
+/// Minecraft server ([`Partner::finish_actions_on_stop`]).
+fn session_as(lines: &[(u64, &str)], server: bool) -> (Rec, Vec<(u64, Pos)>) {
     let setup = Setup::load(&root().join("tests/fixtures/hitl/house.toml"), &Overrides::default()).unwrap();
     let cfg = PartnerConfig {
         agent: BOT,
@@ -45,7 +51,10 @@ fn session(lines: &[(u64, &str)]) -> (Rec, Vec<(u64, Pos)>) {
         world: setup.name.clone(),
         run: "halt".into(),
     };
-    let partner = Partner::new(cfg, &setup, Box::new(ParserClassifier), None).unwrap();
+    let mut partner = Partner::new(cfg, &setup, Box::new(ParserClassifier), None).unwrap();
+    if server {
+        partner.finish_actions_on_stop();
+    }
     let resolver = Box::new(ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() }));
     let mut d = Driver::new(&setup, partner, resolver);
     let mut queue: std::collections::VecDeque<(u64, String)> =
@@ -140,5 +149,46 @@ fn a_stop_during_a_walk_cuts_it_within_the_tick_and_go_on_finishes_the_house() {
     // "go on" re-plans from where it stands: its next walk starts there, and the house
     // is finished.
     assert!(walks(e).iter().any(|(t, ..)| *t > resume), "no walk after go on");
+    assert_eq!(placed(e).len(), 95, "{:#?}", ev.said);
+}
+
+/// The bot's actions: (end tick, name, ticks, ok).
+fn actions(ev: &[Event]) -> Vec<(u64, ActionName, u64, bool)> {
+    ev.iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Action { agent, action, ok, ticks, .. } if *agent == BOT => {
+                Some((e.t, *action, ticks.unwrap_or(0), *ok))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn on_a_server_a_stop_during_a_placement_lets_it_finish_and_then_the_bot_stops() {
+    let (quiet, _) = session(&[]);
+    // The first placement that takes two ticks or more, stopped one tick before its end.
+    let all = actions(&quiet.events);
+    let (end, _, ticks, _) = all
+        .iter()
+        .find(|(_, a, n, ok)| *a == ActionName::Place && *ok && *n >= 2)
+        .copied()
+        .unwrap_or_else(|| panic!("a placement of 2 ticks or more: {all:?}"));
+    let stop = end - 1;
+    let resume = end + 150;
+    let (ev, _) = session_as(&[(stop, "stop"), (resume, "go on")], true);
+    let e = &ev.events;
+    // The placement is made, at the tick it would have been without the stop: never
+    // left half done, and not recorded as cut.
+    let at_end: Vec<_> = actions(e).into_iter().filter(|(t, ..)| *t == end).collect();
+    assert_eq!(at_end, [(end, ActionName::Place, ticks, true)], "{:?}", actions(e));
+    assert!(!actions(e).iter().any(|(t, _, _, ok)| *t == stop && !ok), "an action was cut: {:?}", actions(e));
+    // Then the bot stops: no action of its own ends between the placement and "go on".
+    let meanwhile: Vec<_> = actions(e).into_iter().filter(|(t, ..)| *t > end && *t <= resume).collect();
+    assert!(meanwhile.is_empty(), "acted while stopped: {meanwhile:?}");
+    let line = ev.said.iter().find(|(t, _)| *t == stop).expect("the bot answers the stop");
+    assert!(line.1.contains("I finish placing the block I started, then stop."), "{line:?}");
+    assert!(!line.1.contains("is not placed"), "{line:?}");
+    // "go on" finishes the house.
     assert_eq!(placed(e).len(), 95, "{:#?}", ev.said);
 }

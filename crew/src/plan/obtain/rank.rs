@@ -21,11 +21,16 @@ use gatecrew_world::cost::{Knowledge, Planner};
 use super::{Way, ways};
 
 /// Where a way stands among an item's alternatives, as the caller judged it. Fields are
-/// compared in order, so priced ways come first, then cheaper ones.
+/// compared in order, so priced ways come first, then the ones a person said they like,
+/// then cheaper ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rank {
     /// Whether the bot could not price the way from what it knows.
     pub unpriced: bool,
+    /// How a person's stated taste ranks the way, lower first: the partner's newest
+    /// preference naming it is 0 (`usize::MAX`: no preference names it; the agent's
+    /// always).
+    pub liked: usize,
     /// Its cost in ticks: the price, or the caller's estimate when unpriced.
     pub cost: u64,
     /// The caller's preference among equal costs, lower first (0: no preference).
@@ -35,7 +40,7 @@ pub struct Rank {
 impl Rank {
     /// A priced way with no preference: the agent's whole judgement.
     pub fn priced(cost: u64) -> Self {
-        Rank { unpriced: false, cost, preference: 0 }
+        Rank { unpriced: false, liked: usize::MAX, cost, preference: 0 }
     }
 }
 

@@ -185,7 +185,7 @@ fn ranking_orders_priced_ways_first_and_the_caller_judges() {
         }
         let price = q.price();
         judged.push((q.way(), price));
-        Some(Rank { unpriced: price.is_none(), cost: price.unwrap_or(1), preference: 0 })
+        Some(Rank { unpriced: price.is_none(), liked: usize::MAX, cost: price.unwrap_or(1), preference: 0 })
     });
     // Every way was judged, in the fixed order; the list puts the priced ones first
     // (in the agent's order), then the unpriced ones by their estimate.
