@@ -110,8 +110,12 @@ mod tests {
     #[test]
     fn colour_puts_headers_in_bold() {
         let text = with_look(Look { width: Some(WIDTH), color: true }, || wide().to_string());
-        assert!(text.contains("\u{1b}[1mpolicy"), "{text:?}");
+        let header = text.lines().nth(1).unwrap_or_default();
+        let bold = header.find("\u{1b}[1m").zip(header.find("policy"));
+        assert!(bold.is_some_and(|(b, p)| b < p), "the first header cell starts bold: {text:?}");
         let plain = with_look(Look { width: Some(WIDTH), color: false }, || wide().to_string());
         assert!(!plain.contains('\u{1b}'));
+        let unstyled = text.replace("\u{1b}[1m", "").replace("\u{1b}[0m", "");
+        assert_eq!(unstyled, plain, "colour changes no layout");
     }
 }

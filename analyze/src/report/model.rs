@@ -14,33 +14,27 @@ impl Report {
         if groups.is_empty() {
             return String::new();
         }
-        let mut t = table::new([
-            "model-driven bots",
-            "episodes",
-            "decisions",
-            "calls",
-            "prompt tok/call",
-            "completion tok/call",
-            "tokens/episode",
-            "largest prompt",
-            "invalid replies",
-            "fallbacks",
-        ]);
-        for g in groups {
-            let m = &g.model;
-            let per = |n: u64, d: u64| if d == 0 { "-".to_owned() } else { format!("{:.1}", n as f64 / d as f64) };
-            t.add_row([
-                g.policy.clone(),
-                g.episodes.to_string(),
-                m.decisions.to_string(),
-                m.calls.to_string(),
-                per(m.prompt_tokens, m.calls),
-                per(m.completion_tokens, m.calls),
-                per(m.prompt_tokens + m.completion_tokens, g.episodes as u64),
-                m.prompt_max.to_string(),
-                m.invalid.to_string(),
-                m.fallbacks.to_string(),
-            ]);
+        // Policies as columns, as in the main table: ten figures side by side do not fit
+        // 100 columns without breaking words.
+        let mut header = vec!["model-driven bots".to_owned()];
+        header.extend(groups.iter().map(|g| g.policy.clone()));
+        let mut t = table::new(header);
+        let per = |n: u64, d: u64| if d == 0 { "-".to_owned() } else { format!("{:.1}", n as f64 / d as f64) };
+        let rows: [(&str, &dyn Fn(&crate::report::Group) -> String); 9] = [
+            ("episodes", &|g| g.episodes.to_string()),
+            ("decisions", &|g| g.model.decisions.to_string()),
+            ("calls", &|g| g.model.calls.to_string()),
+            ("prompt tok/call", &|g| per(g.model.prompt_tokens, g.model.calls)),
+            ("completion tok/call", &|g| per(g.model.completion_tokens, g.model.calls)),
+            ("tokens/episode", &|g| per(g.model.prompt_tokens + g.model.completion_tokens, g.episodes as u64)),
+            ("largest prompt", &|g| g.model.prompt_max.to_string()),
+            ("invalid replies", &|g| g.model.invalid.to_string()),
+            ("fallbacks", &|g| g.model.fallbacks.to_string()),
+        ];
+        for (name, cell) in rows {
+            let mut row = vec![name.to_owned()];
+            row.extend(groups.iter().map(|g| cell(g)));
+            t.add_row(row);
         }
         format!("{t}\n")
     }
