@@ -86,7 +86,7 @@ fn prompts(evs: &[Event]) -> Vec<(u64, Option<AgentId>, u32)> {
 fn board(evs: &[Event]) -> Vec<(u64, WindowId, AgentId, gatecrew_protocol::Recipient)> {
     evs.iter()
         .filter_map(|e| match &e.kind {
-            EventKind::Board { window, from, to, .. } => Some((e.t, *window, *from, to.clone())),
+            EventKind::Board { window, from, to, .. } => Some((e.t, *window, *from, *to)),
             _ => None,
         })
         .collect()

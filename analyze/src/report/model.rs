@@ -4,7 +4,10 @@
 
 use crate::table;
 
-use super::Report;
+use super::{Group, Report};
+
+/// One row of the table: its name and how a policy's group gives its cell.
+type Figure<'a> = (&'static str, &'a dyn Fn(&Group) -> String);
 
 impl Report {
     /// The table, over every policy's `all` group; empty when no bot asked a model.
@@ -20,7 +23,7 @@ impl Report {
         header.extend(groups.iter().map(|g| g.policy.clone()));
         let mut t = table::new(header);
         let per = |n: u64, d: u64| if d == 0 { "-".to_owned() } else { format!("{:.1}", n as f64 / d as f64) };
-        let rows: [(&str, &dyn Fn(&crate::report::Group) -> String); 9] = [
+        let rows: [Figure<'_>; 9] = [
             ("episodes", &|g| g.episodes.to_string()),
             ("decisions", &|g| g.model.decisions.to_string()),
             ("calls", &|g| g.model.calls.to_string()),

@@ -64,10 +64,8 @@ impl Transcript {
     /// `me` heard `news`.
     pub fn hear(&mut self, me: AgentId, news: &BoardNews, data: &GameData) {
         match (self.view, news) {
-            (View::Addressed, BoardNews::Posted { window, msg }) => {
-                if msg.from() != me && msg.to().includes(me) {
-                    self.lines.push_back((Some(*window), crate::executor::render::message(msg, data, false)));
-                }
+            (View::Addressed, BoardNews::Posted { window, msg }) if msg.from() != me && msg.to().includes(me) => {
+                self.lines.push_back((Some(*window), crate::executor::render::message(msg, data, false)));
             }
             (View::Addressed, BoardNews::Closed(c)) => self.lines.retain(|(w, _)| *w != Some(c.window)),
             (View::Board, BoardNews::Posted { window, msg }) => {
