@@ -9,6 +9,16 @@ use crate::knowledge::Told;
 use crate::memory::{Fact, Origin, PlanLog, Provenance, summarise};
 
 impl Partner {
+    /// The trace's note that fact `f` of an earlier run was read back.
+    fn note_read(&mut self, f: &Fact) {
+        self.events.push(EventKind::Memory(MemoryNote {
+            agent: self.cfg.agent,
+            op: MemoryOp::Read,
+            text: format!("{} (run {}, tick {})", fact_text(f), f.run, f.tick),
+            provenance: f.provenance,
+        }));
+    }
+
     pub(super) fn read_memory(&mut self) {
         let Some(store) = &self.store else { return };
         let facts = match store.facts(Some(&self.cfg.world)) {
@@ -23,24 +33,14 @@ impl Partner {
                 // No way was found to the item in an earlier run: a failure says so.
                 if let Ok(item) = self.data.item(&f.item) {
                     self.no_source.insert(item, f.run.clone());
-                    self.events.push(EventKind::Memory(MemoryNote {
-                        agent: self.cfg.agent,
-                        op: MemoryOp::Read,
-                        text: format!("{} (run {}, tick {})", fact_text(&f), f.run, f.tick),
-                        provenance: f.provenance,
-                    }));
+                    self.note_read(&f);
                 }
                 continue;
             }
             if f.kind != "store" {
                 // A landmark or a preference the person told in an earlier run.
                 if self.recall_note(&f) {
-                    self.events.push(EventKind::Memory(MemoryNote {
-                        agent: self.cfg.agent,
-                        op: MemoryOp::Read,
-                        text: format!("{} (run {}, tick {})", fact_text(&f), f.run, f.tick),
-                        provenance: f.provenance,
-                    }));
+                    self.note_read(&f);
                 }
                 continue;
             }
