@@ -76,6 +76,15 @@ pub enum SuiteError {
     /// The filter left no episode, so no grid point got a score.
     #[error("no grid point was evaluated")]
     NoPoints,
+    /// The suite, after `--filter`, holds no calibration or test episode: every grid
+    /// point would be scored on nothing and written out regardless.
+    #[error("{}: no calibration or test episode{}; nothing to calibrate on", suite.display(), filter.as_ref().map(|f| format!(" matches --filter {f:?}")).unwrap_or_default())]
+    NoEpisodes {
+        /// The suite's folder.
+        suite: PathBuf,
+        /// The filter, when one was given.
+        filter: Option<String>,
+    },
 }
 
 pub(crate) fn io_err(path: &Path, source: std::io::Error) -> CalibrateError {
@@ -192,7 +201,14 @@ pub(crate) fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
                 .map_err(|err| CalibrateError::Suite(SuiteError::Episode(err)))?;
             Ok(Case { id: e.id.clone(), template: e.template.clone(), family: e.family.clone(), split: e.split, setup })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|cases| match cases.is_empty() {
+            true => Err(CalibrateError::Suite(SuiteError::NoEpisodes {
+                suite: opts.suite.clone(),
+                filter: opts.filter.clone(),
+            })),
+            false => Ok(cases),
+        })
 }
 
 /// Reads earlier results, checking they belong to this grid.

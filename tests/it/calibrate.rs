@@ -163,6 +163,33 @@ fn an_interrupted_run_resumes_with_the_same_results() {
 }
 
 #[test]
+fn a_filter_that_matches_no_episode_is_refused_before_any_point_is_written() {
+    let out = tempfile::tempdir().unwrap();
+    let grid = write(out.path(), "grid.toml", GRID);
+    let res = out.path().join("res");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let args = [
+        "gatecrew",
+        "calibrate",
+        "--grid",
+        grid.to_str().unwrap(),
+        "--out",
+        res.to_str().unwrap(),
+        "--filter=no-episode-has-this-id",
+    ];
+    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
+    let err = String::from_utf8_lossy(&e);
+    assert_ne!(code, std::process::ExitCode::SUCCESS, "{err}");
+    assert!(
+        err.contains("no calibration or test episode matches --filter") && err.contains("no-episode-has-this-id"),
+        "{err}"
+    );
+    let written = std::fs::read(res.join("points.jsonl")).unwrap_or_default();
+    assert!(written.is_empty(), "{} bytes of points written", written.len());
+    assert!(!res.join("best-gate.toml").exists());
+}
+
+#[test]
 fn the_cli_writes_a_gate_file_that_run_accepts() {
     let out = tempfile::tempdir().unwrap();
     let grid = write(out.path(), "grid.toml", GRID);
