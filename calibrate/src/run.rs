@@ -191,7 +191,8 @@ pub const GROUP_ONE: [&str; 5] = ["walls", "house", "tower", "bridge", "pyramid"
 pub(crate) fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
     let m = Manifest::load(&opts.suite).map_err(|e| CalibrateError::Suite(SuiteError::Manifest(e)))?;
     let data = Arc::new(GameData::load(&opts.data).map_err(|e| CalibrateError::Suite(SuiteError::Data(e)))?);
-    m.episode
+    let cases = m
+        .episode
         .iter()
         .filter(|e| matches!(e.split, Split::Calibration | Split::Test))
         .filter(|e| opts.filter.as_deref().is_none_or(|f| e.id.contains(f)))
@@ -201,14 +202,14 @@ pub(crate) fn load_cases(opts: &Options) -> Result<Vec<Case>, CalibrateError> {
                 .map_err(|err| CalibrateError::Suite(SuiteError::Episode(err)))?;
             Ok(Case { id: e.id.clone(), template: e.template.clone(), family: e.family.clone(), split: e.split, setup })
         })
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|cases| match cases.is_empty() {
-            true => Err(CalibrateError::Suite(SuiteError::NoEpisodes {
-                suite: opts.suite.clone(),
-                filter: opts.filter.clone(),
-            })),
-            false => Ok(cases),
-        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if cases.is_empty() {
+        return Err(CalibrateError::Suite(SuiteError::NoEpisodes {
+            suite: opts.suite.clone(),
+            filter: opts.filter.clone(),
+        }));
+    }
+    Ok(cases)
 }
 
 /// Reads earlier results, checking they belong to this grid.

@@ -162,24 +162,22 @@ fn an_interrupted_run_resumes_with_the_same_results() {
     assert!(err.contains("run.json") && err.contains("grid: was"), "{err}");
 }
 
+/// A filter that leaves no calibration or test episode is bad input, refused before the
+/// grid is scored on nothing and written out.
 #[test]
 fn a_filter_that_matches_no_episode_is_refused_before_any_point_is_written() {
     let out = tempfile::tempdir().unwrap();
     let grid = write(out.path(), "grid.toml", GRID);
     let res = out.path().join("res");
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    let args = [
-        "gatecrew",
+    let (code, _, err) = crate::cli::gatecrew(&[
         "calibrate",
         "--grid",
         grid.to_str().unwrap(),
         "--out",
         res.to_str().unwrap(),
         "--filter=no-episode-has-this-id",
-    ];
-    let code = gatecrew_cli::main_with(args, &mut o, &mut e);
-    let err = String::from_utf8_lossy(&e);
-    assert_ne!(code, std::process::ExitCode::SUCCESS, "{err}");
+    ]);
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("no calibration or test episode matches --filter") && err.contains("no-episode-has-this-id"),
         "{err}"
