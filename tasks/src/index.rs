@@ -24,8 +24,31 @@ use crate::error::{TaskError, TaskErrorKind};
 pub(crate) enum Source {
     /// Read from disk each time it is walked.
     File(PathBuf),
-    /// Held in memory (text given to [`crate::TaskFile::parse`]).
+    /// Held in memory: text given to [`crate::TaskFile::parse`], or a pipe, FIFO or
+    /// terminal read once, since it cannot be read again.
     Text(Arc<str>),
+}
+
+impl Source {
+    /// A regular file is streamed from disk each time it is walked; anything else (a
+    /// FIFO, `/dev/stdin`, a pipe) can be read only once, so it is read here, through
+    /// the size limit, and kept.
+    pub(crate) fn open(path: &Path) -> Result<Source, TaskError> {
+        let io = |e: std::io::Error| TaskError::new(path, TaskErrorKind::Io(e.to_string()));
+        if std::fs::metadata(path).map_err(io)?.is_file() {
+            return Ok(Source::File(path.to_path_buf()));
+        }
+        let limit = max_task_file_bytes();
+        let mut bytes = Vec::new();
+        open_capped(path)?.read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(TaskError::new(path, TaskErrorKind::TooLarge { limit }));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            TaskError::new(path, TaskErrorKind::NotUtf8 { offset: e.utf8_error().valid_up_to() as u64 })
+        })?;
+        Ok(Source::Text(Arc::from(text)))
+    }
 }
 
 /// The shape of the top level.

@@ -52,8 +52,9 @@ pub struct TaskFile {
     path: PathBuf,
     source: Source,
     format: Format,
-    /// The whole document is one raw blueprint.
-    bare: bool,
+    /// The whole document, when it is one raw blueprint (kept from the index's pass,
+    /// so the file is read once).
+    bare: Option<Arc<Value>>,
     entries: Vec<Entry>,
 }
 
@@ -160,7 +161,7 @@ impl TaskFile {
     /// Reads and indexes a file, one task at a time (memory is bounded by the largest
     /// task, not the file).
     pub fn read(path: &Path) -> Result<TaskFile, TaskError> {
-        Self::index(Source::File(path.to_path_buf()), path, &mut |_, _| {})
+        Self::index(Source::open(path)?, path, &mut |_, _| {})
     }
 
     /// Indexes a file's text; `path` names it in errors.
@@ -181,11 +182,11 @@ impl TaskFile {
         // Entries of no known format are reported once the file is known not to be one
         // bare raw blueprint, whose top-level keys are not tasks.
         let mut unknown: Vec<Entry> = Vec::new();
-        let file = Self::index(Source::File(path.to_path_buf()), path, &mut |entry, value| match entry.format {
+        let file = Self::index(Source::open(path)?, path, &mut |entry, value| match entry.format {
             Some(format) => f(&entry.summary, import_entry(path, entry, format, value, data, aliases)),
             None => unknown.push(entry.clone()),
         })?;
-        if file.bare {
+        if file.bare.is_some() {
             file.import_each(data, aliases, f)?;
         } else {
             for e in unknown {
@@ -201,6 +202,10 @@ impl TaskFile {
         // A bare raw blueprint is one object whose `blocks` is a list of blocks.
         let mut bare_blocks = false;
         let mut name: Option<String> = None;
+        // The top object's members of no task format, kept in case the whole document
+        // is one raw blueprint (tasks themselves are dropped as they pass).
+        let mut members = serde_json::Map::new();
+        let mut all_members = true;
         let top = index::walk(&source, path, &mut |key, i, v| {
             if key.as_deref() == Some("blocks") && v.as_array().is_some_and(|a| a.iter().all(Value::is_object)) {
                 bare_blocks = true;
@@ -208,8 +213,8 @@ impl TaskFile {
             if key.as_deref() == Some("name") {
                 name = v.as_str().map(str::to_owned);
             }
-            let (id, json_path) = match key {
-                Some(k) => (k.clone(), json::key("$", &k)),
+            let (id, json_path) = match &key {
+                Some(k) => (k.clone(), json::key("$", k)),
                 // VillagerBench keeps its raw blueprints in a list, each with a `name`.
                 None => (
                     v.get("name").and_then(Value::as_str).map_or_else(|| i.to_string(), str::to_owned),
@@ -228,9 +233,20 @@ impl TaskFile {
             if !again {
                 on_entry(&entries[entries.len() - 1], &v);
             }
+            match (key, format) {
+                (Some(k), None) if all_members => {
+                    members.insert(k, v);
+                }
+                (Some(_), None) => {}
+                _ => {
+                    all_members = false;
+                    members.clear();
+                }
+            }
         })?;
         if top == Top::Object && bare_blocks {
-            let v = index::whole(&source, path)?;
+            // A member that looked like a task was not kept: only then is the file read again.
+            let v = if all_members { Value::Object(members) } else { index::whole(&source, path)? };
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("task");
             let id = name.unwrap_or_else(|| stem.to_owned());
             let summary = summarise(&id, Some(Format::VillagerRaw), &v);
@@ -239,7 +255,7 @@ impl TaskFile {
                 path: path.to_path_buf(),
                 source,
                 format: Format::VillagerRaw,
-                bare: true,
+                bare: Some(Arc::new(v)),
                 entries: vec![entry],
             });
         }
@@ -249,7 +265,7 @@ impl TaskFile {
         let Some(format) = entries.iter().find_map(|e| e.format) else {
             return Err(TaskError::at(path, first.json_path.clone(), UNRECOGNISED));
         };
-        Ok(TaskFile { path: path.to_path_buf(), source, format, bare: false, entries })
+        Ok(TaskFile { path: path.to_path_buf(), source, format, bare: None, entries })
     }
 
     /// The format of the file's first readable task.
@@ -292,8 +308,8 @@ impl TaskFile {
         let Some(format) = entry.format else {
             return Err(TaskError::at(&self.path, entry.json_path.clone(), UNRECOGNISED));
         };
-        let value = if self.bare {
-            index::whole(&self.source, &self.path)?
+        let value = if let Some(v) = &self.bare {
+            Value::clone(v)
         } else {
             let mut found = None;
             index::walk(&self.source, &self.path, &mut |_, i, v| {
@@ -325,9 +341,8 @@ impl TaskFile {
             };
             f(&entry.summary, result);
         };
-        if self.bare {
-            let value = index::whole(&self.source, &self.path)?;
-            one(&self.entries[0], &value);
+        if let Some(value) = &self.bare {
+            one(&self.entries[0], value);
             return Ok(());
         }
         let mut seen = std::collections::BTreeSet::new();
