@@ -158,8 +158,9 @@ fn summarise(id: &str, format: Option<Format>, v: &Value) -> TaskSummary {
 }
 
 impl TaskFile {
-    /// Reads and indexes a file, one task at a time (memory is bounded by the largest
-    /// task, not the file).
+    /// Reads and indexes a file, one task at a time: memory is bounded by the largest
+    /// task, not the file, for a regular file; a pipe or FIFO, which can be read only
+    /// once, is held whole (within [`max_task_file_bytes`]).
     pub fn read(path: &Path) -> Result<TaskFile, TaskError> {
         Self::index(Source::open(path)?, path, &mut |_, _| {})
     }

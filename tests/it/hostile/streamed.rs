@@ -18,7 +18,7 @@ use crate::hostile::default_run;
 /// takes on a loaded machine, short of the test harness's patience.
 const HUNG: Duration = Duration::from_secs(300);
 
-/// The ways a file's bytes reach `check`.
+/// The ways a file's bytes reach a reader.
 #[derive(Debug, Clone, Copy)]
 enum Delivery {
     Disk,
@@ -31,46 +31,7 @@ enum Delivery {
 /// `check` on `bytes` delivered one way, its exit code and stderr with the path written
 /// as `FILE`. Fails (instead of hanging) when `check` opens the file a second time.
 fn check_via(dir: &Path, how: Delivery, name: &str, kind: &str, bytes: &[u8]) -> (u8, String) {
-    let sub = dir.join(format!("{how:?}"));
-    std::fs::create_dir_all(&sub).unwrap();
-    let path = sub.join(name);
-    let _ = std::fs::remove_file(&path);
-    let bytes = bytes.to_vec();
-    let (mut keep, mut writer) = (None, None);
-    let shown = match how {
-        Delivery::Disk => {
-            std::fs::write(&path, &bytes).unwrap();
-            path.clone()
-        }
-        Delivery::Fifo => {
-            let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo (coreutils) runs");
-            assert!(made.success(), "mkfifo {}", path.display());
-            let p = path.clone();
-            // Opening for writing waits for the reader; a reader that stops early is fine.
-            writer = Some(std::thread::spawn(move || {
-                if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&p) {
-                    let _ = f.write_all(&bytes);
-                }
-            }));
-            path.clone()
-        }
-        Delivery::Pipe => {
-            // The read end of a pipe in this process: `cat`'s stdout, fed from a thread.
-            let mut cat = std::process::Command::new("cat")
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .expect("cat (coreutils) runs");
-            let mut w = cat.stdin.take().unwrap();
-            let r = cat.stdout.take().unwrap();
-            let shown = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
-            keep = Some((r, cat));
-            writer = Some(std::thread::spawn(move || {
-                let _ = w.write_all(&bytes);
-            }));
-            shown
-        }
-    };
+    let (shown, done) = deliver_once(dir, how, name, bytes.to_vec());
     let (tx, rx) = mpsc::channel();
     let arg = shown.to_str().unwrap().to_owned();
     let kind = kind.to_owned();
@@ -83,13 +44,7 @@ fn check_via(dir: &Path, how: Delivery, name: &str, kind: &str, bytes: &[u8]) ->
     });
     let (code, _, err) =
         rx.recv_timeout(HUNG).unwrap_or_else(|_| panic!("check hung on {name} through a {how:?} (a second open?)"));
-    if let Some((r, mut cat)) = keep {
-        drop(r);
-        let _ = cat.wait();
-    }
-    if let Some(w) = writer {
-        w.join().unwrap();
-    }
+    done();
     (code, err.replace(shown.to_str().unwrap(), "FILE"))
 }
 
@@ -210,8 +165,9 @@ fn a_trace_reached_several_ways_is_read_once() {
     assert_eq!(out, once);
 }
 
-/// A path whose bytes arrive once, through a FIFO or a pipe, and what keeps the writer
-/// (and a pipe's read end) alive until the reader is done.
+/// A path whose bytes arrive once (from the disk, through a FIFO or a pipe), and what
+/// keeps the writer (and a pipe's read end) alive until the reader is done. Opening a
+/// FIFO for writing waits for the reader; a reader that stops early is fine.
 fn deliver_once(dir: &Path, how: Delivery, name: &str, bytes: Vec<u8>) -> (PathBuf, Box<dyn FnOnce()>) {
     let sub = dir.join(format!("{how:?}"));
     std::fs::create_dir_all(&sub).unwrap();
