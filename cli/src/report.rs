@@ -257,6 +257,9 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     for (k, v) in rows {
         t.add_row(vec![Cell::new(k), Cell::new(v)]);
     }
-    writeln!(out, "{} — policy {}, seed {}, {} bots, {}", r.episode, r.policy, r.seed, r.agents, r.runtime)?;
+    // The episode is named after a task id from a file: a line break in it is shown
+    // escaped, so it cannot start a line of its own.
+    let episode = gatecrew_protocol::text::escape(&r.episode);
+    writeln!(out, "{episode} — policy {}, seed {}, {} bots, {}", r.policy, r.seed, r.agents, r.runtime)?;
     writeln!(out, "{t}")
 }

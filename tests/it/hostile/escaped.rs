@@ -82,7 +82,10 @@ proptest! {
         let tasks = task_file(dir.path(), &ids);
         let (_, out, err) = gatecrew(&["run", "--task", &tasks]);
         assert_shown_safely("task list", &format!("{out}{err}"));
-        let (_, out, err) = gatecrew(&["run", "--task", &tasks, "--task-id", &b]);
+        // When `b` is one of the ids (`a` drew the same), the task runs: its trace goes
+        // to the temporary folder, not the working directory.
+        let trace = dir.path().join("run.jsonl");
+        let (_, out, err) = gatecrew(&["run", "--task", &tasks, "--task-id", &b, "--trace", trace.to_str().unwrap()]);
         assert_shown_safely("unknown task id", &format!("{out}{err}"));
 
         let db = memory(dir.path(), &a);
