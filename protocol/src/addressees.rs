@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::AgentId;
+use crate::ids::{AgentId, AgentIdError};
 
 /// The most addressees one request may name. The design's default ring is 4; twice that
 /// leaves room to configure a wider ring while keeping a request a small `Copy` value
@@ -34,6 +34,9 @@ pub enum AddresseesError {
     /// An agent appears twice.
     #[error("{0} is listed twice")]
     Repeated(AgentId),
+    /// An id is past the bound of ids read from outside.
+    #[error(transparent)]
+    Id(#[from] AgentIdError),
 }
 
 impl Addressees {
@@ -59,6 +62,16 @@ impl Addressees {
         }
         out.len = n as u8;
         Ok(out)
+    }
+
+    /// Addressees read from outside: every id bounded ([`AgentId::read`]), then as
+    /// [`Addressees::new`].
+    pub fn read(ids: &[u32]) -> Result<Self, AddresseesError> {
+        if ids.len() > MAX_ADDRESSEES {
+            return Err(AddresseesError::TooMany(ids.len()));
+        }
+        let ids = ids.iter().map(|&n| AgentId::read(n)).collect::<Result<Vec<_>, _>>()?;
+        Addressees::new(ids)
     }
 
     /// The agents, in ascending id order.
@@ -157,8 +170,7 @@ impl Serialize for Addressees {
 
 impl<'de> Deserialize<'de> for Addressees {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let ids = Vec::<u32>::deserialize(d)?;
-        Addressees::new(ids.into_iter().map(AgentId)).map_err(serde::de::Error::custom)
+        Addressees::read(&Vec::<u32>::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 

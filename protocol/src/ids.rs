@@ -13,16 +13,14 @@ pub struct AgentId(pub u32);
 
 impl<'de> Deserialize<'de> for AgentId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let n = u32::deserialize(d)?;
-        if n >= AgentId::LIMIT {
-            return Err(serde::de::Error::custom(format_args!(
-                "agent id {n} is past the largest an episode has ({})",
-                AgentId::LIMIT - 1
-            )));
-        }
-        Ok(AgentId(n))
+        AgentId::read(u32::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
+
+/// An agent id read from outside at or past [`AgentId::LIMIT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("agent id {0} is past the largest an episode has ({max})", max = AgentId::LIMIT - 1)]
+pub struct AgentIdError(pub u32);
 
 impl AgentId {
     /// One more than the largest agent id read from outside. Readers keep per-agent
@@ -31,6 +29,12 @@ impl AgentId {
     /// gigabytes. The largest crew gatecrew builds is 10,000 bots (`MAX_CREW`) and a
     /// few human seats; 16,384 leaves room and keeps a maximal reader's tables small.
     pub const LIMIT: u32 = 16_384;
+
+    /// An id read from outside (a trace, a wire message, a recipient list): below
+    /// [`AgentId::LIMIT`]. Every deserializer of an id goes through here.
+    pub fn read(n: u32) -> Result<AgentId, AgentIdError> {
+        if n < AgentId::LIMIT { Ok(AgentId(n)) } else { Err(AgentIdError(n)) }
+    }
 
     /// The id as an index into per-agent vectors.
     pub fn index(self) -> usize {

@@ -36,7 +36,7 @@ pub use board::{
     Board, BoardConfig, BoardError, CloseOutcome, Offer, Posted, Receipt, RejectKind, Standing, Window, WindowClosed,
 };
 pub use count::{Count, CountError, MAX_COUNT};
-pub use ids::{AgentId, IssueId, Tick, WindowId};
+pub use ids::{AgentId, AgentIdError, IssueId, Tick, WindowId};
 pub use item::{ItemId, ItemRegistry, RegistryError, UnknownItem};
 pub use message::{
     BoardMessage, Handover, MessageError, MessageKind, Recipient, RefusalReason, RequestReason, WireMessage,

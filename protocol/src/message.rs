@@ -61,12 +61,12 @@ impl<'de> Deserialize<'de> for Recipient {
             List(Vec<u32>),
         }
         match Raw::deserialize(d)? {
-            Raw::Id(n) => Ok(Recipient::Agent(AgentId(n))),
+            Raw::Id(n) => AgentId::read(n).map(Recipient::Agent).map_err(serde::de::Error::custom),
             Raw::Word(w) if w == "all" => Ok(Recipient::All),
             Raw::Word(w) => Err(serde::de::Error::custom(format!(
                 "recipient must be an agent id, \"all\" or a list of agent ids, got \"{w}\""
             ))),
-            Raw::List(ids) => Addressees::new(ids.into_iter().map(AgentId))
+            Raw::List(ids) => Addressees::read(&ids)
                 .map(Recipient::Agents)
                 .map_err(|e| serde::de::Error::custom(format!("recipient list: {e}"))),
         }

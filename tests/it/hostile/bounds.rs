@@ -8,7 +8,7 @@ use std::path::Path;
 
 use gatecrew_calibrate::Grid;
 use gatecrew_calibrate::grid::MAX_RANGE_VALUES;
-use gatecrew_kitchen::load::{MAX_RAW_PER_ITEM, MAX_RECIPE_DEPTH, parse_recipes};
+use gatecrew_kitchen::load::{MAX_EXPANSION, MAX_RECIPE_DEPTH, parse_recipes};
 use gatecrew_protocol::AgentId;
 use gatecrew_protocol::limits::MAX_TOML_KEYS;
 use gatecrew_protocol::trace::TraceReader;
@@ -33,6 +33,19 @@ fn read_all(text: &str) -> Result<usize, String> {
     }
     Ok(n)
 }
+
+/// Trace lines with an agent id at `ID`, one line a field an id can stand in.
+const AGENT_FIELDS: &[&str] = &[
+    r#"{"v":1,"ep":"e","t":1,"kind":"board","msg":"REQUEST_MATERIAL","window":0,"from":ID,"to":"all","item":"glass","count":2,"reason":"missing_material"}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"board","msg":"OFFER_TRANSFER","window":0,"from":0,"to":ID,"item":"glass","count":2}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"board","msg":"CONFIRM_TRANSFER","window":0,"to":ID,"from":0,"item":"glass","count":2}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"board","msg":"REQUEST_MATERIAL","window":0,"from":0,"to":[1,ID],"item":"glass","count":2,"reason":"missing_material"}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"chat","from":0,"to":ID,"tokens":12}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"chat","from":ID,"to":"all","tokens":12}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"manager","to":ID,"tokens":30}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"board_reject","from":0,"error":"unknown_window","msg":"OFFER_TRANSFER","window":9,"to":ID,"item":"stone","count":1}"#,
+    r#"{"v":1,"ep":"e","t":1,"kind":"episode_start","policy":"gated","seed":1,"config_hash":"x","agents":[0,ID],"blueprint_blocks":1,"class":"A"}"#,
+];
 
 fn agent_ids() -> impl Strategy<Value = u64> {
     let limit = u64::from(AgentId::LIMIT);
@@ -60,6 +73,22 @@ proptest! {
         }
     }
 
+    /// Every field that names an agent is bounded the same way: the sender and the
+    /// recipient of a board message (one id, or a list), of a chat or manager line, a
+    /// rejected message's parties and the crew of `episode_start`.
+    #[test]
+    fn agent_ids_in_every_field_are_bounded(id in agent_ids(), field in 0..AGENT_FIELDS.len()) {
+        let line = AGENT_FIELDS[field].replace("ID", &id.to_string());
+        let text = trace_with(0, "1.0").replacen('\n', &format!("\n{line}\n"), 1);
+        let got = read_all(&text);
+        if id < u64::from(AgentId::LIMIT) {
+            prop_assert_eq!(got, Ok(4), "{}", line);
+        } else {
+            let e = got.unwrap_err();
+            prop_assert!(e.contains("line 2") && e.contains("16383"), "{}: {}", line, e);
+        }
+    }
+
     /// A range's values and the grid's combinations are counted before anything is
     /// allocated: at the bound the grid loads, past it the file and key are named.
     #[test]
@@ -80,8 +109,11 @@ proptest! {
         }
     }
 
-    /// A recipe graph loads while it is at most MAX_RECIPE_DEPTH deep and expands to at
-    /// most MAX_RAW_PER_ITEM raw ingredients, and is refused past either, at once.
+    /// A recipe graph loads while it is at most MAX_RECIPE_DEPTH deep and every
+    /// item's expansion (itself, the recipes and raw ingredients below it, with
+    /// repeats: the work of each walk down from it) has at most MAX_EXPANSION nodes;
+    /// past either it is refused, naming the file, the item and the bound. The loader
+    /// counts each expansion, and the count must be the graph's exact size.
     #[test]
     fn recipe_graphs_are_bounded(depth in 1usize..40, fan in 1usize..=5) {
         // item0 takes `fan` of item1, ..., item(depth-1) takes `fan` of raw.
@@ -94,16 +126,24 @@ proptest! {
             );
         }
         let text = serde_json::Value::Object(recipes).to_string();
-        let started = std::time::Instant::now();
         let got = parse_recipes(&text, Path::new("recipe.json"));
-        prop_assert!(started.elapsed() < std::time::Duration::from_secs(1));
-        let raw = (fan as u64).checked_pow(depth as u32).unwrap_or(u64::MAX);
-        if depth <= MAX_RECIPE_DEPTH && raw <= MAX_RAW_PER_ITEM {
-            prop_assert!(got.is_ok(), "{:?}", got.err());
+        // item_k's expansion: 1 + fan + fan^2 + ... + fan^(depth - k) nodes.
+        let nodes = |k: usize| (0..=depth - k).fold(0u64, |n, j| n.saturating_add((fan as u64).saturating_pow(j as u32)));
+        if depth <= MAX_RECIPE_DEPTH && nodes(0) <= MAX_EXPANSION {
+            let book = got.map_err(|e| TestCaseError::fail(e.to_string()))?;
+            for k in 0..depth {
+                let item = book.item(&format!("item{k}")).unwrap();
+                prop_assert_eq!(book.expansion(item), nodes(k), "item{}", k);
+            }
+            prop_assert_eq!(book.expansion(book.item("raw").unwrap()), 1);
         } else {
             let e = got.unwrap_err().to_string();
             prop_assert!(e.contains("recipe.json") && e.contains("$.item"), "{}", e);
-            prop_assert!(e.contains("at most 8") || e.contains("at most 1000"), "{}", e);
+            if depth > MAX_RECIPE_DEPTH {
+                prop_assert!(e.contains("at most 8"), "{}", e);
+            } else {
+                prop_assert!(e.contains("recipes and raw ingredients") && e.contains("at most 1000"), "{}", e);
+            }
         }
     }
 }
