@@ -13,7 +13,7 @@ use gatecrew_calibrate::Grid;
 use gatecrew_calibrate::grid::MAX_GRID_POINTS;
 use gatecrew_gating::MAX_WEIGHT;
 use gatecrew_kitchen::RecipeBook;
-use gatecrew_kitchen::load::{MAX_RAW_PER_ITEM, MAX_RECIPE_DEPTH, parse_levels, parse_recipes};
+use gatecrew_kitchen::load::{MAX_EXPANSION, MAX_RECIPE_DEPTH, parse_levels, parse_recipes};
 use gatecrew_protocol::ItemId;
 use gatecrew_protocol::trace::TraceReader;
 use gatecrew_viewer::Scene;
@@ -118,7 +118,7 @@ static BOOK: LazyLock<RecipeBook> = LazyLock::new(|| {
 /// The `kitchen_files` target: the first byte picks the file, the rest is its text. A
 /// recipe file loads into a book whose every item expands, by a walk here that shares
 /// nothing with the loader's, within [`MAX_RECIPE_DEPTH`] recipes and
-/// [`MAX_RAW_PER_ITEM`] raw ingredients, or is refused naming the file; a level file
+/// [`MAX_EXPANSION`] nodes (the count the book keeps), or is refused naming the file; a level file
 /// against the shipped book loads into levels with an order interval and a crew, or is
 /// refused naming the file.
 pub fn kitchen_files(data: &[u8]) {
@@ -128,9 +128,10 @@ pub fn kitchen_files(data: &[u8]) {
         match parse_recipes(text, Path::new("fuzz/recipe.json")) {
             Ok(book) => {
                 for r in book.recipes() {
-                    let (raw, depth) = expand(&book, r.product, 0);
+                    let (nodes, depth) = expand(&book, r.product, 0);
                     assert!(depth <= MAX_RECIPE_DEPTH, "{} takes {depth} recipes in a chain", book.name(r.product));
-                    assert!(raw <= MAX_RAW_PER_ITEM, "{} takes {raw} raw ingredients", book.name(r.product));
+                    assert!(nodes <= MAX_EXPANSION, "{} expands to {nodes} nodes", book.name(r.product));
+                    assert_eq!(nodes, book.expansion(r.product), "{}", book.name(r.product));
                 }
             }
             Err(e) => assert!(e.to_string().starts_with("fuzz/recipe.json"), "{e}"),
@@ -147,7 +148,7 @@ pub fn kitchen_files(data: &[u8]) {
     }
 }
 
-/// Raw ingredients (with repeats) and recipes in the longest chain below `item`, by
+/// Nodes of `item`'s expansion (with repeats) and recipes in the longest chain below it, by
 /// plain recursion: stops counting past the bounds, so it ends on any graph the
 /// loader let through (a cycle or a deep chain shows as a depth past the bound).
 fn expand(book: &RecipeBook, item: ItemId, level: usize) -> (u64, usize) {
@@ -155,14 +156,14 @@ fn expand(book: &RecipeBook, item: ItemId, level: usize) -> (u64, usize) {
     if level > MAX_RECIPE_DEPTH {
         return (0, 1);
     }
-    let (mut raw, mut deepest) = (0u64, 0usize);
+    let (mut nodes, mut deepest) = (1u64, 0usize);
     for &i in &r.ingredients {
         let (n, d) = expand(book, i, level + 1);
-        raw = raw.saturating_add(n);
+        nodes = nodes.saturating_add(n);
         deepest = deepest.max(d);
-        if raw > MAX_RAW_PER_ITEM {
+        if nodes > MAX_EXPANSION {
             break;
         }
     }
-    (raw, deepest + 1)
+    (nodes, deepest + 1)
 }

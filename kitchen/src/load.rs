@@ -137,10 +137,10 @@ pub fn parse_recipes(text: &str, file: &Path) -> Result<RecipeBook, Error> {
         recipes.push(Recipe { product, ingredients, tool });
     }
     let book = RecipeBook::new(Arc::new(items), recipes);
-    if let Err((item, why)) = check_graph(&book) {
-        return Err(Error::at(file, key("$", book.name(item)), why));
+    match check_graph(&book) {
+        Ok(sizes) => Ok(book.with_expansions(sizes)),
+        Err((item, why)) => Err(Error::at(file, key("$", book.name(item)), why)),
     }
-    Ok(book)
 }
 
 /// Parses a level file's text against a recipe book.
@@ -226,11 +226,15 @@ fn missing_tool(book: &RecipeBook, kitchen: &[ToolKind], item: ItemId) -> Option
 /// walks down the graph (recursive, like the cooks' own) short.
 pub const MAX_RECIPE_DEPTH: usize = 8;
 
-/// The most raw ingredients (counted with repeats) one item's full expansion may take.
-/// The shared file's largest takes 4. The crews' step estimates and plans walk every
-/// one of them each turn: a recipe graph where each item takes two of the next doubles
-/// that work per level, and 60 levels in 8.8 KB hung `cos`.
-pub const MAX_RAW_PER_ITEM: u64 = 1_000;
+/// The most nodes one item's full expansion may have: the item, every recipe below it
+/// and every raw ingredient, counted with repeats (an ingredient taken twice is
+/// expanded twice). That is the work each walk down from an item does: the crews' step
+/// estimates ([`RecipeBook::solo_steps`]), the planner and the tool check visit every
+/// node, every turn, so a graph where each item takes two of the next would double
+/// their work per level. The shared file's largest expansion has 8 nodes (`Hopper`);
+/// each node is at least two steps of a cook (get or activate, then put), so 1,000
+/// nodes are 2,000 steps, 200 times the shared orders' lifetime of 10.
+pub const MAX_EXPANSION: u64 = 1_000;
 
 /// What is wrong with a recipe graph, at the item named.
 enum GraphFault {
@@ -240,15 +244,16 @@ enum GraphFault {
 }
 
 /// Checks the graph below every recipe: no cycle, at most [`MAX_RECIPE_DEPTH`]
-/// recipes deep, at most [`MAX_RAW_PER_ITEM`] raw ingredients in all. Each item is
-/// expanded once (counts kept), and the walk never goes deeper than the bound, so a
-/// hostile file costs time linear in its size.
-fn check_graph(book: &RecipeBook) -> Result<(), (ItemId, String)> {
+/// recipes deep, at most [`MAX_EXPANSION`] nodes in any item's expansion, and returns
+/// each item's expansion size. Each item is expanded once (sizes kept), and the walk
+/// never goes deeper than the bound, so the check costs one visit per ingredient listed
+/// whatever the expansions would cost.
+fn check_graph(book: &RecipeBook) -> Result<Vec<u64>, (ItemId, String)> {
     struct Walk<'b> {
         book: &'b RecipeBook,
         // 0 unvisited, 1 on the current path, 2 done.
         mark: Vec<u8>,
-        raw: Vec<u64>,
+        size: Vec<u64>,
         // Recipes in the longest chain from the item down, itself included.
         height: Vec<usize>,
     }
@@ -257,35 +262,38 @@ fn check_graph(book: &RecipeBook) -> Result<(), (ItemId, String)> {
             let i = item.index();
             match self.mark[i] {
                 1 => return Err(GraphFault::Cycle(item)),
-                // Reached again, maybe deeper than before: its chain counts from here. A
-                // chain through an item first expanded nearer the top passed unchecked
-                // (issue 41, seen writing the `kitchen_files` fuzz target).
+                // Reached again, maybe deeper than before: its chain counts from here,
+                // or a chain through an item first expanded nearer the top passes.
                 2 if level + self.height[i] > MAX_RECIPE_DEPTH => return Err(GraphFault::Deep),
-                2 => return Ok((self.raw[i], self.height[i])),
+                2 => return Ok((self.size[i], self.height[i])),
                 _ => {}
             }
-            let Some(r) = self.book.recipe_for(item) else { return Ok((1, 0)) };
+            let Some(r) = self.book.recipe_for(item) else {
+                self.mark[i] = 2;
+                self.size[i] = 1;
+                return Ok((1, 0));
+            };
             if level >= MAX_RECIPE_DEPTH {
                 return Err(GraphFault::Deep);
             }
             self.mark[i] = 1;
-            let (mut raw, mut below) = (0u64, 0usize);
+            let (mut size, mut below) = (1u64, 0usize);
             for &ing in &r.ingredients {
                 let (n, h) = self.visit(ing, level + 1)?;
-                raw = raw.saturating_add(n);
+                size = size.saturating_add(n);
                 below = below.max(h);
-            }
-            if raw > MAX_RAW_PER_ITEM {
-                return Err(GraphFault::Large(item, raw));
+                if size > MAX_EXPANSION {
+                    return Err(GraphFault::Large(item, size));
+                }
             }
             self.mark[i] = 2;
-            self.raw[i] = raw;
+            self.size[i] = size;
             self.height[i] = below + 1;
-            Ok((raw, below + 1))
+            Ok((size, below + 1))
         }
     }
     let n = book.items().len();
-    let mut walk = Walk { book, mark: vec![0; n], raw: vec![0; n], height: vec![0; n] };
+    let mut walk = Walk { book, mark: vec![0; n], size: vec![1; n], height: vec![0; n] };
     for r in book.recipes() {
         match walk.visit(r.product, 0) {
             Ok(_) => {}
@@ -303,15 +311,17 @@ fn check_graph(book: &RecipeBook) -> Result<(), (ItemId, String)> {
                     ),
                 ));
             }
-            Err(GraphFault::Large(item, raw)) => {
+            Err(GraphFault::Large(item, size)) => {
                 return Err((
                     item,
-                    format!("making this item takes {raw} raw ingredients in all; at most {MAX_RAW_PER_ITEM}"),
+                    format!(
+                        "making this item expands to at least {size} recipes and raw ingredients (counted with repeats); at most {MAX_EXPANSION}"
+                    ),
                 ));
             }
         }
     }
-    Ok(())
+    Ok(walk.size)
 }
 
 /// `level_10` -> ("level_", 10), so that levels sort by number.

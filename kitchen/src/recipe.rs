@@ -33,6 +33,8 @@ pub struct RecipeBook {
     items: Arc<ItemRegistry>,
     recipes: Vec<Recipe>,
     by_product: Vec<Option<usize>>,
+    /// Each item's expansion size, as the loader counted it.
+    expansion: Vec<u64>,
 }
 
 impl RecipeBook {
@@ -42,7 +44,22 @@ impl RecipeBook {
         for (i, r) in recipes.iter().enumerate() {
             by_product[r.product.index()] = Some(i);
         }
-        RecipeBook { items, recipes, by_product }
+        let expansion = vec![1; items.len()];
+        RecipeBook { items, recipes, by_product, expansion }
+    }
+
+    /// The book with each item's expansion size ([`RecipeBook::expansion`]), which the
+    /// loader counted and bounded.
+    pub(crate) fn with_expansions(mut self, sizes: Vec<u64>) -> Self {
+        self.expansion = sizes;
+        self
+    }
+
+    /// The nodes of `item`'s full expansion: itself, every recipe below it and every
+    /// raw ingredient, counted with repeats; the work of one walk down from it (the step
+    /// estimates, the planner). At most [`crate::load::MAX_EXPANSION`].
+    pub fn expansion(&self, item: ItemId) -> u64 {
+        self.expansion.get(item.index()).copied().unwrap_or(1)
     }
 
     /// The item registry (for the board).
