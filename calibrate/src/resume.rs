@@ -2,11 +2,14 @@
 //! that a rerun resumes only results it would have computed itself: the suite (its
 //! folder and every episode's config hash), the `--filter`, the grid (every point and
 //! the objective), the executor model, the policies the episodes run under, and the
-//! version of gatecrew. A rerun with any of them changed is refused, told each
-//! difference; before this record a changed `--filter` or suite silently reused
-//! results of other episodes.
+//! binary that computed them (its version and a digest of the executable's bytes: two
+//! builds of one version may score differently). A rerun with any of them changed is
+//! refused, told each difference; before this record a changed `--filter` or suite
+//! silently reused results of other episodes.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use gatecrew_crew::setup::config_hash;
 use serde::{Deserialize, Serialize};
@@ -21,6 +24,8 @@ use crate::run::{CalibrateError, Options};
 pub struct RunKey {
     /// The gatecrew version that computed them.
     pub version: String,
+    /// The executable that computed them ([`build_id`]).
+    pub build: String,
     /// The suite folder, as given.
     pub suite: PathBuf,
     /// A hash of the episodes calibrated on (ids, splits, config hashes), in order.
@@ -51,6 +56,7 @@ impl RunKey {
         policies.dedup();
         RunKey {
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            build: build_id().to_owned(),
             suite: opts.suite.clone(),
             episodes: config_hash(&episodes),
             episode_count: cases.len(),
@@ -73,6 +79,33 @@ impl RunKey {
             .map(|(k, v)| format!("{k}: was {}, now {v}", a.get(k.as_str()).unwrap_or(&serde_json::Value::Null)))
             .collect()
     }
+}
+
+/// The running executable: the first 8 bytes of the SHA-256 of its file, in hex
+/// (computed once per process), or `unreadable: ...` when the file cannot be read, which
+/// no readable build matches.
+pub fn build_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| match std::env::current_exe().and_then(|p| digest_file(&p)) {
+        Ok(d) => d,
+        Err(e) => format!("unreadable: {e}"),
+    })
+}
+
+/// The first 8 bytes of a file's SHA-256, in hex, read in blocks.
+pub fn digest_file(path: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut f = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect())
 }
 
 /// Checks that the results in `opts.out` were computed with `key`, or records `key`
