@@ -214,7 +214,13 @@ impl Episode {
         let correct = self.site.blueprint.cells().iter().filter(|c| self.site.world.has_cell(c)).count() as u32;
         let scaffold_left = self.site.world.scaffold_left(&self.site.blueprint).len() as u32;
         let blocks_replaced = self.site.repairs.replaced();
-        Progress { correct, total: self.site.blueprint.len() as u32, tick: self.clock.tick.0, scaffold_left, blocks_replaced }
+        Progress {
+            correct,
+            total: self.site.blueprint.len() as u32,
+            tick: self.clock.tick.0,
+            scaffold_left,
+            blocks_replaced,
+        }
     }
 
     /// Advances to the next tick at which something happens and applies the actions

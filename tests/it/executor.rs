@@ -168,7 +168,8 @@ fn cell_history(evs: &[Event], s: &Setup) -> (u32, u32, u32) {
                 held.insert(*pos, right);
             }
             ActionName::Mine => {
-                if held.remove(pos) == Some(false) {
+                let was_wrong = held.remove(pos) == Some(false);
+                if was_wrong {
                     dug.insert(*pos);
                 }
             }

@@ -190,7 +190,10 @@ impl AgentCore {
                     earliest(aw.deadline, &mut wake);
                     continue;
                 }
-                if self.blocker.recovery.as_ref().is_some_and(|r| r.item == t) || self.explores_for(t) || self.parked_item(t) {
+                if self.blocker.recovery.as_ref().is_some_and(|r| r.item == t)
+                    || self.explores_for(t)
+                    || self.parked_item(t)
+                {
                     continue;
                 }
             }
