@@ -226,6 +226,13 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     if let Some(m) = &r.minecraft {
         let seen = m.observed_correct.map_or("-".into(), |c| format!("{c}/{}", r.blueprint_blocks));
         rows.push(("observed", format!("{seen} blocks seen in place by a bot at the end")));
+        rows.push((
+            "placements",
+            format!(
+                "{} made, {} not made by the server, {} put another block (read back from the world)",
+                m.placements_made, m.placements_not_made, m.wrong_blocks
+            ),
+        ));
         let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2} ms"));
         let overhead =
             format!("p50 {}, p95 {} over {} commands", ms(m.overhead_p50_ms), ms(m.overhead_p95_ms), m.commands);
