@@ -38,8 +38,8 @@ pub struct HitlEvalArgs {
     /// How the model's answer is constrained
     #[arg(long, value_enum, default_value = "json-schema")]
     output: Output,
-    /// Per-request timeout for the model, ms
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    /// Per-request timeout for the model, ms (1 to 600000, as every model timeout)
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     timeout_ms: u64,
     /// Repetitions per graph-update measurement on the built-in plans (0: none)
     #[arg(long, value_name = "N", default_value_t = 200)]

@@ -41,8 +41,8 @@ pub struct InteractiveArgs {
     /// Also take chat lines over a websocket on 127.0.0.1:PORT (0: a free port)
     #[arg(long, value_name = "PORT", requires = "interactive", conflicts_with = "script")]
     pub ws: Option<u16>,
-    /// Wall-clock milliseconds per tick in a live session
-    #[arg(long, value_name = "MS", default_value_t = 50, requires = "interactive")]
+    /// Wall-clock milliseconds per tick in a live session (1 to 60000)
+    #[arg(long, value_name = "MS", default_value_t = 50, requires = "interactive", value_parser = clap::value_parser!(u64).range(1..=60_000))]
     pub tick_ms: u64,
     /// Read no lines from the terminal (websocket clients only)
     #[arg(long, requires = "ws")]

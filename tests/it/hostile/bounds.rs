@@ -237,6 +237,30 @@ fn linger_values_are_range_checked() {
     }
 }
 
+/// The other durations a command takes are range-checked before they are used: the
+/// live pacing, and the model timeouts of `hitl-eval` and `cos` (the others' were).
+#[test]
+fn durations_are_range_checked() {
+    let cases: [(&[&str], &str, &str); 3] = [
+        (&["run", "--interactive", "--no-stdin"], "--tick-ms", "1..=60000"),
+        (&["hitl-eval"], "--timeout-ms", "1..=600000"),
+        (&["cos", "--llm-url", "http://127.0.0.1:9/v1"], "--llm-timeout-ms", "1..=600000"),
+    ];
+    for (args, flag, range) in cases {
+        for v in ["0", "-1", "18446744073709551615", "18446744073709551616", "1e400", "nan", "600001"] {
+            let mut argv = args.to_vec();
+            let given = format!("{flag}={v}");
+            argv.push(&given);
+            let (code, _, err) = gatecrew(&argv);
+            assert_eq!(code, 2, "{given}: {err}");
+            assert!(err.contains(flag) && !err.contains("panicked"), "{given}: {err}");
+            if v.parse::<u64>().is_ok() {
+                assert!(err.contains(range), "{given}: {err}");
+            }
+        }
+    }
+}
+
 /// Gate weights past the bound are refused where the config is read (`check` too),
 /// so no score is NaN.
 #[test]
