@@ -147,26 +147,26 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
     let mut events = events::Table::new(format, &ev_path)?;
     let mut sum = ExportSummary { files: files.len(), ..ExportSummary::default() };
     for path in files {
-        let file = File::open(&path).map_err(|source| crate::AnalyzeError::Io { path: path.clone(), source })?;
+        let io = |source| crate::AnalyzeError::Io { path: path.clone(), source };
+        let file = File::open(&path).map_err(io)?;
         sum.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
+        // Its first line told in the stream, so a FIFO or a pipe is opened once.
+        let (kitchen, stream) = crate::kitchen::sniff(file).map_err(io)?;
+        if kitchen {
+            // The tables' columns are construction events'; a kitchen trace in the same
+            // folder is named and left out rather than failing the export.
+            sum.warnings
+                .push(format!("{}: a kitchen trace, not exported (gatecrew analyze reports it)", path.display()));
+            continue;
+        }
         let mut current: Option<Current> = None;
-        let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
-        let mut read_any = false;
+        let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, stream));
         for item in reader.by_ref() {
             let ev = match item {
                 Ok(ev) => ev,
                 Err(e @ TraceError::Truncated { .. }) => {
                     sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), e));
                     continue;
-                }
-                // The tables' columns are construction events'; a kitchen trace in the
-                // same folder is named and left out rather than failing the export.
-                Err(_) if !read_any && crate::kitchen::is_kitchen_trace(&path) => {
-                    sum.warnings.push(format!(
-                        "{}: a kitchen trace, not exported (gatecrew analyze reports it)",
-                        path.display()
-                    ));
-                    break;
                 }
                 Err(e) => {
                     let message = e.to_string();
@@ -190,7 +190,6 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
             c.metrics.observe(&ev);
             events.push(&c.labels, &ev)?;
             sum.events += 1;
-            read_any = true;
         }
         if let Some(c) = current.take() {
             finish(c, &mut episodes, &mut sum)?;

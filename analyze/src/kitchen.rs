@@ -13,7 +13,6 @@
 mod report;
 mod tables;
 
-use std::fs::File;
 use std::io::{BufReader, Chain, Cursor, Read};
 use std::path::Path;
 
@@ -22,11 +21,6 @@ use gatecrew_kitchen::trace::{FileFold, Folded, KitchenReader, LineErrorKind, Tr
 pub use report::{KitchenMean, KitchenReport, KitchenRow};
 
 use crate::read::{AnalyzeError, ReadSummary};
-
-/// Whether the first non-blank line of `path` opens a kitchen trace.
-pub fn is_kitchen_trace(path: &Path) -> bool {
-    File::open(path).and_then(sniff).is_ok_and(|(kitchen, _)| kitchen)
-}
 
 /// A stream whose first bytes were read to tell what it holds, handed back whole.
 pub type Sniffed<R> = Chain<Cursor<Vec<u8>>, R>;
@@ -65,12 +59,17 @@ fn error(path: &Path, e: TraceLineError) -> AnalyzeError {
     AnalyzeError::Trace { path: path.to_path_buf(), line: e.line, message: e.kind.to_string() }
 }
 
-/// Reads a kitchen trace into `sum` (its episodes, warnings and line count).
-pub(crate) fn read_file(path: &Path, sum: &mut ReadSummary) -> Result<(), AnalyzeError> {
-    let file = File::open(path).map_err(|source| AnalyzeError::Io { path: path.to_path_buf(), source })?;
+/// Reads a kitchen trace (`path`, `bytes` long, opened once as `stream`) into `sum`
+/// (its episodes, warnings and line count).
+pub(crate) fn read_stream<R: Read>(
+    path: &Path,
+    bytes: u64,
+    stream: R,
+    sum: &mut ReadSummary,
+) -> Result<(), AnalyzeError> {
     sum.kitchen_files = sum.kitchen_files.saturating_add(1);
-    sum.kitchen_bytes = sum.kitchen_bytes.saturating_add(file.metadata().map(|m| m.len()).unwrap_or(0));
-    let mut reader = KitchenReader::new(BufReader::with_capacity(1 << 16, file));
+    sum.kitchen_bytes = sum.kitchen_bytes.saturating_add(bytes);
+    let mut reader = KitchenReader::new(BufReader::with_capacity(1 << 16, stream));
     let mut fold = FileFold::new();
     let cut = |sum: &mut ReadSummary, ep: &dyn std::fmt::Display| {
         sum.warnings

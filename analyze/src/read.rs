@@ -106,13 +106,23 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
 /// Reads one file, in constant memory but for its episodes' counts.
 fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
     let mut sum = ReadSummary { files: 1, ..ReadSummary::default() };
-    let file = File::open(path).map_err(|source| AnalyzeError::Io { path: path.to_path_buf(), source })?;
+    let io = |source| AnalyzeError::Io { path: path.to_path_buf(), source };
+    let file = File::open(path).map_err(io)?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // Opened once and its first line looked at in the stream: a FIFO or a pipe can be
+    // read only once, whichever reader it turns out to need.
+    let (kitchen, stream) = crate::kitchen::sniff(file).map_err(io)?;
+    if kitchen {
+        let mut sum = ReadSummary::default();
+        crate::kitchen::read_stream(path, len, stream, &mut sum)?;
+        return Ok(sum);
+    }
+    let foreign = !named && not_a_trace(stream.get_ref().0.get_ref());
     sum.bytes = len;
     let mut current: Option<EpisodeMetrics> = None;
     let mut events = 0u64;
     let mut skipped = false;
-    let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, file));
+    let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, stream));
     // Briefs, not events: a line in the writer's form is scanned where it lies, with no
     // allocation (issue 20); the metrics and the errors are those of the events.
     while let Some(item) = reader.next_brief() {
@@ -127,19 +137,12 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
                 }
                 current.get_or_insert_with(EpisodeMetrics::default).observe_brief(&ev);
             }
-            // A kitchen trace (`gatecrew cos --trace`): its first line is refused here,
-            // and the kitchen reader takes the whole file.
-            Err(_) if events == 0 && crate::kitchen::is_kitchen_trace(path) => {
-                let mut sum = ReadSummary::default();
-                crate::kitchen::read_file(path, &mut sum)?;
-                return Ok(sum);
-            }
             Err(e @ TraceError::Truncated { .. }) => {
                 sum.warnings.push(format!("{}:{}: {}", path.display(), e.line(), without_line(&e)));
             }
             // A JSON Lines file found in a folder that is no trace at all (calibrate's
             // points.jsonl under runs/): skipped with a word, not a failure.
-            Err(_) if !named && events == 0 && not_a_trace(path) => {
+            Err(_) if foreign && events == 0 => {
                 skipped = true;
                 sum.warnings.push(format!("{}: not a trace (no event on its first line), skipped", path.display()));
                 sum.left_out = sum.left_out.saturating_add(1);
@@ -180,23 +183,17 @@ fn finish(sum: &mut ReadSummary, path: &Path, m: EpisodeMetrics) {
     }
 }
 
-/// Whether the first non-blank line of a file is JSON with neither `ep` nor `kind`:
-/// another tool's JSON Lines, not a damaged trace.
-fn not_a_trace(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else { return false };
-    let mut r = BufReader::new(file);
-    loop {
-        match gatecrew_protocol::limits::read_line_capped(&mut r, 1 << 20) {
-            Ok(Some(gatecrew_protocol::limits::Line::Text(b) | gatecrew_protocol::limits::Line::Unterminated(b))) => {
-                if b.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                return serde_json::from_slice::<serde_json::Value>(&b)
-                    .is_ok_and(|v| v.is_object() && v.get("ep").is_none() && v.get("kind").is_none());
-            }
-            _ => return false,
-        }
-    }
+/// Whether the first non-blank line of a file's first bytes (`head`, as [`sniff`]
+/// read them) is JSON with neither `ep` nor `kind`: another tool's JSON Lines, not a
+/// damaged trace.
+///
+/// [`sniff`]: crate::kitchen::sniff
+fn not_a_trace(head: &[u8]) -> bool {
+    let Some(line) = head.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)) else {
+        return false;
+    };
+    serde_json::from_slice::<serde_json::Value>(line)
+        .is_ok_and(|v| v.is_object() && v.get("ep").is_none() && v.get("kind").is_none())
 }
 
 /// The error's message without its "line N: " prefix (the caller puts `file:line` first).

@@ -42,11 +42,12 @@ impl Walk {
             tracing::debug!(path = %path.display(), "already reached by another path, read once");
             return Ok(());
         }
-        if meta.is_file() {
-            self.out.push((path.to_path_buf(), true));
-            return Ok(());
+        if meta.is_dir() {
+            return self.folder(path, meta.dev());
         }
-        self.folder(path, meta.dev())
+        // Named and no folder: a file, a FIFO, a pipe (`/dev/stdin`), read as it comes.
+        self.out.push((path.to_path_buf(), true));
+        Ok(())
     }
 
     fn folder(&mut self, path: &Path, dev: u64) -> Result<(), AnalyzeError> {

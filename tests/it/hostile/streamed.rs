@@ -121,6 +121,63 @@ fn check_reads_fifos_and_pipes_once_with_the_verdict_of_a_file() {
     }
 }
 
+/// `analyze` and `export` on `bytes` delivered one way: exit code and output with the
+/// path written as `FILE` (export's tables too). Fails instead of hanging on a second open.
+fn analyze_via(dir: &Path, how: Delivery, name: &str, bytes: &[u8]) -> Vec<(u8, String)> {
+    let mut got = Vec::new();
+    for export in [false, true] {
+        let (shown, done) = deliver_once(dir, how, name, bytes.to_vec());
+        let arg = shown.to_str().unwrap().to_owned();
+        let out = dir.join(format!("export-{how:?}"));
+        let out_arg = out.to_str().unwrap().to_owned();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let args = if export {
+                vec!["export", arg.as_str(), "--format", "csv", "--out", out_arg.as_str()]
+            } else {
+                vec!["analyze", arg.as_str(), "--json"]
+            };
+            let _ = tx.send(gatecrew(&args));
+        });
+        let (code, stdout, err) =
+            rx.recv_timeout(HUNG).unwrap_or_else(|_| panic!("export={export} hung on {name} through a {how:?}"));
+        done();
+        let mut text = format!("{stdout}{err}");
+        if export && code == 0 {
+            text.push_str(&std::fs::read_to_string(out.join("episodes.csv")).unwrap());
+        }
+        let text = text.replace(shown.to_str().unwrap(), "FILE").replace(out.to_str().unwrap(), "OUT");
+        // The wall time of the export line is the one figure that may differ.
+        let text: String = text
+            .lines()
+            .map(|l| match (l.starts_with("exported "), l.rfind(" in ")) {
+                (true, Some(at)) => format!("{}\n", &l[..at]),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        got.push((code, text));
+    }
+    got
+}
+
+/// A construction trace and a kitchen trace, whole or damaged, through a FIFO or a pipe
+/// (`/dev/stdin`): `analyze` and `export` say what they say of the file on disk (both
+/// took any named path that is no regular file for a folder: "Not a directory").
+#[test]
+fn analyze_and_export_read_fifos_and_pipes_as_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (name, _, bytes)) in cases(dir.path()).into_iter().enumerate().filter(|(_, c)| c.0.ends_with(".jsonl")) {
+        let disk = analyze_via(dir.path(), Delivery::Disk, name, &bytes);
+        if i >= 6 {
+            assert!(disk.iter().all(|(c, _)| *c == 0), "case {i} {name}: {disk:?}");
+        }
+        for how in [Delivery::Fifo, Delivery::Pipe] {
+            let other = analyze_via(dir.path(), how, name, &bytes);
+            assert_eq!(other, disk, "case {i} {name} through a {how:?}");
+        }
+    }
+}
+
 fn read_count(paths: &[PathBuf]) -> (usize, u64) {
     let read = gatecrew_analyze::read_traces(paths).unwrap();
     let out = tempfile::tempdir().unwrap();
