@@ -84,6 +84,12 @@ pub struct McSummary {
     pub observed_correct: Option<u32>,
     /// Agents that failed, and why.
     pub failed: Vec<String>,
+    /// Placements the server made (the asked block seen in place afterwards).
+    pub placements_made: u32,
+    /// Placements after which no block appeared (or the item never reached the hand).
+    pub placements_not_made: u32,
+    /// Placements after which another block stood in the cell.
+    pub wrong_blocks: u32,
     /// Bridge commands timed.
     pub commands: usize,
     /// Bridge overhead per command (round trip minus game time), median, ms.
@@ -111,6 +117,9 @@ impl McSummary {
         McSummary {
             observed_correct: r.observed_correct,
             failed: r.failed.iter().map(|(a, why)| format!("{a}: {why}")).collect(),
+            placements_made: r.placements.made,
+            placements_not_made: r.placements.not_made,
+            wrong_blocks: r.placements.wrong,
             commands: o.len(),
             overhead_p50_ms: percentile(&o, 0.5),
             overhead_p95_ms: percentile(&o, 0.95),

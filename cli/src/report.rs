@@ -36,6 +36,9 @@ pub struct Report {
     pub end_reason: String,
     /// Scaffold blocks left standing outside the blueprint at the end.
     pub scaffold_left: u32,
+    /// Wrong blocks dug out of blueprint cells and replaced by the right one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub blocks_replaced: u32,
     /// Ticks simulated.
     pub ticks: u64,
     /// Environment actions.
@@ -117,6 +120,7 @@ impl Report {
             blueprint_blocks: p.total,
             end_reason: f.reason.as_str().to_owned(),
             scaffold_left: p.scaffold_left,
+            blocks_replaced: p.blocks_replaced,
             ticks: p.tick,
             cs: m.cs,
             msg: m.msg,
@@ -209,6 +213,9 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     if r.scaffold_left > 0 {
         rows.push(("scaffold left", format!("{} blocks outside the blueprint", r.scaffold_left)));
     }
+    if r.blocks_replaced > 0 {
+        rows.push(("blocks replaced", format!("{} wrong blocks dug out and placed right", r.blocks_replaced)));
+    }
     let s = &r.scores;
     if let (Some(a), Some(m), Some(x)) = (s.mindcraft_accuracy, s.mindcraft_matches, s.mindcraft_mismatches) {
         rows.insert(1, ("MindCraft acc.", format!("{a:.3} ({m} matches, {x} mismatches)")));
@@ -219,6 +226,13 @@ pub fn print_table(r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<
     if let Some(m) = &r.minecraft {
         let seen = m.observed_correct.map_or("-".into(), |c| format!("{c}/{}", r.blueprint_blocks));
         rows.push(("observed", format!("{seen} blocks seen in place by a bot at the end")));
+        rows.push((
+            "placements",
+            format!(
+                "{} made, {} not made by the server, {} put another block (read back from the world)",
+                m.placements_made, m.placements_not_made, m.wrong_blocks
+            ),
+        ));
         let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2} ms"));
         let overhead =
             format!("p50 {}, p95 {} over {} commands", ms(m.overhead_p50_ms), ms(m.overhead_p95_ms), m.commands);

@@ -22,6 +22,7 @@ pub mod oracle;
 mod parts;
 pub(crate) mod probe;
 mod record;
+mod repairs;
 pub mod replay;
 mod round;
 mod sight;
@@ -53,6 +54,8 @@ pub struct Progress {
     /// Blocks bots placed outside the blueprint that are still standing (scaffolds not
     /// taken down); one left in a blueprint cell counts as a wrong block there instead.
     pub scaffold_left: u32,
+    /// Wrong blocks dug out of blueprint cells and replaced by the cell's own block.
+    pub blocks_replaced: u32,
 }
 
 /// The episode core, in its parts (see `parts.rs`). See the module docs.
@@ -111,6 +114,7 @@ impl Episode {
                 blueprint: setup.blueprint.clone(),
                 world: Arc::new(setup.world.clone()),
                 external: None,
+                repairs: repairs::Repairs::default(),
             },
             crew: parts::Crew {
                 slots,
@@ -209,7 +213,14 @@ impl Episode {
     pub fn progress(&self) -> Progress {
         let correct = self.site.blueprint.cells().iter().filter(|c| self.site.world.has_cell(c)).count() as u32;
         let scaffold_left = self.site.world.scaffold_left(&self.site.blueprint).len() as u32;
-        Progress { correct, total: self.site.blueprint.len() as u32, tick: self.clock.tick.0, scaffold_left }
+        let blocks_replaced = self.site.repairs.replaced();
+        Progress {
+            correct,
+            total: self.site.blueprint.len() as u32,
+            tick: self.clock.tick.0,
+            scaffold_left,
+            blocks_replaced,
+        }
     }
 
     /// Advances to the next tick at which something happens and applies the actions
@@ -607,6 +618,7 @@ impl Episode {
             correct_blocks: p.correct,
             blueprint_blocks: p.total,
             reason,
+            blocks_replaced: (p.blocks_replaced > 0).then_some(p.blocks_replaced),
             scores,
         });
         p

@@ -8,7 +8,7 @@
 //!
 //! | call      | when                                                   | prompt adds        | completion            | a mistake                          |
 //! |-----------|--------------------------------------------------------|--------------------|-----------------------|------------------------------------|
-//! | `act`     | each action a bot starts                               | state, context     | the command           | the action fails; a place made with another block in hand puts that block down |
+//! | `act`     | each action a bot starts                               | state, context     | the command           | the action fails; a place made with another block in hand puts that block down (the bot sees it, digs it out, places again) |
 //! | `read`    | a wake-up with teammates' new lines (chat-reading styles: `flatcomm`, `no_partition`) | state, context | end of turn | one new line is ignored     |
 //! | `write`   | each line a bot writes with the model (`flatcomm`'s chat, `central_dag`'s reports) | state, context | the line | the line is unusable: lost |
 //! | `replan`  | each `central_dag` re-plan                              | the task status    | the directives        | one delivery order is lost         |

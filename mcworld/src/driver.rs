@@ -26,7 +26,7 @@ use crate::bridge::{Bridge, Latency};
 use crate::error::{BridgeError, McError};
 use crate::server::LocalServer;
 use crate::stage::block_named;
-use crate::verify::{Done, Verdict};
+use crate::verify::{Done, Placements, Verdict};
 use crate::wire::ErrorCode;
 use crate::wire::{Command, Event};
 mod talk;
@@ -61,6 +61,8 @@ pub struct McRun {
     pub observed_correct: Option<u32>,
     /// Each bot's inventory as it last reported it (the mirror's), by agent.
     pub inventories: Vec<Inventory>,
+    /// How the server answered the placements: made, not made, another block.
+    pub placements: Placements,
     /// Every bridge command's round trip and game time.
     pub latencies: Vec<Latency>,
     /// Phase durations.
@@ -144,12 +146,13 @@ async fn with_bridge(
         join_all(quits).await;
     }
     bridge.stop(Duration::from_secs(3)).await;
-    let (finished, failed, observed_correct, inventories) = result?;
+    let Played { finished, failed, observed_correct, inventories, placements } = result?;
     Ok(McRun {
         finished,
         failed,
         observed_correct,
         inventories,
+        placements,
         latencies: bridge.latencies(),
         timings,
         bridge_pid: bridge.pid(),
@@ -157,7 +160,14 @@ async fn with_bridge(
     })
 }
 
-type Played = (Finished, Vec<(AgentId, String)>, Option<u32>, Vec<Inventory>);
+/// What an episode on the server came to.
+struct Played {
+    finished: Finished,
+    failed: Vec<(AgentId, String)>,
+    observed_correct: Option<u32>,
+    inventories: Vec<Inventory>,
+    placements: Placements,
+}
 
 #[allow(clippy::too_many_arguments)]
 async fn play(
@@ -219,7 +229,9 @@ async fn play(
         events,
         t0: Instant::now(),
         faults,
+        slips: Vec::new(),
         failed: Vec::new(),
+        placements: Placements::default(),
         blueprint: setup.blueprint.cells().iter().map(|c| (c.pos, c.block)).collect(),
         adjudicator: ByAdjudicator(Deterministic { midpoint: setup.gate.midpoint() }),
     };
@@ -253,7 +265,7 @@ async fn walk_back(bridge: &Bridge, name: &str, e: BridgeError, start: [i32; 3],
 
 fn fault_tick(f: &Fault) -> u64 {
     match f {
-        Fault::KickAt { tick, .. } | Fault::KillBridgeAt { tick } => *tick,
+        Fault::KickAt { tick, .. } | Fault::KillBridgeAt { tick } | Fault::WrongItemAt { tick, .. } => *tick,
     }
 }
 
@@ -272,7 +284,11 @@ struct Driver<'a> {
     events: mpsc::UnboundedReceiver<Event>,
     t0: Instant,
     faults: Vec<Fault>,
+    /// Slips armed by [`Fault::WrongItemAt`]: the next placement of each agent here
+    /// puts this item instead.
+    slips: Vec<(AgentId, String)>,
     failed: Vec<(AgentId, String)>,
+    placements: Placements,
     blueprint: Vec<(Pos, BlockId)>,
     adjudicator: ByAdjudicator<Deterministic>,
 }
@@ -401,7 +417,16 @@ impl Driver<'_> {
             }
             let world = self.episode.world();
             let before = world.body(agent).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory);
-            let cmd = self.command_for(world, agent, action);
+            let mut cmd = self.command_for(world, agent, action);
+            // The slip waits for a placement while the bot holds the other item.
+            let holds = |name: &str| world.data().item(name).is_ok_and(|i| before.count(i) > 0);
+            if let Some(Command::PlaceBlock { item, .. }) = &mut cmd
+                && let Some(i) = self.slips.iter().position(|(a, slip)| *a == agent && slip != item && holds(slip))
+            {
+                let (_, slip) = self.slips.remove(i);
+                tracing::warn!(%agent, asked = %item, placed = %slip, "fault drill: a slip of the hand");
+                *item = slip;
+            }
             let tx = self.done_tx.clone();
             let bridge = self.ctx.bridge.clone();
             let name = self.ctx.name(agent).to_owned();
@@ -488,7 +513,7 @@ impl Driver<'_> {
             return;
         }
         let Some(done) = done else { return };
-        match self.ctx.verify(self.episode.world_mut(), done) {
+        match self.ctx.verify(self.episode.world_mut(), done, &mut self.placements) {
             Verdict::Outcome(outcome, receipt) => {
                 let at = self.now();
                 self.episode.deliver(agent, outcome, receipt, at);
@@ -535,6 +560,7 @@ impl Driver<'_> {
                 Fault::KillBridgeAt { .. } => {
                     tokio::spawn(async move { bridge.kill().await });
                 }
+                Fault::WrongItemAt { agent, item, .. } => self.slips.push((agent, item)),
                 Fault::KickAt { agent, .. } => {
                     let victim = self.ctx.name(agent).to_owned();
                     let kicker = (0..self.ctx.names.len() as u32)
@@ -555,12 +581,18 @@ impl Driver<'_> {
     }
 
     /// What the run reports once the trace is complete.
-    fn played(&mut self, finished: Finished, observed: Option<u32>) -> Played {
+    fn played(&mut self, finished: Finished, observed_correct: Option<u32>) -> Played {
         let world = self.episode.world();
         let inventories = (0..world.agent_count())
             .map(|i| world.body(AgentId(i as u32)).map(|b| b.inventory.clone()).unwrap_or_else(World::agent_inventory))
             .collect();
-        (finished, std::mem::take(&mut self.failed), observed, inventories)
+        Played {
+            finished,
+            failed: std::mem::take(&mut self.failed),
+            observed_correct,
+            inventories,
+            placements: self.placements,
+        }
     }
 
     /// The episode is over: a bot looks at every blueprint cell and the mirror takes

@@ -43,6 +43,7 @@ pub use driver::{McRun, Timings, run, run_talking};
 pub use error::{BridgeError, ErrorCode, McError, SetupError, StartError};
 pub use node::{bridge_dir, ensure_installed};
 pub use server::LocalServer;
+pub use verify::Placements;
 
 /// Which server to play on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +86,17 @@ pub enum Fault {
     KillBridgeAt {
         /// The episode tick at (or after) which it happens.
         tick: u64,
+    },
+    /// A slip of the hand: the first placement `agent` starts at or after this tick puts
+    /// `item` instead of the item asked for (when the bot holds some), so a wrong block
+    /// stands on the server until a bot notices it from the world.
+    WrongItemAt {
+        /// The agent whose placement slips.
+        agent: AgentId,
+        /// The episode tick at (or after) which the slip is armed.
+        tick: u64,
+        /// The item placed instead (a Minecraft item name).
+        item: String,
     },
 }
 

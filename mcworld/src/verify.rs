@@ -31,6 +31,19 @@ pub(crate) struct Done {
     pub elapsed: Duration,
 }
 
+/// How the server answered the placements of a run: every `place` is one of these,
+/// read back from the block the bot saw at the target afterwards.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Placements {
+    /// The asked block appeared: the only placements counted as made.
+    pub made: u32,
+    /// Nothing appeared (after the bridge's second try), or the item could not be put
+    /// in the hand: the outcome failed and the cell stays as it was.
+    pub not_made: u32,
+    /// Another block appeared: the outcome failed, and the mirror holds the block seen.
+    pub wrong: u32,
+}
+
 /// What the episode gets.
 #[derive(Debug)]
 pub(crate) enum Verdict {
@@ -69,7 +82,7 @@ impl Ctx {
     }
 
     /// The verified outcome of a finished command; the mirror is updated on the way.
-    pub(crate) fn verify(&self, world: &mut World, done: Done) -> Verdict {
+    pub(crate) fn verify(&self, world: &mut World, done: Done, placements: &mut Placements) -> Verdict {
         let Done { agent, action, before, reply, elapsed } = done;
         // Where the agent stood when the action started (the mirror's, last observed).
         let from = world.body(agent).map(|b| b.pos);
@@ -83,6 +96,8 @@ impl Ctx {
                 if matches!(code, ErrorCode::NotPlaced | ErrorCode::EquipFailed) {
                     // The server did not make what the bot asked for: never counted as done.
                     tracing::warn!(%agent, ?code, message, "a placement the server did not make");
+                    placements.not_made += 1;
+                    metrics::counter!("gatecrew_mc_placements_not_made_total").increment(1);
                 } else {
                     tracing::debug!(%agent, ?code, message, "action failed in the game");
                 }
@@ -136,10 +151,20 @@ impl Ctx {
                         // A block placed into the feet cell is a jump-place (pillaring): the
                         // bot landed on it, as the embedded world moves it.
                         let moved_to = here.filter(|h| from == Some(pos) && Some(*h) != from);
+                        placements.made += 1;
                         ok(Delta { items: diff(&[item]), placed, moved_to, ..Delta::default() })
                     }
-                    _ if seen != BlockId::AIR => fail(Failure::Occupied { pos }),
-                    _ => fail(Failure::Refused),
+                    _ if seen != BlockId::AIR => {
+                        tracing::warn!(%agent, %pos, seen = world.data().block_name(seen), "another block appeared");
+                        placements.wrong += 1;
+                        metrics::counter!("gatecrew_mc_wrong_blocks_total").increment(1);
+                        fail(Failure::Occupied { pos })
+                    }
+                    _ => {
+                        placements.not_made += 1;
+                        metrics::counter!("gatecrew_mc_placements_not_made_total").increment(1);
+                        fail(Failure::Refused)
+                    }
                 }
             }
             Action::Mine { pos } => {

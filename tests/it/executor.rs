@@ -150,37 +150,94 @@ fn latency_slows_the_crew_and_mistakes_fail_actions() {
     assert!(misplaced > 0, "no wrong block was placed");
 }
 
-/// A place the model got wrong puts another held block down, and the bot's plan counts
-/// the cell as done: the wrong block stays and the episode cannot complete. With a
-/// small rate the crew still places most blocks right.
+/// What the trace's place and mine actions did to the blueprint's cells: how many
+/// wrong blocks went into a cell, how many of those were dug out and the cell placed
+/// right afterwards, and how many cells still hold a wrong block at the end.
+fn cell_history(evs: &[Event], s: &Setup) -> (u32, u32, u32) {
+    let mut held: BTreeMap<gatecrew_protocol::Pos, bool> = BTreeMap::new();
+    let mut dug = std::collections::BTreeSet::new();
+    let (mut wrong, mut replaced) = (0, 0);
+    for e in evs {
+        let EventKind::Action { action, ok: true, item, pos: Some(pos), .. } = &e.kind else { continue };
+        let Some(cell) = s.blueprint.cell_at(*pos) else { continue };
+        match action {
+            ActionName::Place => {
+                let right = item.as_deref() == Some(s.data.block_name(cell.block));
+                wrong += u32::from(!right);
+                replaced += u32::from(right && dug.remove(pos));
+                held.insert(*pos, right);
+            }
+            ActionName::Mine => {
+                let was_wrong = held.remove(pos) == Some(false);
+                if was_wrong {
+                    dug.insert(*pos);
+                }
+            }
+            _ => {}
+        }
+    }
+    (wrong, replaced, held.values().filter(|r| !**r).count() as u32)
+}
+
+/// A place the model got wrong puts another held block down and succeeds: the bot's
+/// plan counts the cell as done. The bot sees the block in the cell, digs it out and
+/// places the right one; the report counts the replacements. Without mistakes nothing
+/// is placed wrong and nothing replaced; at a small rate wrong blocks appear, every
+/// one is replaced and the house completes, on both runtimes alike.
 #[test]
-fn a_wrong_block_stays_wrong() {
-    // Places of a blueprint cell with another block than the cell's.
-    let misplaced = |evs: &[Event], s: &Setup| {
-        evs.iter()
-            .filter(|e| {
-                let EventKind::Action { action: ActionName::Place, ok: true, item: Some(item), pos: Some(pos), .. } =
-                    &e.kind
-                else {
-                    return false;
-                };
-                s.blueprint.cell_at(*pos).is_some_and(|c| s.data.block_name(c.block) != item)
-            })
-            .count()
-    };
+fn a_wrong_block_is_dug_out_and_replaced() {
     let right = setup(Policy::Gated, llm(0.0, 0.0, 15));
-    assert_eq!(misplaced(&run_events(&right), &right), 0, "without mistakes every place is the cell's block");
-    let s = setup(Policy::Gated, llm(0.08, 0.0, 15));
-    let evs = run_events(&s);
-    let Some(EventKind::EpisodeEnd { tsr, complete, correct_blocks, blueprint_blocks, .. }) =
-        evs.last().map(|e| &e.kind)
-    else {
-        panic!("no episode_end")
+    let evs = run_events(&right);
+    assert_eq!(cell_history(&evs, &right).0, 0, "without mistakes every place is the cell's block");
+    let Some(EventKind::EpisodeEnd { blocks_replaced, .. }) = evs.last().map(|e| &e.kind) else { panic!("no end") };
+    assert_eq!(*blocks_replaced, None, "nothing to replace");
+    for policy in [Policy::Gated, Policy::Flatcomm] {
+        let s = setup(policy, llm(0.08, 0.0, 15));
+        let bytes = stepper_trace(&s);
+        let evs = events(&bytes);
+        let Some(EventKind::EpisodeEnd { complete, correct_blocks, blueprint_blocks, blocks_replaced, .. }) =
+            evs.last().map(|e| &e.kind)
+        else {
+            panic!("no episode_end")
+        };
+        let (wrong, replaced, wrong_at_end) = cell_history(&evs, &s);
+        assert!(wrong > 0, "{policy:?}: no wrong block at an 8% rate");
+        assert_eq!(replaced, wrong, "{policy:?}: every wrong block is dug out and the cell placed right");
+        assert_eq!(*blocks_replaced, Some(replaced), "{policy:?}: the end counts what the trace shows");
+        assert_eq!(wrong_at_end, 0, "{policy:?}: no cell ends wrong");
+        assert!(*complete && *correct_blocks == *blueprint_blocks, "{policy:?}: the house completes");
+        assert_eq!(bytes, actor_trace(&s), "{policy:?}: the actor runtime gives the same trace");
+    }
+}
+
+/// `gatecrew run --executor llm` reports the replacements in its table and in
+/// `--json`, as the trace's `episode_end` counts them.
+#[test]
+fn the_run_reports_the_blocks_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = default_config();
+    let run = |name: &str, json: bool| {
+        let trace = dir.path().join(name);
+        let mut args = vec!["run", "--config", cfg.to_str().unwrap(), "--stepper", "--executor", "llm"];
+        args.extend(["--error-scale", "0.1", "--trace", trace.to_str().unwrap()]);
+        if json {
+            args.push("--json");
+        }
+        let (code, out, err) = crate::cli::gatecrew(&args);
+        assert_eq!(code, 0, "{err}");
+        let last = std::fs::read_to_string(&trace).unwrap().lines().last().unwrap().to_owned();
+        let end: Event = serde_json::from_str(&last).unwrap();
+        let EventKind::EpisodeEnd { blocks_replaced: Some(n), .. } = end.kind else { panic!("{last}") };
+        (out, n)
     };
-    let wrong = misplaced(&evs, &s) as u32;
-    assert!(wrong > 0, "no wrong block at an 8% rate");
-    assert!(!complete && *tsr > 0.5, "TSR {tsr}: some blocks wrong, most right");
-    assert_eq!(*correct_blocks + wrong, *blueprint_blocks, "every wrong block stays, every other cell is right");
+    let (out, n) = run("j.jsonl", true);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(n > 0);
+    assert_eq!(v["blocks_replaced"].as_u64(), Some(u64::from(n)), "{v}");
+    let (table, m) = run("t.jsonl", false);
+    assert_eq!(m, n, "the same run");
+    let row = table.lines().find(|l| l.contains("blocks replaced")).unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains(&format!("{n} wrong blocks")), "{row}");
 }
 
 /// Under the model a gated bot's gray-zone verdict is a call of its own: it enters when

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gatecrew_crew::{EndReason, Overrides, Setup};
 use gatecrew_mcworld::wire::Command;
-use gatecrew_mcworld::{Bridge, Fault, LocalServer, McOptions, McRun, Origin, Server};
+use gatecrew_mcworld::{Bridge, Fault, LocalServer, McOptions, McRun, Origin, Placements, Server};
 use gatecrew_protocol::AgentId;
 use gatecrew_protocol::trace::{Event, EventKind};
 
@@ -389,8 +389,9 @@ fn a_bot_pillars_up_on_the_server_and_digs_its_pillar_back() {
 }
 
 /// Writes a one-bot config building `row` (block names) along x at z = 0, with exactly
-/// one item of each, in a temporary folder with the game data.
-fn one_row(dir: &Path, name: &str, row: &[&str], extra: &str) -> Setup {
+/// one item of each and the `spare` items besides, in a temporary folder with the game
+/// data.
+fn one_row(dir: &Path, name: &str, row: &[&str], spare: &[(&str, u32)]) -> Setup {
     let mut bp = format!("name = \"{name}\"\n");
     for (x, b) in row.iter().enumerate() {
         bp.push_str(&format!("[[block]]\nat = [{x}, 0, 0]\nblock = \"{b}\"\n"));
@@ -399,7 +400,8 @@ fn one_row(dir: &Path, name: &str, row: &[&str], extra: &str) -> Setup {
     let data_file = dir.join("configs/data/minecraft-1.20.4.json");
     std::fs::create_dir_all(data_file.parent().unwrap()).unwrap();
     std::fs::copy(root().join("configs/data/minecraft-1.20.4.json"), &data_file).unwrap();
-    let inv: Vec<String> = row.iter().map(|b| format!("{b} = 1")).collect();
+    let inv: Vec<String> =
+        row.iter().map(|b| format!("{b} = 1")).chain(spare.iter().map(|(i, n)| format!("{i} = {n}"))).collect();
     let cfg = write(
         dir,
         "configs/crew.toml",
@@ -407,7 +409,7 @@ fn one_row(dir: &Path, name: &str, row: &[&str], extra: &str) -> Setup {
             "blueprint = \"blueprints/bp.toml\"\ndata = \"data/minecraft-1.20.4.json\"\n\
              [episode]\nname = \"{name}\"\nseed = 7\ntick_limit = 4000\npolicy = \"gated\"\n\
              [world]\nbounds = {{ min = [-4, 0, -4], max = [{}, 4, 4] }}\n\
-             [[agents]]\nstart = [-2, 0, 1]\ninventory = {{ {} }}\n{extra}",
+             [[agents]]\nstart = [-2, 0, 1]\ninventory = {{ {} }}\n",
             row.len() + 3,
             inv.join(", ")
         ),
@@ -438,13 +440,14 @@ fn a_row_of_twelve_item_kinds_on_one_bot_completes_on_the_server() {
         "stone_pressure_plate",
         "dirt",
     ];
-    let setup = one_row(dir.path(), "mc-twelve", &row, "");
+    let setup = one_row(dir.path(), "mc-twelve", &row, &[]);
     runtime().block_on(async {
         let server = local_server().await;
         let (run, _events) = play(&setup, &on_harness(&server)).await;
         assert!(run.failed.is_empty(), "{:?}", run.failed);
         assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
         assert_eq!(run.observed_correct, Some(12));
+        assert_eq!(run.placements, Placements { made: 12, not_made: 0, wrong: 0 });
         // Every item was spent on its own cell, as the bot's own client reports.
         assert!(row.iter().all(|b| run.inventories[0].count(item(b)) == 0), "{:?}", run.inventories[0]);
         for (want, seen) in inspect(&server, &setup).await {

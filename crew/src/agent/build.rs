@@ -79,16 +79,47 @@ impl AgentCore {
         heed.extend(self.blocker.awaiting.values().filter_map(|aw| aw.offers.current().map(|o| o.from)));
         self.knowledge.mem.update(view, self.now, &heed);
         for &(p, b) in &view.blocks {
-            if let Some(i) = self.ctx.blueprint.index_of(p) {
-                if self.ctx.blueprint.cells()[i].block == b {
-                    if let Some(n) = self.work.plan.cell_node(i) {
-                        if self.work.plan.node(n).state != NodeState::Done {
-                            self.work.plan.set_state(n, NodeState::Done);
-                        }
-                    }
+            let Some(i) = self.ctx.blueprint.index_of(p) else { continue };
+            let Some(n) = self.work.plan.cell_node(i) else { continue };
+            let state = self.work.plan.node(n).state;
+            if self.ctx.blueprint.cells()[i].block == b {
+                if state != NodeState::Done {
+                    self.work.plan.set_state(n, NodeState::Done);
                 }
+            } else if state == NodeState::Done && self.wrong_block(n).is_some() {
+                // A cell of its own it counted as built holds another block: a wrong
+                // place, seen as a player sees it. The cell is to be built again.
+                self.work.plan.set_state(n, NodeState::Pending);
             }
         }
+    }
+
+    /// The block seen in own place node `n`'s cell when it is not the cell's (nor
+    /// what the node's item places, which no digging would change).
+    pub(super) fn wrong_block(&self, n: NodeId) -> Option<gatecrew_world::BlockId> {
+        let node = self.work.plan.node(n);
+        let (pos, block, item) = place_of(&node.kind)?;
+        let seen = self.knowledge.mem.block(pos)?;
+        let wrong = node.owner == self.id && seen != block && self.ctx.data.block_for_item(item) != Some(seen);
+        wrong.then_some(seen)
+    }
+
+    /// The tool digging `wrong` out takes when the agent holds none that would do.
+    fn tool_to_dig(&self, wrong: gatecrew_world::BlockId) -> Option<ItemId> {
+        let need = self.ctx.data.block_info(wrong).needs?;
+        let tools = self.ctx.data.tools_satisfying(need);
+        if tools.iter().any(|t| self.inv.count(*t) > 0) { None } else { tools.first().copied() }
+    }
+
+    /// The next step to dig the wrong block out of node `n`'s cell at `pos`, holding
+    /// what it takes: a walk into reach, then the dig (the world's drops come back).
+    /// `None` on a pillar out of its reach (what is in reach goes first).
+    fn dig_wrong(&self, n: NodeId, pos: Pos) -> Option<Next> {
+        let in_reach = reach_distance(self.pos, pos) <= self.ctx.physics.reach;
+        if in_reach {
+            return Some(Next::Act(n, Action::Mine { pos }));
+        }
+        (!self.on_pillar()).then_some(Next::Act(n, Action::MoveTo { target: pos, range: self.ctx.physics.reach - 0.5 }))
     }
 
     fn support_missing(&self, n: NodeId) -> Option<(NodeId, Pos)> {
@@ -151,6 +182,21 @@ impl AgentCore {
                 // Its gray-zone issue waits for the adjudicator; other work goes on.
                 continue;
             }
+            // A wrong block in the cell is dug out first, with a tool if it takes one.
+            let wrong = self.wrong_block(n);
+            let tool = wrong.and_then(|w| self.tool_to_dig(w));
+            if let Some(t) = tool {
+                if let Some(aw) = self.blocker.awaiting.get(&t) {
+                    earliest(aw.deadline, &mut wake);
+                    continue;
+                }
+                if self.blocker.recovery.as_ref().is_some_and(|r| r.item == t)
+                    || self.explores_for(t)
+                    || self.parked_item(t)
+                {
+                    continue;
+                }
+            }
             // A teammate's block waited for is there now: a watching bot looks at every
             // step, not only when its back-off runs out.
             if self.blocker.blocks.get(&Blocker::Node(n)).is_some_and(|b| b.teammate)
@@ -159,7 +205,8 @@ impl AgentCore {
                 self.blocker.blocks.remove(&Blocker::Node(n));
             }
             let mut held = false;
-            for b in [Blocker::Node(n), Blocker::Item(item)].into_iter().filter_map(|b| self.blocker.blocks.get(&b)) {
+            let blockers = [Blocker::Node(n), Blocker::Item(item)].into_iter().chain(tool.map(Blocker::Item));
+            for b in blockers.filter_map(|b| self.blocker.blocks.get(&b)) {
                 if b.retry_at > self.now {
                     held = true;
                     earliest(b.retry_at, &mut wake);
@@ -174,6 +221,16 @@ impl AgentCore {
             }
             if self.work.plan.node(n).state == NodeState::SetAside {
                 self.work.plan.set_state(n, NodeState::Pending);
+            }
+            if wrong.is_some() {
+                // A tool first when the block needs one (an ordinary missing item).
+                if let Some(t) = tool {
+                    return self.raise_missing(n, t, out);
+                }
+                match self.dig_wrong(n, pos) {
+                    Some(next) => return next,
+                    None => continue,
+                }
             }
             // A support given up does not hold back a node something else holds now.
             let waits = |me: &Self, s: NodeId| {

@@ -112,11 +112,11 @@ impl Episode {
 
     /// The outcome of an action the model chose wrongly, at its completion. A place puts
     /// a wrong block when the bot holds another placeable item (`pick` says which, in
-    /// item-id order): the wrong-item error the issue names, and the one a bot does not
-    /// notice, since the place succeeds and its plan counts the cell as done: the cell
-    /// keeps the wrong block and the episode cannot complete, as no bot mines a cell its
-    /// plan counts as done. Any other mistaken action does nothing, and the
-    /// bot learns that it failed (as it would see nothing change).
+    /// item-id order): the wrong-item error, which the outcome does not tell the bot
+    /// (the place succeeded and its plan counts the cell as done); it sees the block in
+    /// the cell, as a player would, and digs it out and builds the cell again. Any other
+    /// mistaken action does nothing, and the bot learns that it failed (as it would see
+    /// nothing change).
     pub(super) fn mistaken_outcome(
         &mut self,
         agent: AgentId,

@@ -10,7 +10,7 @@ use gatecrew_protocol::trace::{EndReason, Event};
 use gatecrew_protocol::{IssueId, Tick, WindowId};
 use gatecrew_world::{Blueprint, GameData, Outcome, Pending, Receipt, World};
 
-use super::{WorldProbe, consult, external};
+use super::{WorldProbe, consult, external, repairs};
 use crate::news::BoardNews;
 
 /// What the trace says of the episode (its id, seed, config, labels and policy), the
@@ -43,8 +43,9 @@ pub(super) struct Clock {
     pub(super) held_open: bool,
 }
 
-/// The world, the game data and the blueprint it is built to, and a real world's
-/// state when the episode runs on one (see `external.rs`).
+/// The world, the game data and the blueprint it is built to, a real world's state
+/// when the episode runs on one (see `external.rs`), and the wrong blocks replaced in
+/// it (see `repairs.rs`).
 #[derive(Debug, Clone)]
 pub(super) struct Site {
     pub(super) data: Arc<GameData>,
@@ -54,6 +55,8 @@ pub(super) struct Site {
     /// which finds it unshared again by then.
     pub(super) world: Arc<World>,
     pub(super) external: Option<external::External>,
+    /// Wrong blocks dug out of blueprint cells, and those replaced.
+    pub(super) repairs: repairs::Repairs,
 }
 
 /// Every agent's schedule ([`Slot`]), who is muted, how many actions completed (a

@@ -14,6 +14,7 @@ const MAX_BUDGET: u64 = super::oracle::BUDGETS[super::oracle::BUDGETS.len() - 1]
 impl Episode {
     pub(super) fn record_action(&mut self, agent: AgentId, o: &Outcome) {
         self.crew.completed += 1;
+        self.site.repairs.note(&self.site.blueprint, o);
         metrics::counter!("gatecrew_actions_total", "action" => o.action.name().as_str(), "ok" => if o.ok() { "true" } else { "false" })
             .increment(1);
         let name = |i| Some(self.site.data.item_name(i).to_owned());

@@ -134,7 +134,7 @@ impl Driver<'_> {
             return false;
         }
         let Some(d) = done.take() else { return false };
-        if let Verdict::Fatal(cause) = self.ctx.verify(self.episode.world_mut(), d) {
+        if let Verdict::Fatal(cause) = self.ctx.verify(self.episode.world_mut(), d, &mut self.placements) {
             self.fail(agent, cause);
         }
         true

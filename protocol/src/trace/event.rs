@@ -609,6 +609,10 @@ pub enum EventKind {
         blueprint_blocks: u32,
         /// Why it ended.
         reason: super::EndReason,
+        /// Wrong blocks dug out of blueprint cells and replaced by the cell's own block;
+        /// absent when none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blocks_replaced: Option<u32>,
         /// Other systems' scores, only for episodes imported from their task files.
         #[serde(flatten)]
         scores: TaskScores,

@@ -391,6 +391,7 @@ mod tests {
                     correct_blocks: 2,
                     blueprint_blocks: 4,
                     reason: crate::trace::EndReason::TickLimit,
+                    blocks_replaced: None,
                     scores: Default::default(),
                 },
             },

@@ -463,6 +463,7 @@ fn episode_end(c: &mut Cur<'_>) -> Option<BriefKind> {
         "correct_blocks" => 2: c.u32()?,
         "blueprint_blocks" => 3: c.u32()?,
         "reason" => 4: reason = Some(c.name::<EndReason>()?),
+        "blocks_replaced" => 5: c.u32()?,
     );
     Some(BriefKind::EpisodeEnd { tsr, complete, reason: reason? })
 }

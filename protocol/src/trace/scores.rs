@@ -53,6 +53,7 @@ mod tests {
                 correct_blocks: 4,
                 blueprint_blocks: 4,
                 reason: crate::trace::EndReason::Complete,
+                blocks_replaced: None,
                 scores,
             },
         }

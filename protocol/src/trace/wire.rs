@@ -409,6 +409,8 @@ enum KindDef {
         correct_blocks: u32,
         blueprint_blocks: u32,
         reason: super::EndReason,
+        #[serde(default)]
+        blocks_replaced: Option<u32>,
         #[serde(flatten)]
         scores: TaskScores,
     },
@@ -455,7 +457,7 @@ mod tests {
         r#"{"v":1,"ep":"e","t":17,"kind":"say","agent":1,"what":"answer","text":"ok"}"#,
         r#"{"v":1,"ep":"e","t":18,"kind":"validator","agent":1,"node":2,"label":"l","criterion":"c","pass":true,"evidence":{"items":[{"item":"stone","before":0,"after":1}],"from":[0,0,0],"at":[1,1,1],"blocks":[{"pos":[1,1,1],"block":"stone"}],"container":[[2,2,2],5],"share":[1,3]}}"#,
         r#"{"v":1,"ep":"e","t":18,"kind":"memory","agent":1,"op":"write","text":"t","provenance":"told"}"#,
-        r#"{"v":1,"ep":"e","t":19,"kind":"episode_end","tsr":1,"complete":true,"correct_blocks":4,"blueprint_blocks":4,"reason":"complete","mindcraft_accuracy":0.5,"villager_blocks":3,"extra":{"x":1}}"#,
+        r#"{"v":1,"ep":"e","t":19,"kind":"episode_end","tsr":1,"complete":true,"correct_blocks":4,"blueprint_blocks":4,"reason":"complete","blocks_replaced":2,"mindcraft_accuracy":0.5,"villager_blocks":3,"extra":{"x":1}}"#,
     ];
 
     fn derived(line: &str) -> Result<Event, String> {
