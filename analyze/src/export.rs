@@ -148,8 +148,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
     let mut sum = ExportSummary { files: files.len(), ..ExportSummary::default() };
     for path in files {
         let io = |source| crate::AnalyzeError::Io { path: path.clone(), source };
-        let file = File::open(&path).map_err(io)?;
-        sum.bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
+        let (file, read) = crate::read::Counted::new(File::open(&path).map_err(io)?);
         // Its first line told in the stream, so a FIFO or a pipe is opened once.
         let (kitchen, stream) = crate::kitchen::sniff(file).map_err(io)?;
         if kitchen {
@@ -191,6 +190,7 @@ pub fn export(paths: &[PathBuf], format: Format, out: &Path) -> Result<ExportSum
             events.push(&c.labels, &ev)?;
             sum.events += 1;
         }
+        sum.bytes += read.get();
         if let Some(c) = current.take() {
             finish(c, &mut episodes, &mut sum)?;
         }

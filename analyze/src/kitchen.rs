@@ -59,16 +59,10 @@ fn error(path: &Path, e: TraceLineError) -> AnalyzeError {
     AnalyzeError::Trace { path: path.to_path_buf(), line: e.line, message: e.kind.to_string() }
 }
 
-/// Reads a kitchen trace (`path`, `bytes` long, opened once as `stream`) into `sum`
-/// (its episodes, warnings and line count).
-pub(crate) fn read_stream<R: Read>(
-    path: &Path,
-    bytes: u64,
-    stream: R,
-    sum: &mut ReadSummary,
-) -> Result<(), AnalyzeError> {
+/// Reads a kitchen trace (`path`, opened once as `stream`) into `sum` (its episodes,
+/// warnings and line count; the caller counts its bytes).
+pub(crate) fn read_stream<R: Read>(path: &Path, stream: R, sum: &mut ReadSummary) -> Result<(), AnalyzeError> {
     sum.kitchen_files = sum.kitchen_files.saturating_add(1);
-    sum.kitchen_bytes = sum.kitchen_bytes.saturating_add(bytes);
     let mut reader = KitchenReader::new(BufReader::with_capacity(1 << 16, stream));
     let mut fold = FileFold::new();
     let cut = |sum: &mut ReadSummary, ep: &dyn std::fmt::Display| {

@@ -107,18 +107,17 @@ pub fn read_traces(paths: &[PathBuf]) -> Result<ReadSummary, AnalyzeError> {
 fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
     let mut sum = ReadSummary { files: 1, ..ReadSummary::default() };
     let io = |source| AnalyzeError::Io { path: path.to_path_buf(), source };
-    let file = File::open(path).map_err(io)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let (file, read) = Counted::new(File::open(path).map_err(io)?);
     // Opened once and its first line looked at in the stream: a FIFO or a pipe can be
     // read only once, whichever reader it turns out to need.
     let (kitchen, stream) = crate::kitchen::sniff(file).map_err(io)?;
     if kitchen {
         let mut sum = ReadSummary::default();
-        crate::kitchen::read_stream(path, len, stream, &mut sum)?;
+        crate::kitchen::read_stream(path, stream, &mut sum)?;
+        sum.kitchen_bytes = read.get();
         return Ok(sum);
     }
     let foreign = !named && not_a_trace(stream.get_ref().0.get_ref());
-    sum.bytes = len;
     let mut current: Option<EpisodeMetrics> = None;
     let mut events = 0u64;
     let mut skipped = false;
@@ -158,6 +157,8 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
         }
     }
     sum.lines = reader.lines_read();
+    let len = read.get();
+    sum.bytes = len;
     if let Some(m) = current.take() {
         finish(&mut sum, path, m);
     } else if !skipped {
@@ -201,4 +202,27 @@ fn without_line(e: &TraceError) -> String {
     let text = e.to_string();
     let prefix = format!("line {}: ", e.line());
     text.strip_prefix(&prefix).map(str::to_owned).unwrap_or(text)
+}
+
+/// A reader that counts the bytes it passes on: the size of a FIFO or a pipe, which no
+/// metadata tells.
+pub(crate) struct Counted<R> {
+    inner: R,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R> Counted<R> {
+    /// `inner`, and the count of what has been read through it.
+    pub(crate) fn new(inner: R) -> (Self, std::rc::Rc<std::cell::Cell<u64>>) {
+        let read = std::rc::Rc::new(std::cell::Cell::new(0));
+        (Counted { inner, read: std::rc::Rc::clone(&read) }, read)
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get().saturating_add(n as u64));
+        Ok(n)
+    }
 }
