@@ -46,6 +46,15 @@ pub struct PerturbRow {
     pub calibration: Score,
 }
 
+impl PerturbRow {
+    /// The row of the variant `name` (its gate `spec`, checked as a config would check
+    /// it, for the hierarchy column) with its scores on each split.
+    pub fn new(name: &str, rationale: &str, spec: GateSpec, test: Score, calibration: Score) -> Self {
+        let keeps_hierarchy = GateParams::new(spec).unwrap_or_else(|_| GateParams::unchecked(spec)).keeps_hierarchy();
+        Self { name: name.to_owned(), rationale: rationale.to_owned(), spec, keeps_hierarchy, test, calibration }
+    }
+}
+
 /// The table.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Perturbation {
@@ -74,14 +83,13 @@ pub fn perturb(base: GateSpec, objective: &Objective, opts: &Options) -> Result<
             .map(|(name, rationale, spec)| {
                 // An experiment spec is checked as a config would check it.
                 let params = GateParams::new(spec).unwrap_or_else(|_| GateParams::unchecked(spec));
-                PerturbRow {
-                    name: name.to_owned(),
-                    rationale: rationale.to_owned(),
+                PerturbRow::new(
+                    name,
+                    rationale,
                     spec,
-                    keeps_hierarchy: params.keeps_hierarchy(),
-                    test: eval.score(params, &test, objective, opts.fast),
-                    calibration: eval.score(params, &cal, objective, opts.fast),
-                }
+                    eval.score(params, &test, objective, opts.fast),
+                    eval.score(params, &cal, objective, opts.fast),
+                )
             })
             .collect()
     });

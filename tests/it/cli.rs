@@ -4,17 +4,8 @@ use std::path::Path;
 
 use gatecrew_protocol::trace::TraceReader;
 
+pub(crate) use crate::common::gatecrew;
 use crate::common::{default_config, root, write};
-
-pub(crate) fn gatecrew(args: &[&str]) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut argv = vec!["gatecrew"];
-    argv.extend_from_slice(args);
-    let code = gatecrew_cli::main_with(argv, &mut out, &mut err);
-    // ExitCode has no accessor: compare against the three codes the CLI uses.
-    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap_or(255);
-    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-}
 
 /// A reader that closed early (`gatecrew ... | head`) ends the command quietly with
 /// success, as it does for any Unix tool, not with "error: Broken pipe".

@@ -7,6 +7,17 @@ use gatecrew_crew::{Overrides, Setup};
 use gatecrew_protocol::{ItemId, Pos};
 use gatecrew_world::{Bounds, GameData, Inventory, Rules, World};
 
+/// Runs the CLI in-process: exit code, stdout, stderr.
+pub fn gatecrew(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["gatecrew"];
+    argv.extend_from_slice(args);
+    let code = gatecrew_cli::main_with(argv, &mut out, &mut err);
+    // ExitCode has no accessor: compare against the three codes the CLI uses.
+    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap_or(255);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
 /// The repository's top folder.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

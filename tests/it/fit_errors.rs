@@ -8,8 +8,8 @@ use std::time::Duration;
 use gatecrew_protocol::trace::EventKind;
 
 use crate::common::root;
-use crate::llm::fake::{Fake, Reply, Seen};
-use crate::llm::{MODEL, config_with, gatecrew, trace};
+use crate::llm::fake::{Fake, Reply, Seen, completion_with};
+use crate::llm::{MODEL, gatecrew, model_config, trace};
 
 /// The law: prompt tokens spread over 50..450, completions 5..11; 20 ms + 0.5 ms a
 /// prompt token + 3 ms a completion token; a reply is garbage when the prompt has more
@@ -35,20 +35,15 @@ fn lawful(n: usize, seen: &Seen) -> Reply {
 }
 
 fn reply(content: &str, prompt: usize, completion: usize) -> Reply {
-    let body = serde_json::json!({
-        "object": "chat.completion",
-        "choices": [{ "index": 0, "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
-        "usage": { "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion }
-    });
     let after = Duration::from_micros(20_000 + 500 * prompt as u64 + 3_000 * completion as u64);
-    Reply::Late { after, body: body.to_string().into_bytes() }
+    Reply::Late { after, body: completion_with(content, prompt as u64, completion as u64) }
 }
 
 #[test]
 fn the_fit_recovers_the_endpoints_latency_and_mistakes_and_names_the_recording() {
     let fake = Fake::start(lawful);
     let dir = tempfile::tempdir().unwrap();
-    let cfg = config_with(dir.path(), "[bots]\nkind = \"model\"\ntimeout_ms = 5000\n");
+    let cfg = model_config(dir.path(), 5000);
     let t = dir.path().join("recorded.jsonl");
     let args = [
         "run",

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use gatecrew_gating::llm::LlmSpec;
 use gatecrew_protocol::trace::{Event, EventKind, FallbackReason};
 
+pub use crate::common::gatecrew;
 use crate::common::{root, write};
 
 /// The model name the launcher's server answers to.
@@ -43,18 +44,14 @@ pub fn config_with(dir: &Path, extra: &str) -> PathBuf {
     write(dir, "configs/crew.toml", &format!("{text}\n{extra}\n"))
 }
 
+/// [`config_with`] for model-driven bots (`[bots] kind = "model"`) whose calls time out
+/// after `timeout_ms`.
+pub fn model_config(dir: &Path, timeout_ms: u64) -> PathBuf {
+    config_with(dir, &format!("[bots]\nkind = \"model\"\ntimeout_ms = {timeout_ms}\n"))
+}
+
 /// A gray zone from 0.05 to 0.99: nearly every issue the rules leave goes to tier 3.
 pub const WIDE_GRAY: &str = "[gate]\ntheta_low = 0.05\ntheta_high = 0.99\n";
-
-/// Runs the CLI in-process: exit code, stdout, stderr.
-pub fn gatecrew(args: &[&str]) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut argv = vec!["gatecrew"];
-    argv.extend_from_slice(args);
-    let code = gatecrew_cli::main_with(argv, &mut out, &mut err);
-    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap_or(255);
-    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-}
 
 /// The events of a trace file.
 pub fn trace(path: &Path) -> Vec<Event> {

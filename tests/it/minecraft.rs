@@ -13,7 +13,7 @@ use gatecrew_crew::{EndReason, Overrides, Setup};
 use gatecrew_mcworld::wire::Command;
 use gatecrew_mcworld::{Bridge, Fault, LocalServer, McOptions, McRun, Origin, Placements, Server};
 use gatecrew_protocol::AgentId;
-use gatecrew_protocol::trace::{Event, EventKind};
+use gatecrew_protocol::trace::{ActionName, Event, EventKind};
 
 use crate::common::{item, root, write};
 
@@ -450,6 +450,48 @@ fn a_row_of_twelve_item_kinds_on_one_bot_completes_on_the_server() {
         assert_eq!(run.placements, Placements { made: 12, not_made: 0, wrong: 0 });
         // Every item was spent on its own cell, as the bot's own client reports.
         assert!(row.iter().all(|b| run.inventories[0].count(item(b)) == 0), "{:?}", run.inventories[0]);
+        for (want, seen) in inspect(&server, &setup).await {
+            assert_eq!(want, seen);
+        }
+        let pid = server.pid();
+        server.stop(Duration::from_secs(3)).await;
+        assert!(gone(pid));
+    });
+}
+
+/// A slip of the hand on the server: the bot's first placement puts dirt (it carries
+/// one) where stone belongs. The placement is not counted as made; the bot sees the
+/// dirt in its cell, digs it out (the harness gives the dug block back, as a player
+/// picks it up), and places the stone. The server ends with every cell right.
+#[test]
+fn a_wrong_block_on_the_server_is_dug_out_and_replaced() {
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let row = ["stone", "oak_planks", "cobblestone", "bricks"];
+    let setup = one_row(dir.path(), "mc-wrong-block", &row, &[("dirt", 1)]);
+    runtime().block_on(async {
+        let server = local_server().await;
+        let mut opts = on_harness(&server);
+        opts.faults = vec![Fault::WrongItemAt { agent: AgentId(0), tick: 0, item: "dirt".into() }];
+        let (run, events) = play(&setup, &opts).await;
+        assert!(run.failed.is_empty(), "{:?}", run.failed);
+        assert_eq!(run.placements.wrong, 1, "{:?}", run.placements);
+        assert_eq!(run.finished.reason, EndReason::Complete, "{:?}", run.finished.progress);
+        assert_eq!(run.observed_correct, Some(4));
+        // The dirt came back with the dig and is all the bot holds.
+        let inv = &run.inventories[0];
+        assert_eq!(inv.count(item("dirt")), 1, "{inv:?}");
+        assert!(row.iter().all(|b| inv.count(item(b)) == 0), "{inv:?}");
+        let digs = events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Action { action: ActionName::Mine, ok: true, .. }))
+            .count();
+        assert_eq!(digs, 1, "one dig: the wrong block");
+        assert_eq!(run.finished.progress.blocks_replaced, 1);
+        match events.last().map(|e| &e.kind) {
+            Some(EventKind::EpisodeEnd { blocks_replaced, .. }) => assert_eq!(*blocks_replaced, Some(1)),
+            other => panic!("{other:?}"),
+        }
         for (want, seen) in inspect(&server, &setup).await {
             assert_eq!(want, seen);
         }

@@ -5,19 +5,13 @@
 //! always proposes to ask. What a 135M model decides is not judged: only that the
 //! machinery carries every decision through to verified outcomes.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gatecrew_protocol::trace::{Event, EventKind, Tier};
 
 use crate::llm::fake::{Fake, Reply, completion};
 use crate::llm::server::{live_turn, live_url};
-use crate::llm::{MODEL, config_with, gatecrew, trace};
-
-/// A config of the default three-bot house with model-driven bots.
-fn model_config(dir: &Path, timeout_ms: u64) -> std::path::PathBuf {
-    config_with(dir, &format!("[bots]\nkind = \"model\"\ntimeout_ms = {timeout_ms}\n"))
-}
+use crate::llm::{MODEL, gatecrew, model_config, trace};
 
 fn run(args: &[&str]) -> String {
     let (code, out, err) = gatecrew(args);

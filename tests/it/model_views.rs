@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use gatecrew_protocol::trace::{Event, EventKind, WindowEvent};
 use gatecrew_protocol::{AgentId, WindowId};
 
-use crate::llm::fake::{Fake, Reply, Seen};
-use crate::llm::{MODEL, config_with, gatecrew, trace};
+use crate::llm::fake::{Fake, Reply, Seen, completion_with};
+use crate::llm::{MODEL, gatecrew, model_config, trace};
 
 /// MindCraft's `max_messages` and `summary_chunk_size` (the crate's constants, checked
 /// here against the figures of settings.js and history.js).
@@ -41,16 +41,11 @@ fn counting(_: usize, seen: &Seen) -> Reply {
     } else {
         "place it somewhere"
     };
-    let reply = serde_json::json!({
-        "object": "chat.completion",
-        "choices": [{ "index": 0, "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
-        "usage": { "prompt_tokens": lines_in(seen), "completion_tokens": 9, "total_tokens": lines_in(seen) + 9 }
-    });
-    Reply::Full { status: 200, body: reply.to_string().into_bytes() }
+    Reply::Full { status: 200, body: completion_with(content, lines_in(seen).into(), 9) }
 }
 
 fn run(policy: &str, url: &str, dir: &std::path::Path) -> Vec<Event> {
-    let cfg = config_with(dir, "[bots]\nkind = \"model\"\ntimeout_ms = 5000\n");
+    let cfg = model_config(dir, 5000);
     let t = dir.join(format!("{policy}.jsonl"));
     let args = [
         "run",

@@ -12,7 +12,7 @@ use anyhow::Context;
 use gatecrew_calibrate::Objective;
 use gatecrew_calibrate::objective::Score;
 use gatecrew_calibrate::perturb::{PerturbRow, Perturbation, perturbations};
-use gatecrew_gating::{GateParams, GateSpec};
+use gatecrew_gating::GateSpec;
 use gatecrew_protocol::metrics::EpisodeMetrics;
 
 use gatecrew_crew::bots::BotsKind;
@@ -162,15 +162,7 @@ pub(crate) fn perturbation(base: GateSpec, suite: &Path, of: &dyn Fn(&str) -> Ve
         .map(|(run, (name, rationale, spec))| {
             let eps = of(run);
             test_episodes = test_episodes.max(eps.len());
-            let params = GateParams::new(spec).unwrap_or_else(|_| GateParams::unchecked(spec));
-            PerturbRow {
-                name: name.to_owned(),
-                rationale: rationale.to_owned(),
-                spec,
-                keeps_hierarchy: params.keeps_hierarchy(),
-                test: objective.score(&eps.iter().collect::<Vec<_>>()),
-                calibration: Score::default(),
-            }
+            PerturbRow::new(name, rationale, spec, objective.score(&eps.iter().collect::<Vec<_>>()), Score::default())
         })
         .collect();
     Perturbation { suite: suite.display().to_string(), test_episodes, calibration_episodes: 0, rows }

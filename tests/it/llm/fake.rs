@@ -41,10 +41,20 @@ pub struct Seen {
 
 /// A chat-completion body whose answer is `content`.
 pub fn completion(content: &str) -> Vec<u8> {
+    completion_with(content, 100, 14)
+}
+
+/// A chat-completion body whose answer is `content`, with the token counts its `usage`
+/// reports (and a field of the server's own, which a client must ignore).
+pub fn completion_with(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Vec<u8> {
     serde_json::json!({
         "object": "chat.completion",
         "choices": [{ "index": 0, "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
-        "usage": { "prompt_tokens": 100, "completion_tokens": 14, "total_tokens": 114 },
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens
+        },
         "timings": { "extra": "servers add fields" }
     })
     .to_string()
