@@ -1,9 +1,12 @@
 //! One gate decision (features + rules + score) on a 200-node task graph: the cost an
-//! agent pays each time it detects an issue.
+//! agent pays each time it detects an issue. `gate/*` in wall time, `gate_cpu/*` the
+//! same decisions in the thread's CPU time (the machine is shared).
 
 use std::path::Path;
 
+use criterion::measurement::Measurement;
 use criterion::{Criterion, criterion_group, criterion_main};
+use gatecrew_benches::ThreadCpu;
 use gatecrew_crew::plan::{NodeKind, Task};
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_gating::Issue;
@@ -13,6 +16,14 @@ fn root() -> &'static Path {
 }
 
 fn gate(c: &mut Criterion) {
+    decisions(c, "gate");
+}
+
+fn gate_cpu(c: &mut Criterion<ThreadCpu>) {
+    decisions(c, "gate_cpu");
+}
+
+fn decisions<M: Measurement>(c: &mut Criterion<M>, group: &str) {
     let overrides = Overrides { blueprint: Some(root().join("benches/fixtures/yard200.toml")), ..Overrides::default() };
     let setup = Setup::load(&root().join("configs/crew.toml"), &overrides).expect("bench config loads");
     assert_eq!(setup.blueprint.len(), 200);
@@ -23,7 +34,7 @@ fn gate(c: &mut Criterion) {
     let node = places[0];
     let NodeKind::Task(Task::Place { item, .. }) = plan.node(node).kind else { panic!("a place node") };
     let issue = Issue::MissingMaterial { item, count: 10 };
-    let mut g = c.benchmark_group("gate");
+    let mut g = c.benchmark_group(group);
     g.bench_function("decision_200_nodes", |b| b.iter(|| std::hint::black_box(agent.evaluate(issue, Some(node)))));
     g.bench_function("score_only", |b| {
         let gate = gatecrew_gating::Gate::new(setup.gate, gatecrew_crew::style::of(setup.policy).gate());
@@ -37,4 +48,9 @@ fn gate(c: &mut Criterion) {
 }
 
 criterion_group!(benches, gate);
-criterion_main!(benches);
+criterion_group! {
+    name = cpu;
+    config = Criterion::default().with_measurement(ThreadCpu::default());
+    targets = gate_cpu
+}
+criterion_main!(benches, cpu);

@@ -33,7 +33,7 @@ use gatecrew_world::data::RecipeId;
 pub use build::build;
 pub use graph::{Backtrack, Edge, NodeId};
 pub use split::split_work;
-pub use task_graph::TaskGraph;
+pub use task_graph::{DescFacts, GateView, TaskGraph};
 
 use graph::{Branch, Branching};
 

@@ -36,7 +36,9 @@ use crate::limits;
 use crate::placement;
 use crate::state::{BlockState, parse_block_spec};
 
+mod index;
 mod left_out;
+use index::CellIndex;
 pub use left_out::{LeftOut, LeftOutReason};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
@@ -90,7 +92,7 @@ pub struct Blueprint {
     /// Display name.
     pub name: String,
     cells: Vec<Cell>,
-    index: BTreeMap<Pos, usize>,
+    index: CellIndex,
 }
 
 #[derive(Deserialize)]
@@ -399,7 +401,7 @@ impl Blueprint {
         }
         loop {
             let positions: Vec<Pos> = cells.keys().copied().collect();
-            let index: BTreeMap<Pos, usize> = positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let index = CellIndex::new(&positions);
             let mut out: Vec<Cell> = positions
                 .iter()
                 .map(|p| {
@@ -420,12 +422,14 @@ impl Blueprint {
             };
             let Some(left) = left.as_deref_mut() else {
                 let (p, reason) = &rejected[0];
-                return Err(invalid(cells[p].2, reason.describe(out[index[p]].block, *p, data)));
+                let at = |p: &Pos| index.get(*p).expect("a rejected cell is a cell");
+                return Err(invalid(cells[p].2, reason.describe(out[at(p)].block, *p, data)));
             };
             for (p, reason) in rejected {
-                let block = out[index[&p]].block;
+                let cell = out[index.get(p).expect("a rejected cell is a cell")];
+                let block = cell.block;
                 cells.remove(&p);
-                if out[index[&p]].part == Part::Lower {
+                if cell.part == Part::Lower {
                     cells.remove(&p.up());
                 }
                 left.push(LeftOut { pos: p, block, reason });
@@ -447,12 +451,12 @@ impl Blueprint {
 
     /// The cell at a position.
     pub fn cell_at(&self, p: Pos) -> Option<&Cell> {
-        self.index.get(&p).map(|&i| &self.cells[i])
+        self.index.get(p).map(|i| &self.cells[i])
     }
 
     /// Index of the cell at a position.
     pub fn index_of(&self, p: Pos) -> Option<usize> {
-        self.index.get(&p).copied()
+        self.index.get(p)
     }
 
     /// Number of cells (what TSR divides by).
@@ -511,7 +515,7 @@ fn on_ground(c: &Cell, data: &GameData) -> bool {
 /// never be built: the first only, or with `all` every one found.
 fn order_cells(
     out: &mut [Cell],
-    index: &BTreeMap<Pos, usize>,
+    index: &CellIndex,
     data: &GameData,
     all: bool,
 ) -> Result<(), Vec<(Pos, LeftOutReason)>> {
@@ -525,7 +529,7 @@ fn order_cells(
             continue;
         }
         let a = anchors(c);
-        if a.iter().all(|p| p.y >= 0 && !index.contains_key(p)) {
+        if a.iter().all(|p| p.y >= 0 && !index.contains(*p)) {
             never.push((c.pos, LeftOutReason::NothingToHold { at: a }));
             if !all {
                 break;
@@ -548,8 +552,8 @@ fn order_cells(
         while let Some(i) = queue.pop_front() {
             let (p, level) = (out[i].pos, out[i].level);
             for q in p.neighbours() {
-                let Some(&j) = index.get(&q) else { continue };
-                let below = index.get(&q.down()).copied();
+                let Some(j) = index.get(q) else { continue };
+                let below = index.get(q.down());
                 // The top half of a two-cell block comes with its lower half only.
                 let upper = out[j].part == Part::Upper;
                 if out[j].level != u32::MAX || (upper && below != Some(i)) || (!upper && !anchors(&out[j]).contains(&p))
@@ -592,7 +596,7 @@ fn order_cells(
             .filter(|&i| {
                 let c = &out[i];
                 let a = anchors(c);
-                c.pos.neighbours()[2..].iter().any(|n| a.contains(n) && !index.contains_key(n))
+                c.pos.neighbours()[2..].iter().any(|n| a.contains(n) && !index.contains(*n))
             })
             .min_by_key(|&i| (out[i].pos.y, out[i].pos));
         match seed {

@@ -6,7 +6,7 @@ use gatecrew_gating::features::{
 };
 use gatecrew_gating::{Features, GateDecision, GateQuery, Issue, RuleContext, Stage};
 use gatecrew_protocol::trace::{Decision, GateAction};
-use gatecrew_protocol::{AgentId, IssueId, ItemId};
+use gatecrew_protocol::{IssueId, ItemId};
 use std::cell::RefCell;
 
 use gatecrew_world::cost::{self, Knowledge, Planner};
@@ -15,10 +15,10 @@ use gatecrew_world::reach_distance;
 use super::build::place_of;
 use super::memory::Known;
 use super::{AgentCore, Blocker, Evaluation, GateNote, Note, OracleQuery, Retry, StepOutput};
-use crate::plan::{NodeId, NodeState};
+use crate::plan::{DescFacts, GateView, NodeId, NodeState};
 
 /// Buffers a gate decision reuses, so that once they have grown a decision allocates
-/// nothing (issue 20; `tests/it` checks it with a counting allocator). They hold no
+/// nothing (`tests/gate_alloc.rs` checks it with a counting allocator). They hold no
 /// state between decisions: every decision clears what it uses, and a clone of the
 /// agent starts with empty ones.
 #[derive(Default)]
@@ -26,26 +26,11 @@ pub(super) struct Scratch(RefCell<Buffers>);
 
 #[derive(Default)]
 struct Buffers {
-    /// The blocked node's descendants, in the order found, and the walk's bitset.
+    /// The walk of the blocked node's descendants that debug builds check the plan's
+    /// kept counts against, and the walk's bitset.
     desc: Vec<NodeId>,
     seen: Vec<u64>,
     planner: cost::Scratch,
-}
-
-/// A node's descendants: the list, and a bit per node index for asking whether one is
-/// among them (the features ask for every node of the plan: a bit test each instead of
-/// a search of the list).
-#[derive(Clone, Copy)]
-struct Desc<'a> {
-    list: &'a [NodeId],
-    bits: &'a [u64],
-}
-
-impl Desc<'_> {
-    fn contains(self, m: NodeId) -> bool {
-        let i = m.index();
-        self.bits.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
-    }
 }
 
 impl Clone for Scratch {
@@ -115,38 +100,6 @@ impl AgentCore {
         self.known_for(None)
     }
 
-    /// What the features ask of the blocked node's descendants, in one walk of them
-    /// (not of the plan): how many are teammates' place nodes left (those waiting on
-    /// it), and whether one is not `owner`'s.
-    fn desc_facts(&self, desc: Desc<'_>, owner: Option<AgentId>) -> (usize, bool) {
-        let (mut mates_waiting, mut other_owner) = (0usize, false);
-        for &m in desc.list {
-            let (kind, by) = self.work.plan.kind(m);
-            other_owner |= Some(by) != owner;
-            if by != self.id && place_of(kind).is_some() && self.work.plan.state(m) != NodeState::Done {
-                mates_waiting += 1;
-            }
-        }
-        (mates_waiting, other_owner)
-    }
-
-    /// One walk of the agent's own share: its place nodes not done (the teammates' are
-    /// the plan's count less these), and whether every own node left besides `n` rests
-    /// on `n`.
-    fn own_facts(&self, n: Option<NodeId>, desc: Desc<'_>) -> (usize, bool) {
-        let (mut left, mut all_behind) = (0usize, true);
-        for m in self.work.own_unordered(self.id) {
-            let state = self.work.plan.state(m);
-            if state != NodeState::Done && place_of(self.work.plan.kind(m).0).is_some() {
-                left += 1;
-            }
-            if Some(m) != n && state != NodeState::Failed && state != NodeState::Done && !desc.contains(m) {
-                all_behind = false;
-            }
-        }
-        (left, all_behind)
-    }
-
     /// The planner's view when obtaining `target`: what the crew's blueprint still
     /// places (every other item of every unfinished place node, the agent's own and,
     /// as far as it knows, its teammates') is reserved for that, so a local recovery
@@ -170,51 +123,62 @@ impl AgentCore {
 
     /// Whether the agent could start another node right now: its own, pending, not
     /// waiting behind a blocker, with its supports in place and its item held, and not
-    /// depending on `n` (`desc`: `n`'s descendants).
-    fn other_work(&self, n: Option<NodeId>, desc: Desc<'_>, item: Option<ItemId>) -> bool {
+    /// depending on `n` (`desc`: what rests on `n`). Asked item by item of what it
+    /// holds (a few), not node by node of its share.
+    fn other_work(&self, n: Option<NodeId>, desc: &GateView<'_>, item: Option<ItemId>) -> bool {
+        let found = self.inv.iter().any(|(i, count)| {
+            count > 0
+                && Some(i) != item
+                && !self.blocker.awaiting.contains_key(&i)
+                && !self.parked_item(i)
+                && !self.blocker.blocks.contains_key(&Blocker::Item(i))
+                && desc.places_of(i).iter().any(|&m| self.could_start(m, n, desc))
+        });
+        debug_assert_eq!(found, self.other_work_by_node(n, desc, item), "by item as by node");
+        found
+    }
+
+    /// Whether own place node `m` could start, its item aside.
+    fn could_start(&self, m: NodeId, n: Option<NodeId>, desc: &GateView<'_>) -> bool {
+        let plan = &self.work.plan;
+        Some(m) != n
+            && plan.state(m) == NodeState::Pending
+            && !desc.contains(m)
+            && !self.blocker.blocks.contains_key(&Blocker::Node(m))
+            && plan.requires_iter(m).all(|s| place_of(plan.kind(s).0).is_none() || plan.state(s) == NodeState::Done)
+    }
+
+    /// [`AgentCore::other_work`] node by node of the share: what debug builds check it
+    /// against.
+    fn other_work_by_node(&self, n: Option<NodeId>, desc: &GateView<'_>, item: Option<ItemId>) -> bool {
         self.work.own_unordered(self.id).any(|m| {
             let Some((_, _, i)) = place_of(self.work.plan.kind(m).0) else {
                 return false;
             };
-            Some(m) != n
-                && self.work.plan.state(m) == NodeState::Pending
-                && !desc.contains(m)
-                && Some(i) != item
+            Some(i) != item
                 && self.inv.count(i) > 0
                 && !self.blocker.awaiting.contains_key(&i)
                 && !self.parked_item(i)
-                && ![Blocker::Node(m), Blocker::Item(i)].iter().any(|b| self.blocker.blocks.contains_key(b))
-                && self
-                    .work
-                    .plan
-                    .requires_iter(m)
-                    .all(|s| place_of(self.work.plan.kind(s).0).is_none() || self.work.plan.state(s) == NodeState::Done)
+                && !self.blocker.blocks.contains_key(&Blocker::Item(i))
+                && self.could_start(m, n, desc)
         })
     }
 
-    /// `other_owner`: whether a descendant of `n` is not `n`'s owner's; `all_behind`:
-    /// whether every own node left rests on `n` (from [`AgentCore::own_facts`]).
-    fn criticality_facts(
-        &self,
-        n: Option<NodeId>,
-        desc: Desc<'_>,
-        other_owner: bool,
-        all_behind: bool,
-    ) -> CriticalityFacts {
+    fn criticality_facts(&self, n: Option<NodeId>, facts: &DescFacts) -> CriticalityFacts {
         let Some(n) = n else {
             return CriticalityFacts::default();
         };
-        let reach = self.work.plan.reach_with(n, desc.list.len(), other_owner);
+        let reach = self.work.plan.reach_from(n, facts);
         CriticalityFacts {
             dependents: reach.dependents as usize,
             depth: reach.depth as usize,
             teammate_dependents: reach.teammate_dependents,
-            blocks_all_own_work: all_behind,
+            blocks_all_own_work: facts.all_behind,
         }
     }
 
     /// `mates`: the teammates' place nodes left, and those waiting on the node (from
-    /// [`AgentCore::desc_facts`] and [`AgentCore::own_facts`]).
+    /// the plan's [`DescFacts`]).
     fn impact_facts(&self, mates: (usize, usize), other_work: bool, recovery_ticks: Option<u64>) -> ImpactFacts {
         let (mates_left, mates_waiting) = mates;
         ImpactFacts {
@@ -365,18 +329,17 @@ impl AgentCore {
             }
             _ => node,
         };
-        // The node's descendants, found once for the three features and the rule
-        // context that look at them.
-        list.clear();
-        seen.clear();
-        if let Some(n) = node {
-            self.work.plan.descendants_with(n, list, seen);
-        }
-        let desc = Desc { list, bits: seen };
-        let owner = node.map(|n| self.work.plan.node(n).owner);
-        let (mates_waiting, other_owner) = self.desc_facts(desc, owner);
-        let (own_left, all_behind) = self.own_facts(node, desc);
-        let mates_left = (self.work.plan.places_not_done() as usize).saturating_sub(own_left);
+        // What rests on the node, kept by the plan as it changes: the three features and
+        // the rule context that look at it read counts, not a walk.
+        let (facts, other_work) =
+            self.work.plan.gate_view(node, self.id, |v| (v.facts(), self.other_work(node, v, item)));
+        debug_assert_eq!(
+            facts,
+            self.work.plan.walked_facts(node, self.id, list, seen),
+            "the kept counts are the walk's"
+        );
+        let mates_waiting = facts.mates_waiting as usize;
+        let mates_left = (self.work.plan.places_not_done() as usize).saturating_sub(facts.own_left as usize);
         let (r_facts, recovery_ticks, oracle) = match (issue, requested) {
             (_, Some((item, n))) => {
                 let want = self.inv.count(item) + n;
@@ -396,10 +359,9 @@ impl AgentCore {
             ),
             _ => (RecoverabilityFacts::default(), None, OracleQuery::NeedsTeammate),
         };
-        let other_work = self.other_work(node, desc, item);
         let detour = self.gate.params().spec().detour_ticks;
         let features = Features {
-            c: criticality(self.criticality_facts(node, desc, other_owner, all_behind)),
+            c: criticality(self.criticality_facts(node, &facts)),
             a: advantage(self.advantage_facts(item)),
             d: impact(self.impact_facts((mates_left, mates_waiting), other_work, recovery_ticks), detour),
             r: recoverability(r_facts),

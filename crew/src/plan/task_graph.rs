@@ -24,6 +24,9 @@ use std::sync::Arc;
 use gatecrew_protocol::{AgentId, ItemId};
 use petgraph::stable_graph::StableDiGraph;
 
+mod watch;
+pub use watch::{DescFacts, GateView};
+
 use super::graph::{AndOr, Backtrack, Branch, Branching, Edge, NodeId};
 use super::{Node, NodeKind, NodeState, Reach, Task};
 
@@ -67,6 +70,8 @@ pub struct TaskGraph {
     /// Counts kept as node states change, so the gate reads them instead of walking
     /// every node per decision (issue 20).
     tally: Tally,
+    /// What the gate asks of the nodes it was asked about, kept as the graph changes.
+    watches: watch::Watches,
 }
 
 /// Which layer a node is in, and its index there.
@@ -123,7 +128,7 @@ impl TaskGraph {
         }
         let mut base = Base { g, root, agent_roots, cell_nodes, reach: Vec::new(), obtain };
         base.reach = compute_reach(&base.g);
-        TaskGraph { base: Arc::new(base), marks, own: Own::default(), tally }
+        TaskGraph { base: Arc::new(base), marks, own: Own::default(), tally, watches: watch::Watches::default() }
     }
 
     #[inline]
@@ -210,6 +215,7 @@ impl TaskGraph {
             At::Base(b) => self.marks[b.index()].state = s,
             At::Own(o) => self.own.g.node_mut(o).state = s,
         }
+        self.watch_state(n, before.state, s);
     }
 
     /// Place nodes of `item` still pending or set aside (no walk: kept as states change).
@@ -397,6 +403,7 @@ impl TaskGraph {
                 self.own.under_base.push((b, n, rank));
             }
         }
+        self.watch_child(parent, self.global(o));
         self.global(o)
     }
 
@@ -425,6 +432,13 @@ impl TaskGraph {
     /// Removes everything below `n` (its alternatives, before a fresh expansion) and
     /// resets it to pending.
     pub fn clear_below(&mut self, n: NodeId) {
+        let mut gone = Vec::new();
+        let mut stack = self.children(n);
+        while let Some(c) = stack.pop() {
+            stack.extend(self.children_iter(c));
+            gone.push(c);
+        }
+        self.watch_removed(&gone);
         let mut stack = self.children(n);
         while let Some(c) = stack.pop() {
             stack.extend(self.children(c));
@@ -447,6 +461,7 @@ impl TaskGraph {
             (At::Own(b), At::Own(a)) => self.own.g.add_requires(b, a),
             _ => self.own.requires.push((before, after)),
         }
+        self.watch_edge(before, after);
     }
 
     /// Marks an `Obtain` node as expanded.
