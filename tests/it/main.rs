@@ -23,6 +23,7 @@ mod export;
 mod external;
 mod faults;
 mod fit_errors;
+mod floors;
 mod fuzz_corpus;
 mod gated_baselines;
 mod handovers;

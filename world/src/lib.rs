@@ -31,6 +31,7 @@ pub mod placement;
 pub mod scaffold;
 pub mod scenario;
 pub mod state;
+pub mod work;
 mod world;
 
 pub use action::{Action, Delta, Failure, Outcome, Receipt};

@@ -201,6 +201,7 @@ fn walk(from: &[Pos], site: &Site<'_>, min_y: i32, limit: usize, stop: &mut dyn 
             }
         }
     }
+    crate::work::add(visited as u64);
 }
 
 /// A pillar that gives access to `region` (standing cells a bot walks between, nearest

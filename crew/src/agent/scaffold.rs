@@ -95,6 +95,16 @@ impl AgentCore {
         reach_distance(self.pos, pos) <= self.look_range()
     }
 
+    /// Whether `pos` is part of a floor: a blueprint cell beside it at its level has no
+    /// blueprint cell above, so once laid it is somewhere to stand.
+    fn in_floor(&self, pos: Pos) -> bool {
+        let bp = &self.ctx.blueprint;
+        [(1, 0), (-1, 0), (0, 1), (0, -1)].into_iter().any(|(dx, dz)| {
+            let q = pos.offset(dx, 0, dz);
+            bp.index_of(q).is_some() && bp.index_of(q.up()).is_none() && bp.index_of(q.up().up()).is_none()
+        })
+    }
+
     fn unbuilt(&self, p: Pos) -> bool {
         self.ctx.blueprint.index_of(p).is_some() && !self.known_solid(p)
     }
@@ -182,7 +192,11 @@ impl AgentCore {
                 return next;
             }
         }
-        if anchored && !self.work.lift.contains(&n) && self.standing_known(pos) {
+        // A walk that found no way once is not tried again (a pillar is the way then),
+        // but for a cell of a floor on the ground: the cells around it laid since are
+        // the way, one step up from the ground (a bot walks on the floor it has laid).
+        let walks = !self.work.lift.contains(&n) || (pos.y == 0 && self.in_floor(pos));
+        if anchored && walks && self.standing_known(pos) {
             return Next::Act(n, Action::MoveTo { target: pos, range: self.ctx.physics.reach - 0.5 });
         }
         // No column reaches an anchored cell: a pillar onto the structure, to walk on.
@@ -191,7 +205,7 @@ impl AgentCore {
         } else {
             self.plan_pillar(pos, true)
         };
-        if plan.is_none() && anchored && !self.work.lift.contains(&n) && !self.looked_from_near(pos) {
+        if plan.is_none() && anchored && walks && !self.looked_from_near(pos) {
             // No spot or pillar the agent knows of, but it has not seen the site from
             // close by: what it believes unbuilt may be a floor to stand on by now (the
             // middle of a 9 x 9 floor is reached only from the floor). Go and look.
