@@ -23,6 +23,11 @@ use gatecrew_world::{Blueprint, GameData};
 use crate::BadInput;
 use crate::paths::configs_file;
 
+/// The most repetitions of one update measurement: each is timed and kept for the
+/// median (8 bytes), after a clone of the plan, so that a maximal `--reps` holds 8 MB
+/// of samples and ends in minutes rather than asking for memory it cannot have.
+const MAX_REPS: i64 = 1_000_000;
+
 /// Arguments of `gatecrew hitl-eval`.
 #[derive(Debug, clap::Args)]
 pub struct HitlEvalArgs {
@@ -41,9 +46,9 @@ pub struct HitlEvalArgs {
     /// Per-request timeout for the model, ms (1 to 600000, as every model timeout)
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     timeout_ms: u64,
-    /// Repetitions per graph-update measurement on the built-in plans (0: none)
-    #[arg(long, value_name = "N", default_value_t = 200)]
-    reps: usize,
+    /// Repetitions per graph-update measurement on the built-in plans, 0 to 1000000 (0: none)
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(0..=MAX_REPS))]
+    reps: u32,
     /// One JSON object instead of tables
     #[arg(long)]
     json: bool,
@@ -250,7 +255,7 @@ pub fn run(args: HitlEvalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             .iter()
             .filter(|(r, _)| matches!(r, PlanRef::Builtin(_)))
             .filter_map(|(r, p)| p.as_ref().ok().map(|p| (r.key(), p)))
-            .map(|(name, p)| (name, p.len(), eval::update_latency(p, &vocab, &data, args.reps)))
+            .map(|(name, p)| (name, p.len(), eval::update_latency(p, &vocab, &data, args.reps as usize)))
             .collect()
     };
     if args.json {

@@ -132,20 +132,39 @@ struct Report {
     failures: Vec<String>,
 }
 
-/// One episode's findings.
+/// One episode's findings, or the sum of several: each flag counts the episodes it
+/// held in (one episode sets it to 1).
 #[derive(Default)]
 struct Found {
     conservation: usize,
     other: usize,
-    panicked: bool,
-    deadlock: bool,
-    mismatch: bool,
-    actors: bool,
+    panicked: usize,
+    deadlock: usize,
+    mismatch: usize,
+    actors: usize,
     restarts: usize,
     message_faults: usize,
     fallbacks: usize,
-    complete: bool,
+    complete: usize,
     notes: Vec<String>,
+}
+
+impl Found {
+    /// The findings of `self`'s episodes and then `other`'s.
+    fn merge(mut self, other: Found) -> Found {
+        self.conservation += other.conservation;
+        self.other += other.other;
+        self.panicked += other.panicked;
+        self.deadlock += other.deadlock;
+        self.mismatch += other.mismatch;
+        self.actors += other.actors;
+        self.restarts += other.restarts;
+        self.message_faults += other.message_faults;
+        self.fallbacks += other.fallbacks;
+        self.complete += other.complete;
+        self.notes.extend(other.notes);
+        self
+    }
 }
 
 /// Runs `gatecrew soak`.
@@ -166,7 +185,8 @@ pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Res
     let peak_start = Mutex::new(None);
     let done = std::sync::atomic::AtomicUsize::new(0);
     let step = (a.episodes / 10).max(1);
-    let found: Vec<anyhow::Result<Found>> = pool.install(|| {
+    // Folded as the episodes end, not collected: memory does not grow with --episodes.
+    let found: anyhow::Result<Found> = pool.install(|| {
         (0..a.episodes)
             .into_par_iter()
             .map(|i| {
@@ -185,24 +205,22 @@ pub fn run(a: SoakArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Res
                 bar.inc(1);
                 r
             })
-            .collect()
+            .try_reduce(Found::default, |a, b| Ok(a.merge(b)))
     });
     bar.finish_and_clear();
     let mut rep = Report { episodes: a.episodes, wall_s: started.elapsed().as_secs_f64(), ..Report::default() };
-    for f in found {
-        let f = f?;
-        rep.conservation_violations += f.conservation;
-        rep.other_violations += f.other;
-        rep.escaped_panics += usize::from(f.panicked);
-        rep.deadlocks += usize::from(f.deadlock);
-        rep.runtime_mismatches += usize::from(f.mismatch);
-        rep.actor_runs += usize::from(f.actors);
-        rep.restarts += f.restarts;
-        rep.message_faults += f.message_faults;
-        rep.fallbacks += f.fallbacks;
-        rep.complete += usize::from(f.complete);
-        rep.failures.extend(f.notes);
-    }
+    let f = found?;
+    rep.conservation_violations = f.conservation;
+    rep.other_violations = f.other;
+    rep.escaped_panics = f.panicked;
+    rep.deadlocks = f.deadlock;
+    rep.runtime_mismatches = f.mismatch;
+    rep.actor_runs = f.actors;
+    rep.restarts = f.restarts;
+    rep.message_faults = f.message_faults;
+    rep.fallbacks = f.fallbacks;
+    rep.complete = f.complete;
+    rep.failures = f.notes;
     rep.rss_kib = samples.into_inner().unwrap_or_default();
     rep.rss_kib.sort_unstable();
     rep.peak_rss_kib_start = peak_start.into_inner().ok().flatten().unwrap_or(0);
@@ -266,7 +284,7 @@ fn soak_one(
     let checked = match catch_unwind(AssertUnwindSafe(|| run_checked(&setup))) {
         Ok(c) => c,
         Err(p) => {
-            f.panicked = true;
+            f.panicked = 1;
             f.notes.push(format!("{label}: panic escaped supervision: {}", panic_message(&p)));
             return Ok(f);
         }
@@ -290,9 +308,9 @@ fn soak_one(
             _ => {}
         }
     }
-    f.complete = checked.finished.progress.correct == checked.finished.progress.total;
+    f.complete = usize::from(checked.finished.progress.correct == checked.finished.progress.total);
     if a.actors_every > 0 && i % a.actors_every == 0 {
-        f.actors = true;
+        f.actors = 1;
         let mut w = TraceWriter::new(Vec::new());
         for e in &checked.events {
             w.write(e)?;
@@ -301,15 +319,15 @@ fn soak_one(
         match actor_trace(&setup, Duration::from_secs(a.timeout)) {
             Ok(Some(bytes)) if bytes == expected => {}
             Ok(Some(_)) => {
-                f.mismatch = true;
+                f.mismatch = 1;
                 f.notes.push(format!("{label}: the actor runtime's trace differs from the stepper's"));
             }
             Ok(None) => {
-                f.deadlock = true;
+                f.deadlock = 1;
                 f.notes.push(format!("{label}: no end on the actor runtime within {} s", a.timeout));
             }
             Err(e) => {
-                f.panicked = true;
+                f.panicked = 1;
                 f.notes.push(format!("{label}: the actor runtime failed: {e:#}"));
             }
         }

@@ -261,6 +261,21 @@ fn durations_are_range_checked() {
     }
 }
 
+/// A count that sizes what a command holds is refused past its bound at the command
+/// line, before anything is allocated (`hitl-eval --reps` keeps one sample a repetition).
+#[test]
+fn counts_that_size_memory_are_range_checked() {
+    for v in ["1000001", "4294967296", "18446744073709551615", "-1", "1e400"] {
+        let given = format!("--reps={v}");
+        let (code, _, err) = gatecrew(&["hitl-eval", &given]);
+        assert_eq!(code, 2, "{given}: {err}");
+        assert!(err.contains("--reps") && !err.contains("panicked"), "{given}: {err}");
+        if v.parse::<u64>().is_ok() {
+            assert!(err.contains("0..=1000000"), "{given}: {err}");
+        }
+    }
+}
+
 /// Gate weights past the bound are refused where the config is read (`check` too),
 /// so no score is NaN.
 #[test]
