@@ -106,6 +106,16 @@ pub const LIBRARY: [Family; 25] = [
     ),
     c("gatecrew_executor_wrong_blocks_total", "blocks", "Blocks an executor mistake placed as the wrong block"),
     c(
+        "gatecrew_mc_placements_not_made_total",
+        "placements",
+        "Placements on a Minecraft server whose block did not appear when read back",
+    ),
+    c(
+        "gatecrew_mc_wrong_blocks_total",
+        "blocks",
+        "Placements on a Minecraft server that put another block than the cell's",
+    ),
+    c(
         "gatecrew_adjudicator_breaker_transitions_total",
         "transitions",
         "Adjudicator circuit-breaker transitions, by state entered",
