@@ -81,7 +81,7 @@ pub const TRACE: [Family; 17] = [
 
 /// The libraries' own series: counted where the work happens, so a soak's actor
 /// re-runs of an episode count here too (the trace-derived series do not).
-pub const LIBRARY: [Family; 25] = [
+pub const LIBRARY: [Family; 27] = [
     c("gatecrew_agent_restarts_total", "restarts", "Bot actors restarted by their supervisor after a crash"),
     c("gatecrew_agents_failed_total", "agents", "Bots of external or executor-driven episodes that failed for good"),
     c("gatecrew_actions_total", "actions", "Bot actions completed, by action and whether it succeeded"),
