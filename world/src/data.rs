@@ -3,12 +3,15 @@
 //! about recipes is written in Rust; this module only checks the file and indexes it.
 
 mod raw;
+mod table;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use gatecrew_protocol::{ItemId, ItemRegistry};
+use rustc_hash::FxHashMap;
+use table::{ById, Lists};
 
 use crate::error::{DataError, DataErrorKind};
 
@@ -177,15 +180,20 @@ pub struct GameData {
     pub source: PathBuf,
     items: Arc<ItemRegistry>,
     blocks: Vec<BlockInfo>,
-    block_index: HashMap<String, BlockId>,
-    tools: HashMap<ItemId, ToolInfo>,
+    block_index: FxHashMap<String, BlockId>,
+    /// By item id; the planner asks these on every gate decision.
+    tools: ById<ToolInfo>,
+    /// Tool items, weakest first, ties by item id.
+    tools_by_level: Vec<(ItemId, ToolInfo)>,
     recipes: Vec<Recipe>,
     smelting: Vec<Smelt>,
-    fuels: HashMap<ItemId, u32>,
-    recipes_for: HashMap<ItemId, Vec<RecipeId>>,
-    smelts_for: HashMap<ItemId, Vec<usize>>,
-    block_for_item: HashMap<ItemId, BlockId>,
-    blocks_dropping: HashMap<ItemId, Vec<BlockId>>,
+    fuels: ById<u32>,
+    /// Fuels, longest burning first, ties by item id.
+    fuels_by_ticks: Vec<(ItemId, u32)>,
+    recipes_for: Lists<RecipeId>,
+    smelts_for: Lists<usize>,
+    block_for_item: ById<BlockId>,
+    blocks_dropping: Lists<BlockId>,
 }
 
 impl GameData {
@@ -247,37 +255,33 @@ impl GameData {
 
     /// The block an item places.
     pub fn block_for_item(&self, item: ItemId) -> Option<BlockId> {
-        self.block_for_item.get(&item).copied()
+        self.block_for_item.get(item.index())
     }
 
     /// Resource blocks that drop `item` when mined, in data order.
     pub fn blocks_dropping(&self, item: ItemId) -> &[BlockId] {
-        self.blocks_dropping.get(&item).map(Vec::as_slice).unwrap_or(&[])
+        self.blocks_dropping.get(item.index())
     }
 
     /// Whether the item is a tool, and which.
     pub fn tool(&self, item: ItemId) -> Option<ToolInfo> {
-        self.tools.get(&item).copied()
+        self.tools.get(item.index())
     }
 
     /// [`GameData::tools_satisfying`] into `out` (cleared first): the same items in the
     /// same order, without allocating once `out` has grown (the gate's planner, issue 20).
     pub fn tools_satisfying_into(&self, need: ToolNeed, out: &mut Vec<ItemId>) {
         out.clear();
-        out.extend(self.tools.iter().filter(|(_, t)| t.kind == need.kind && t.level >= need.level).map(|(id, _)| *id));
-        out.sort_by_key(|id| (self.tools.get(id).map_or(0, |t| t.level), *id));
+        out.extend(self.satisfying(need));
+    }
+
+    fn satisfying(&self, need: ToolNeed) -> impl Iterator<Item = ItemId> + '_ {
+        self.tools_by_level.iter().filter(move |(_, t)| t.kind == need.kind && t.level >= need.level).map(|(id, _)| *id)
     }
 
     /// Tool items of a kind at or above a level, weakest first.
     pub fn tools_satisfying(&self, need: ToolNeed) -> Vec<ItemId> {
-        let mut v: Vec<(u8, ItemId)> = self
-            .tools
-            .iter()
-            .filter(|(_, t)| t.kind == need.kind && t.level >= need.level)
-            .map(|(id, t)| (t.level, *id))
-            .collect();
-        v.sort();
-        v.into_iter().map(|(_, id)| id).collect()
+        self.satisfying(need).collect()
     }
 
     /// All crafting recipes.
@@ -292,12 +296,12 @@ impl GameData {
 
     /// The recipes that make an item, in data order.
     pub fn recipes_for(&self, item: ItemId) -> &[RecipeId] {
-        self.recipes_for.get(&item).map(Vec::as_slice).unwrap_or(&[])
+        self.recipes_for.get(item.index())
     }
 
     /// The furnace recipes that make an item.
     pub fn smelts_for(&self, item: ItemId) -> impl Iterator<Item = &Smelt> + '_ {
-        self.smelts_for.get(&item).into_iter().flatten().map(|&i| &self.smelting[i])
+        self.smelts_for.get(item.index()).iter().map(|&i| &self.smelting[i])
     }
 
     /// The furnace recipe for an input.
@@ -307,22 +311,24 @@ impl GameData {
 
     /// Burn time of a fuel in ticks.
     pub fn fuel_ticks(&self, item: ItemId) -> Option<u32> {
-        self.fuels.get(&item).copied()
+        self.fuels.get(item.index())
     }
 
     /// [`GameData::fuels`] into `out` (cleared first), in the same order.
     pub fn fuels_into(&self, out: &mut Vec<(ItemId, u32)>) {
         out.clear();
-        out.extend(self.fuels.iter().map(|(i, t)| (*i, *t)));
-        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.extend_from_slice(&self.fuels_by_ticks);
     }
 
     /// Fuels, best (longest burning) first, ties by item id.
     pub fn fuels(&self) -> Vec<(ItemId, u32)> {
-        let mut v: Vec<(ItemId, u32)> = self.fuels.iter().map(|(i, t)| (*i, *t)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
+        self.fuels_by_ticks.clone()
     }
+}
+
+/// The item of a table index (tables are as long as the registry, whose ids are `u16`).
+fn item_id(i: usize) -> ItemId {
+    ItemId(u16::try_from(i).expect("a table is indexed by item id"))
 }
 
 fn strsim_distance(a: &str, b: &str) -> usize {
@@ -361,15 +367,18 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
         ToolKind::parse(name).ok_or_else(|| err(key, DataErrorKind::Invalid(format!("unknown tool kind \"{name}\""))))
     };
 
-    let mut tools = HashMap::new();
+    let mut tool_list = Vec::with_capacity(raw.tools.items.len());
     for (i, t) in raw.tools.items.iter().enumerate() {
         let id = item(&t.item, format!("tools.items[{i}].item"))?;
         let (level, speed) = tier(&t.tier, format!("tools.items[{i}].tier"))?;
-        tools.insert(id, ToolInfo { kind: kind(&t.kind, format!("tools.items[{i}].kind"))?, level, speed });
+        tool_list.push((id.index(), ToolInfo { kind: kind(&t.kind, format!("tools.items[{i}].kind"))?, level, speed }));
     }
+    let tools = ById::new(items.len(), tool_list);
+    let mut tools_by_level: Vec<(ItemId, ToolInfo)> = tools.iter().map(|(i, t)| (item_id(i), t)).collect();
+    tools_by_level.sort_by_key(|(id, t)| (t.level, *id));
 
     let mut blocks = Vec::with_capacity(raw.blocks.len());
-    let mut block_index = HashMap::new();
+    let mut block_index = FxHashMap::default();
     for (i, b) in raw.blocks.iter().enumerate() {
         let key = |f: &str| format!("blocks[{i}] ({}).{f}", b.name);
         let needs = match &b.needs {
@@ -465,32 +474,27 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
             ticks: s.ticks.max(1),
         });
     }
-    let mut fuels = HashMap::new();
+    let mut fuel_list = Vec::with_capacity(raw.fuels.len());
     for (i, f) in raw.fuels.iter().enumerate() {
-        fuels.insert(item(&f.item, format!("fuels[{i}].item"))?, f.ticks.max(1));
+        fuel_list.push((item(&f.item, format!("fuels[{i}].item"))?.index(), f.ticks.max(1)));
     }
+    let fuels = ById::new(items.len(), fuel_list);
+    let mut fuels_by_ticks: Vec<(ItemId, u32)> = fuels.iter().map(|(i, t)| (item_id(i), t)).collect();
+    fuels_by_ticks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
 
-    let mut recipes_for: HashMap<ItemId, Vec<RecipeId>> = HashMap::new();
-    for (i, r) in recipes.iter().enumerate() {
-        recipes_for.entry(r.result).or_default().push(RecipeId(i as u16));
-    }
-    let mut smelts_for: HashMap<ItemId, Vec<usize>> = HashMap::new();
-    for (i, s) in smelting.iter().enumerate() {
-        smelts_for.entry(s.output).or_default().push(i);
-    }
-    let mut block_for_item = HashMap::new();
-    let mut blocks_dropping: HashMap<ItemId, Vec<BlockId>> = HashMap::new();
-    for (i, b) in blocks.iter().enumerate() {
-        let id = BlockId(i as u16);
-        if let Some(it) = b.item {
-            // The first block in data order wins: `oak_sign` places the standing sign,
-            // not the wall sign listed after it.
-            block_for_item.entry(it).or_insert(id);
-        }
-        for d in &b.drops {
-            blocks_dropping.entry(*d).or_default().push(id);
-        }
-    }
+    let n = items.len();
+    let recipes_for = Lists::new(n, recipes.iter().enumerate().map(|(i, r)| (r.result.index(), RecipeId(i as u16))));
+    let smelts_for = Lists::new(n, smelting.iter().enumerate().map(|(i, s)| (s.output.index(), i)));
+    // The first block in data order wins: `oak_sign` places the standing sign, not the
+    // wall sign listed after it (so the pairs go in last to first).
+    let block_for_item = ById::new(
+        n,
+        blocks.iter().enumerate().rev().filter_map(|(i, b)| b.item.map(|it| (it.index(), BlockId(i as u16)))),
+    );
+    let blocks_dropping = Lists::new(
+        n,
+        blocks.iter().enumerate().flat_map(|(i, b)| b.drops.iter().map(move |d| (d.index(), BlockId(i as u16)))),
+    );
 
     Ok(GameData {
         version: raw.version,
@@ -499,9 +503,11 @@ fn build(raw: raw::RawData, path: &Path) -> Result<GameData, DataError> {
         blocks,
         block_index,
         tools,
+        tools_by_level,
         recipes,
         smelting,
         fuels,
+        fuels_by_ticks,
         recipes_for,
         smelts_for,
         block_for_item,
