@@ -355,7 +355,12 @@ mod tests {
             ("c = [0.35]", "c = [1000000.5]", "weights.c: 1000000.5", "from 0 to 1000000"),
             ("h = [0.05]", "h = [-0.05]", "weights.h: -0.05", "from 0 to 1000000"),
             ("to = 0.2,", "to = 1e300,", "weights.r: 1e300", "from 0 to 1000000"),
-            ("theta_high = [0.9]", "theta_high = [1.5]", "thresholds.theta_high: 1.5", "a threshold is a number from 0 to 1"),
+            (
+                "theta_high = [0.9]",
+                "theta_high = [1.5]",
+                "thresholds.theta_high: 1.5",
+                "a threshold is a number from 0 to 1",
+            ),
         ] {
             let err = parse(&OK.replace(from, to)).unwrap_err().to_string();
             assert!(err.starts_with("grid.toml: ") && err.contains(key) && err.contains(bound), "{to}: {err}");

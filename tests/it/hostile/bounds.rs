@@ -272,7 +272,8 @@ fn counts_that_size_memory_are_range_checked() {
         (&["run", "--stepper", "--quiet"], "--agents", "1..=10000"),
     ];
     for (args, flag, range) in cases {
-        for v in ["1000001", "4294967296", "18446744073709551615", "18446744073709551616", "-1", "1e400", "1.5", "0x10"] {
+        for v in ["1000001", "4294967296", "18446744073709551615", "18446744073709551616", "-1", "1e400", "1.5", "0x10"]
+        {
             let mut argv = args.to_vec();
             let given = format!("{flag}={v}");
             argv.push(&given);
