@@ -29,7 +29,7 @@ impl<A> Default for AgentActor<A> {
 pub struct AgentState<A: Hosted> {
     id: AgentId,
     // Boxed: ractor moves the arguments and the state through several futures while it
-    // starts an actor, and a construction core is 1.7 KB (docs/benchmarks.md, "Where
+    // starts an actor, and a construction core is large (docs/benchmarks.md, "Where
     // the rest goes").
     agent: Box<A>,
     keep: A::Keep,

@@ -1,9 +1,9 @@
 //! An agent's way back after a crash, without a copy of its state every step.
 //!
 //! The supervisor must restart a failed agent from its state after its last verified
-//! step. Copying the whole [`AgentCore`] to the supervisor after every step did that,
-//! at the price of one core clone, one drop and one supervisor round trip per agent per
-//! tick (about 15% of a 1,000-bot run on actors, docs/benchmarks.md). The core is
+//! step. Copying the whole [`AgentCore`] to the supervisor after every step would do
+//! that at the price of one core clone, one drop and one supervisor round trip per
+//! agent per tick, a large share of a big crew's run (docs/benchmarks.md). The core is
 //! deterministic: the same state and the same inputs give the same state. So the
 //! journal keeps a checkpoint (a copy of the core) and the inputs stepped since; the
 //! state after the last verified step is the checkpoint with those inputs replayed.
@@ -34,8 +34,8 @@ pub const CHECKPOINT_EVERY: usize = 16;
 /// Observed entries (teammates, blocks, resources, containers, dropped stacks) the kept
 /// inputs may hold before a checkpoint is taken anyway: on a crowded site one
 /// observation lists thousands of teammates, and 16 of them would break the memory
-/// bound of 200 KB a bot on actors (issue 20). 2,048 entries of 16-20 bytes are about
-/// 40 KB; there, a checkpoint follows nearly every step, as before the journal.
+/// bound a bot has on actors (docs/benchmarks.md). 2,048 entries of 16-20 bytes are
+/// about 40 KB; on such a site a checkpoint follows nearly every step.
 pub const JOURNAL_ENTRIES: usize = 2048;
 
 /// See the module docs.

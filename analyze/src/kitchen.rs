@@ -27,8 +27,7 @@ pub type Sniffed<R> = Chain<Cursor<Vec<u8>>, R>;
 
 /// Reads `r` up to the end of its first non-blank line and says whether that line
 /// opens a kitchen trace; the stream comes back with the bytes read put in front, so
-/// a pipe or a FIFO, which can be read only once, is read once (issue 41: `check`
-/// opened a trace twice, hung on a FIFO and misread `/dev/stdin`). At most one line
+/// a pipe or a FIFO, which can be read only once, is read once. At most one line
 /// past the line limit is held.
 pub fn sniff<R: Read>(mut r: R) -> std::io::Result<(bool, Sniffed<R>)> {
     let cap = gatecrew_protocol::limits::max_line_bytes();

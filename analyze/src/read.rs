@@ -123,7 +123,7 @@ fn read_file(path: &Path, named: bool) -> Result<ReadSummary, AnalyzeError> {
     let mut skipped = false;
     let mut reader = TraceReader::new(BufReader::with_capacity(1 << 16, stream));
     // Briefs, not events: a line in the writer's form is scanned where it lies, with no
-    // allocation (issue 20); the metrics and the errors are those of the events.
+    // allocation; the metrics and the errors are those of the events.
     while let Some(item) = reader.next_brief() {
         match item {
             Ok(ev) => {

@@ -2,9 +2,8 @@
 //!
 //! A group's episodes are resampled once: the same resamples (drawn from one seeded
 //! generator per group) serve every metric of the group, so the metrics of a group are
-//! compared on the same resamples (a paired bootstrap) and the draws are paid once, not
-//! once per metric (issue 20: drawing them per metric with ChaCha8 was 38% of
-//! `gatecrew analyze`'s time).
+//! compared on the same resamples (a paired bootstrap) and the draws, the larger part
+//! of the work, are paid once, not once per metric (docs/benchmarks.md).
 //!
 //! [`bootstrap`] is the reference: it takes any statistics of a resample's indices.
 //! `gatecrew analyze` uses [`resampled`]: the same draws, in the same order, and the same
@@ -77,7 +76,7 @@ fn percentiles(value: f64, mut draws: Vec<f64>) -> Interval {
     if draws.is_empty() {
         return Interval { value, lo: value, hi: value };
     }
-    // Two selections instead of a sort (issue 20): in `total_cmp`'s order only equal
+    // Two selections instead of a sort: in `total_cmp`'s order only equal
     // bits compare equal, so the k-th draw is the same value either way.
     let mut q = |p: f64| {
         let k = ((p * (draws.len() - 1) as f64).round() as usize).min(draws.len() - 1);

@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gatecrew_gating::{GateParams, GateSpec, Weights};
+use gatecrew_gating::{GateParams, GateSpec, MAX_WEIGHT, Weights};
 use serde::{Deserialize, Serialize};
 
 use crate::objective::Objective;
@@ -49,8 +49,44 @@ pub enum Range {
     List(Vec<f64>),
 }
 
+/// The values a key may take: a weight from 0 to the gate's [`MAX_WEIGHT`], a
+/// threshold from 0 to 1. A value outside is refused by name here rather than by the
+/// gate point by point, which would leave only "no grid point satisfies...".
+#[derive(Debug, Clone, Copy)]
+enum Bound {
+    Weight,
+    Threshold,
+}
+
+impl Bound {
+    fn max(self) -> f64 {
+        match self {
+            Bound::Weight => MAX_WEIGHT,
+            Bound::Threshold => 1.0,
+        }
+    }
+
+    fn check(self, key: &str, x: f64) -> Result<(), String> {
+        let max = self.max();
+        if x.is_finite() && (0.0..=max).contains(&x) {
+            return Ok(());
+        }
+        let what = match self {
+            Bound::Weight => "a weight",
+            Bound::Threshold => "a threshold",
+        };
+        // A huge value in exponent form: `Display` would write out all 300 digits.
+        let shown = if x.is_finite() && x.abs() >= 1e9 { format!("{x:e}") } else { x.to_string() };
+        Err(format!("{key}: {shown} is outside the bound: {what} is a number from 0 to {max}"))
+    }
+}
+
 impl Range {
-    fn values(&self, key: &str) -> Result<Vec<f64>, String> {
+    fn values(&self, key: &str, bound: Bound) -> Result<Vec<f64>, String> {
+        match self {
+            Range::List(v) => v.iter().try_for_each(|&x| bound.check(key, x))?,
+            Range::Steps { from, to, .. } => [*from, *to].iter().try_for_each(|&x| bound.check(key, x))?,
+        }
         let v: Vec<f64> = match self {
             Range::List(v) if v.len() > MAX_RANGE_VALUES => {
                 return Err(format!("{key}: {} values; at most {MAX_RANGE_VALUES}", v.len()));
@@ -189,13 +225,15 @@ impl Grid {
     pub fn parse(text: &str, path: &Path) -> Result<Grid, GridError> {
         gatecrew_protocol::limits::check_toml_keys(path, text)?;
         let f: GridFile = toml::from_str(text).map_err(|source| GridError::Syntax { path: path.into(), source })?;
-        let range =
-            |r: &Range, key: &str| r.values(key).map_err(|message| GridError::Range { path: path.into(), message });
+        let values = |r: &Range, key: &str, bound: Bound| {
+            r.values(key, bound).map_err(|message| GridError::Range { path: path.into(), message })
+        };
+        let range = |r: &Range, key: &str| values(r, key, Bound::Weight);
         let (c, a, d) =
             (range(&f.weights.c, "weights.c")?, range(&f.weights.a, "weights.a")?, range(&f.weights.d, "weights.d")?);
         let (r, h) = (range(&f.weights.r, "weights.r")?, range(&f.weights.h, "weights.h")?);
-        let lo = range(&f.thresholds.theta_low, "thresholds.theta_low")?;
-        let hi = range(&f.thresholds.theta_high, "thresholds.theta_high")?;
+        let lo = values(&f.thresholds.theta_low, "thresholds.theta_low", Bound::Threshold)?;
+        let hi = values(&f.thresholds.theta_high, "thresholds.theta_high", Bound::Threshold)?;
         f.objective.check().map_err(|message| GridError::Range { path: path.into(), message })?;
         let counts = [c.len(), a.len(), d.len(), r.len(), h.len(), lo.len(), hi.len()];
         let total = counts.iter().try_fold(1u64, |n, &k| n.checked_mul(k as u64)).filter(|&n| n <= MAX_GRID_POINTS);
@@ -306,6 +344,30 @@ mod tests {
         );
         let err = parse(&wide).unwrap_err().to_string();
         assert!(err.contains("8 x 8 x 8 x 8 x 8 x 8 x 8 combinations; at most 1000000"), "{err}");
+    }
+
+    /// A weight past the gate's bound, or a threshold outside [0, 1], is refused with
+    /// the file, the key and the bound, in a list or at either end of a range.
+    #[test]
+    fn values_past_their_bound_are_refused_naming_the_bound() {
+        for (from, to, key, bound) in [
+            ("c = [0.35]", "c = [1e300]", "weights.c: 1e300", "a weight is a number from 0 to 1000000"),
+            ("c = [0.35]", "c = [1000000.5]", "weights.c: 1000000.5", "from 0 to 1000000"),
+            ("h = [0.05]", "h = [-0.05]", "weights.h: -0.05", "from 0 to 1000000"),
+            ("to = 0.2,", "to = 1e300,", "weights.r: 1e300", "from 0 to 1000000"),
+            (
+                "theta_high = [0.9]",
+                "theta_high = [1.5]",
+                "thresholds.theta_high: 1.5",
+                "a threshold is a number from 0 to 1",
+            ),
+        ] {
+            let err = parse(&OK.replace(from, to)).unwrap_err().to_string();
+            assert!(err.starts_with("grid.toml: ") && err.contains(key) && err.contains(bound), "{to}: {err}");
+        }
+        // At the bound a weight reads (the hierarchy then decides the point).
+        let g = parse(&OK.replace("c = [0.35]", "c = [1000000]"));
+        assert!(g.is_ok(), "{:?}", g.err());
     }
 
     #[test]

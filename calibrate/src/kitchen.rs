@@ -1,4 +1,4 @@
-//! Transfer to a second world (issue 21): the gate calibrated on the construction suite,
+//! Transfer to a second world: the gate calibrated on the construction suite,
 //! applied zero-shot to MindAgent's kitchen, against a calibration on kitchen levels.
 //!
 //! The kitchen's gated crew runs the same [`gatecrew_gating::Gate`] on kitchen issues;

@@ -2,10 +2,9 @@
 //! that a rerun resumes only results it would have computed itself: the suite (its
 //! folder and every episode's config hash), the `--filter`, the grid (every point and
 //! the objective), the executor model, the policies the episodes run under, and the
-//! binary that computed them (its version and a digest of the executable's bytes: two
+//! binary that computed them (its version and a fingerprint of the executable: two
 //! builds of one version may score differently). A rerun with any of them changed is
-//! refused, told each difference; before this record a changed `--filter` or suite
-//! silently reused results of other episodes.
+//! refused, told each difference, rather than mixing results of other inputs.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -81,29 +80,44 @@ impl RunKey {
     }
 }
 
-/// The running executable: the first 8 bytes of the SHA-256 of its file, in hex
-/// (computed once per process), or `unreadable: ...` when the file cannot be read, which
-/// no readable build matches.
+/// The running executable's fingerprint ([`fingerprint_file`], computed once per
+/// process), or `unreadable: ...` when the file cannot be read, which no readable build
+/// matches.
 pub fn build_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
-    ID.get_or_init(|| match std::env::current_exe().and_then(|p| digest_file(&p)) {
+    ID.get_or_init(|| match std::env::current_exe().and_then(|p| fingerprint_file(&p)) {
         Ok(d) => d,
         Err(e) => format!("unreadable: {e}"),
     })
 }
 
-/// The first 8 bytes of a file's SHA-256, in hex, read in blocks.
-pub fn digest_file(path: &Path) -> std::io::Result<String> {
+/// How much of each end of the file the fingerprint reads.
+const END_BYTES: u64 = 1 << 20;
+
+/// A file's fingerprint: the first 8 bytes, in hex, of the SHA-256 of its length, its
+/// modification time and its first and last MiB. A new build is a new file (a new
+/// mtime, nearly always a new length, new headers and tables at its ends), so this
+/// tells builds apart without reading the whole executable, which hashing every byte
+/// did at a cost of seconds. What it misses: a file of the same length whose middle
+/// alone changed and whose mtime was set back (docs/faults.md).
+pub fn fingerprint_file(path: &Path) -> std::io::Result<String> {
     use sha2::{Digest, Sha256};
+    use std::io::{Seek, SeekFrom};
     let mut f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    let len = meta.len();
+    let mtime = meta.modified()?.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
+    hasher.update(len.to_le_bytes());
+    hasher.update(mtime.to_le_bytes());
+    let mut buf = Vec::new();
+    (&mut f).take(END_BYTES).read_to_end(&mut buf)?;
+    hasher.update(&buf);
+    if len > END_BYTES {
+        buf.clear();
+        f.seek(SeekFrom::Start(len.saturating_sub(END_BYTES).max(END_BYTES)))?;
+        f.take(END_BYTES).read_to_end(&mut buf)?;
+        hasher.update(&buf);
     }
     Ok(hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect())
 }

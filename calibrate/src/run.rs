@@ -181,7 +181,7 @@ pub struct Options {
     pub fast: bool,
     /// Only episodes whose id contains this text.
     pub filter: Option<String>,
-    /// The executor every episode runs under (`None`: each config's own; issue 16).
+    /// The executor every episode runs under (`None`: each config's own).
     pub executor: Option<gatecrew_crew::Executor>,
 }
 

@@ -32,7 +32,7 @@ pub struct AdjudicateArgs {
     /// How long the call may take, in ms [default: the config's llm.timeout_ms, else
     /// 2000]; past it the verdict is the fallback's (timeout), as in a run. The same
     /// flag as `run --llm-timeout-ms`
-    #[arg(long, visible_alias = "timeout-ms", value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, visible_alias = "timeout-ms", value_name = "MS", value_parser = crate::counts::between::<u64>(1, 600_000))]
     llm_timeout_ms: Option<u64>,
     /// Print one JSON object
     #[arg(long)]

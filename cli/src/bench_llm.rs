@@ -1,6 +1,6 @@
 //! `gatecrew bench-llm --llm-url URL --model NAME`: times an OpenAI-compatible
 //! endpoint on prompts and completions of several sizes and fits the `llm` executor's
-//! latency line, `a + b * prompt_tokens + c * completion_tokens` ticks (issue 16).
+//! latency line, `a + b * prompt_tokens + c * completion_tokens` ticks.
 //!
 //! The design is a full grid (every prompt size with every completion cap, repeated),
 //! so that prefill and decoding cost are told apart; token counts are the server's own
@@ -10,8 +10,8 @@
 //!
 //! Every prompt starts with the request's own number, so that no server reuses the
 //! previous prompt's cache: llama.cpp keeps the longest common prefix of the last prompt
-//! in its slot, and with identical prompts the second request of a size took 166 ms
-//! where the first took 1,757 (1,341 tokens, SmolLM2). The fit is the cold cost of a
+//! in its slot, and an identical prompt would be timed at a fraction of its cold cost
+//! (docs/benchmarks.md). The fit is the cold cost of a
 //! prompt; a bot whose prompts share a long prefix may pay less.
 
 use std::io::Write;
@@ -41,11 +41,11 @@ pub struct BenchLlmArgs {
     #[arg(long, value_delimiter = ',', default_values_t = [8u32, 32, 96])]
     completions: Vec<u32>,
     /// Requests per grid point
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, default_value_t = 3, value_parser = crate::counts::between::<u32>(1, 100))]
     repeat: u32,
     /// Timeout of one request, in milliseconds (also `--llm-timeout-ms`, as `run` and
     /// `adjudicate` name it)
-    #[arg(long, visible_alias = "llm-timeout-ms", default_value_t = 120_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, visible_alias = "llm-timeout-ms", default_value_t = 120_000, value_parser = crate::counts::between::<u64>(1, 600_000))]
     timeout_ms: u64,
     /// Environment variable holding the API key (none: no key is sent)
     #[arg(long, value_name = "VAR")]

@@ -35,7 +35,7 @@ pub struct CalibrateArgs {
     /// Only re-render the tables and plots of an earlier run in DIR
     #[arg(long, value_name = "DIR", conflicts_with_all = ["suite", "grid", "naive"])]
     report: Option<PathBuf>,
-    /// Transfer to the kitchen (issue 21): calibrate the gated kitchen crew on CuisineWorld's calibration levels and score the defaults, the construction gate (zero-shot) and that choice on the test levels
+    /// Transfer to the kitchen: calibrate the gated kitchen crew on CuisineWorld's calibration levels and score the defaults, the construction gate (zero-shot) and that choice on the test levels
     #[arg(long, conflicts_with_all = ["suite", "naive", "filter", "report"])]
     kitchen: bool,
     /// With --kitchen: the construction gate to apply zero-shot [default: configs/gates/construction-calibrated.toml]

@@ -181,7 +181,7 @@ pub fn run(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         };
         let mut said = Said::default();
         // Every file is opened once and read once: a FIFO or `/dev/stdin` has no second
-        // reading (issue 41). A TOML file's kind is told from its text, a trace's from
+        // reading. A TOML file's kind is told from its text, a trace's from
         // its first line, as they are read.
         let (kind, defects) = match kind {
             None | Some(Kind::Config | Kind::Blueprint) => toml_file(file, kind, &data)?,

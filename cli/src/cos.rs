@@ -186,7 +186,7 @@ pub fn run(args: CosArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::R
     }
     let mut head = vec!["level".to_owned(), "policy".into(), "crew".into()];
     head.extend(factors.iter().map(|f| format!("x{f}")));
-    // Headers and cells on several lines: the table fits 100 columns (it was 169 wide).
+    // Headers and cells on several lines, so that the table fits 100 columns.
     head.extend(["CoS\npending\nexcluded".into(), "CoS\npending\n= failed".into(), "msgs".into()]);
     if live {
         head.extend(["calls".into(), "prompt\ntok/call".into(), "invalid".into(), "fall-\nbacks".into()]);

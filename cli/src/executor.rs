@@ -1,4 +1,4 @@
-//! `--executor scripted|llm [--llm-profile FILE]` (issue 16), shared by `run`,
+//! `--executor scripted|llm [--llm-profile FILE]`, shared by `run`,
 //! `suite run` and `calibrate`: every episode of the command runs under the same
 //! executor model, whatever its policy.
 
@@ -20,8 +20,10 @@ pub struct ExecutorArgs {
     /// configs/llm-profiles/gpt-4o-published.toml]
     #[arg(long, value_name = "FILE", requires = "executor")]
     pub llm_profile: Option<PathBuf>,
-    /// Teammate lines a bot keeps in its context under --executor llm
-    #[arg(long, value_name = "N", requires = "executor", default_value_t = DEFAULT_CONTEXT_LINES)]
+    /// Teammate lines a bot keeps in its context under --executor llm (1 to 10000, the
+    /// executor's own bound)
+    #[arg(long, value_name = "N", requires = "executor", default_value_t = DEFAULT_CONTEXT_LINES,
+          value_parser = crate::counts::between::<u32>(1, 10_000))]
     pub context_lines: u32,
     /// Multiplies the profile's error rates under --executor llm (0 turns mistakes off)
     #[arg(long, value_name = "X", requires = "executor", default_value_t = 1.0)]

@@ -26,7 +26,7 @@ use crate::paths::configs_file;
 /// The most repetitions of one update measurement: each is timed and kept for the
 /// median (8 bytes), after a clone of the plan, so that a maximal `--reps` holds 8 MB
 /// of samples and ends in minutes rather than asking for memory it cannot have.
-const MAX_REPS: i64 = 1_000_000;
+const MAX_REPS: u64 = 1_000_000;
 
 /// Arguments of `gatecrew hitl-eval`.
 #[derive(Debug, clap::Args)]
@@ -44,10 +44,10 @@ pub struct HitlEvalArgs {
     #[arg(long, value_enum, default_value = "json-schema")]
     output: Output,
     /// Per-request timeout for the model, ms (1 to 600000, as every model timeout)
-    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = crate::counts::between::<u64>(1, 600_000))]
     timeout_ms: u64,
     /// Repetitions per graph-update measurement on the built-in plans, 0 to 1000000 (0: none)
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(0..=MAX_REPS))]
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = crate::counts::between::<u32>(0, MAX_REPS))]
     reps: u32,
     /// One JSON object instead of tables
     #[arg(long)]

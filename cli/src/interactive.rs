@@ -42,7 +42,7 @@ pub struct InteractiveArgs {
     #[arg(long, value_name = "PORT", requires = "interactive", conflicts_with = "script")]
     pub ws: Option<u16>,
     /// Wall-clock milliseconds per tick in a live session (1 to 60000)
-    #[arg(long, value_name = "MS", default_value_t = 50, requires = "interactive", value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    #[arg(long, value_name = "MS", default_value_t = 50, requires = "interactive", value_parser = crate::counts::between::<u64>(1, 60_000))]
     pub tick_ms: u64,
     /// Read no lines from the terminal (websocket clients only)
     #[arg(long, requires = "ws")]

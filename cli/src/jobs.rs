@@ -18,8 +18,9 @@ pub fn max_jobs() -> usize {
 
 /// Parses `--jobs`: a whole number in `1..=max_jobs()`.
 pub fn parse(s: &str) -> Result<usize, String> {
-    let n: usize = s.trim().parse().map_err(|_| format!("\"{s}\" is not a whole number"))?;
-    check(n, max_jobs())
+    let max = max_jobs();
+    let n: usize = s.trim().parse().map_err(|_| format!("\"{s}\" is not a whole number from 1 to {max}"))?;
+    check(n, max)
 }
 
 fn check(n: usize, max: usize) -> Result<usize, String> {

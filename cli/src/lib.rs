@@ -18,6 +18,7 @@ mod bots;
 mod calibrate;
 mod check;
 mod cos;
+mod counts;
 mod executor;
 mod export;
 mod hitl_eval;

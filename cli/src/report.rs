@@ -36,8 +36,8 @@ pub struct Report {
     pub end_reason: String,
     /// Scaffold blocks left standing outside the blueprint at the end.
     pub scaffold_left: u32,
-    /// Wrong blocks dug out of blueprint cells and replaced by the right one.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Wrong blocks dug out of blueprint cells and replaced by the right one (always
+    /// in `--json`, 0 included: scripts read the key without checking for it).
     pub blocks_replaced: u32,
     /// Ticks simulated.
     pub ticks: u64,

@@ -61,7 +61,7 @@ pub struct ReproduceArgs {
     model: Option<String>,
     /// With --bots model: one call's timeout in ms, passed to every run [default: each
     /// episode's [bots] timeout_ms]
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_name = "MS", value_parser = crate::counts::between::<u64>(1, 600_000))]
     llm_timeout_ms: Option<u64>,
     /// Re-run an earlier `reproduce 004 --bots model` from its traces (DIR is its --out:
     /// each run replays DIR/<run>), with no server; same suite and flags. Implies --bots model

@@ -87,7 +87,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Crew size; inventories are pooled and dealt out by share when it differs from the config
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    #[arg(long, value_name = "N", value_parser = crate::counts::between::<u16>(1, 10_000))]
     agents: Option<u16>,
     /// Coordination policy
     #[arg(long, value_enum)]
@@ -108,7 +108,7 @@ pub struct RunArgs {
     #[arg(long)]
     stepper: bool,
     /// Worker threads for the actors (1 = one thread) [default: 1 below 400 bots, every core from 400]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024), conflicts_with = "stepper")]
+    #[arg(long, value_name = "N", value_parser = crate::counts::between::<u16>(1, 1024), conflicts_with = "stepper")]
     workers: Option<u16>,
     /// No progress bar and no board messages
     #[arg(long, short)]
@@ -128,7 +128,7 @@ pub struct RunArgs {
     /// llm.timeout_ms, else 2000]. Not an episode term: the verdict enters the episode
     /// llm.verdict_delay_ticks after the consult however long the call took, so a
     /// recording made on a slow machine replays like one made on a fast one
-    #[arg(long, value_name = "MS", requires = "llm_url", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_name = "MS", requires = "llm_url", value_parser = crate::counts::between::<u64>(1, 600_000))]
     llm_timeout_ms: Option<u64>,
     /// With --bots model: calls in flight at once per --llm-url [default: the server's
     /// slots, from llama.cpp's /props or /slots, else 1]
@@ -147,7 +147,7 @@ pub struct RunArgs {
     replay_model: Option<PathBuf>,
     #[command(flatten)]
     mc: crate::minecraft::McArgs,
-    /// A person in the loop (issue 9).
+    /// A person in the loop.
     #[command(flatten)]
     hitl: crate::interactive::InteractiveArgs,
     #[command(flatten)]

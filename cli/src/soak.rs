@@ -1,5 +1,5 @@
 //! `gatecrew soak`: many episodes with every fault on, in one process, counting what
-//! must never happen (issue 8). Each episode is a suite episode under a policy, with
+//! must never happen. Each episode is a suite episode under a policy, with
 //! fault rates drawn from the soak seed; it runs on the stepper with every invariant
 //! of `gatecrew_crew::invariants` checked from the inside, and every `--actors-every`-th
 //! one also on the actor runtime under a timeout (a deadlock shows as a timeout), whose

@@ -35,7 +35,7 @@ pub struct GenerateArgs {
     out: Option<PathBuf>,
     /// 1: one shortage per episode on a quiet world; 2: two or three shortages of
     /// different classes, sources out of view, background faults, MineCollab time limits
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::counts::between::<u32>(1, 2))]
     suite_version: u32,
     /// Game data file [default: configs/data/minecraft-1.20.4.json]
     #[arg(long, value_name = "FILE")]

@@ -1,6 +1,6 @@
 //! Choosing the tier-3 adjudicator of a run: recorded verdicts (`--replay-adjudications`)
 //! or a live endpoint (`--llm-url`, or a `[llm]` section). Without consults nothing here
-//! is used and the run is exactly what it was before tier 3 had a model.
+//! is used and the run is the deterministic adjudicator's, byte for byte.
 
 use std::path::Path;
 use std::sync::Arc;

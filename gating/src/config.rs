@@ -218,7 +218,7 @@ mod tests {
         assert!(matches!(exp(Weights { c: 0.0, a: 0.0, d: 0.0, r: 0.0, h: 0.0 }), Err(GateConfigError::BadWeight(_))));
         let bad = GateSpec { theta_low: 0.9, theta_high: 0.6, experiment: true, ..GateSpec::default() };
         assert!(matches!(GateParams::new(bad), Err(GateConfigError::Thresholds { .. })));
-        // Not written when false: every other config hashes as before.
+        // Not written when false, so a config without it keeps its hash.
         let text = serde_json::to_string(&GateSpec::default()).unwrap();
         assert!(!text.contains("experiment"), "{text}");
         assert!(

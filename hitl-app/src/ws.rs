@@ -4,7 +4,7 @@
 //! refused all the same.
 //!
 //! A local port is still reachable from every web page the user has open, and from
-//! any local program, so (issue 19): a browser's handshake must come from a loopback
+//! any local program: a browser's handshake must come from a loopback
 //! origin; a handshake must finish within [`WsLimits::handshake`]; at most
 //! [`WsLimits::clients`] connections are open (handshakes included) and the rest are
 //! closed at once; a message larger than the chat limit closes its connection; lines

@@ -1,4 +1,4 @@
-//! A human partner in the loop of a gatecrew crew (issue 9; DESIGN section 11; papers
+//! A human partner in the loop of a gatecrew crew (DESIGN section 11; papers
 //! 000 and 003): a person types chat lines while the crew works, and one bot, the
 //! partner, turns each line into an intent on its live AND/OR plan.
 //!

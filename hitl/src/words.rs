@@ -290,7 +290,7 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
 
 /// A number written in digits, as the count it says: "12"; "-1" (a count below one, not
 /// a word to skip, which left the default of one); "1e3" is 1000 and "1e400" or digits
-/// past `i64` a count far too large, never a failed read (issue 41). The value
+/// past `i64` a count far too large, never a failed read. The value
 /// saturates at the `i64` bounds, where [`Count::new`] refuses it either way.
 fn number(w: &str) -> Option<i64> {
     let digits = w.strip_prefix('-').unwrap_or(w);

@@ -1,4 +1,4 @@
-//! The dispatcher over a real model (issue 21): MindAgent's GPT-4 dispatcher, asked
+//! The dispatcher over a real model: MindAgent's GPT-4 dispatcher, asked
 //! through any OpenAI-compatible server. This module is the pure half — the request
 //! ([`request`]), the constrained output form ([`grammar`]), the reply's parser
 //! ([`command`]) and the record of each call ([`LiveCall`]); the HTTP half is the

@@ -1,5 +1,5 @@
-//! The executor model in the kitchen (issue 21, after issue 16's in the construction
-//! crew): how a kitchen agent's decision becomes an action, chosen per run and applied
+//! The executor model in the kitchen (the construction crew's, in the kitchen's
+//! terms): how a kitchen agent's decision becomes an action, chosen per run and applied
 //! to every policy alike.
 //!
 //! Under [`Executor::Scripted`], the default, the policies' decisions are the actions,

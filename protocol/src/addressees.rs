@@ -96,8 +96,7 @@ impl Addressees {
 }
 
 /// How many teammates a request names at most: the design's k (DESIGN section 5.6,
-/// default 4), `1..=MAX_ADDRESSEES`. A crew of k + 1 bots or fewer asks everyone at once,
-/// exactly as before rings existed.
+/// default 4), `1..=MAX_ADDRESSEES`. A crew of k + 1 bots or fewer asks everyone at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "u32")]
 pub struct RingSize(u8);
@@ -119,7 +118,7 @@ impl RingSize {
         usize::from(self.0)
     }
 
-    /// Whether it is the default (configs that leave it out hash as before rings).
+    /// Whether it is the default (left out of a config's hash, so configs without it keep theirs).
     pub fn is_default(&self) -> bool {
         *self == RingSize::DEFAULT
     }

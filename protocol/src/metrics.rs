@@ -82,7 +82,7 @@ pub struct EpisodeMetrics {
     pub latencies_ms: Vec<u64>,
     /// Gate decisions settled by tier 3 (the gray zone).
     pub gray: u64,
-    /// Calls to the bots' language model under the `llm` executor (issue 16).
+    /// Calls to the bots' language model under the `llm` executor.
     pub exec_calls: u64,
     /// Their tokens (prompt + completion).
     pub exec_tokens: u64,

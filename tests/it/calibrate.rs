@@ -306,3 +306,33 @@ fn the_kitchen_transfer_scores_three_gates_on_levels_it_never_searched() {
     let err = String::from_utf8_lossy(&e);
     assert!(err.contains("gate.toml") && err.contains("gate"), "{err}");
 }
+
+/// A grid weight past the gate's bound (1e300) or a threshold outside [0, 1] is refused
+/// before anything runs, the message naming the file, the key and the bound (it was
+/// "no grid point satisfies...", which names none of them); at the bound it loads.
+#[test]
+fn a_grid_value_past_its_bound_names_the_file_the_key_and_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, key, bound) in [
+        ("c = [0.2, 0.35, 0.45]", "c = [0.35, 1e300]", "weights.c: 1e300", "a weight is a number from 0 to 1000000"),
+        ("h = [0.05]", "h = { from = 0.05, to = 1e300, step = 1e298 }", "weights.h: 1e300", "from 0 to 1000000"),
+        ("theta_high = [0.75, 0.9]", "theta_high = [0.9, 1.5]", "thresholds.theta_high: 1.5", "from 0 to 1"),
+    ] {
+        let grid = write(dir.path(), "grid.toml", &GRID.replace(from, to));
+        let out = dir.path().join("out");
+        let (code, _, err) = crate::cli::gatecrew(&[
+            "calibrate",
+            "--grid",
+            grid.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--filter",
+            "no-such-episode",
+        ]);
+        assert_eq!(code, 2, "{to}: {err}");
+        assert!(err.contains("grid.toml") && err.contains(key) && err.contains(bound), "{to}: {err}");
+        assert!(!out.join("points.jsonl").exists(), "{to}");
+    }
+    let at = GRID.replace("c = [0.2, 0.35, 0.45]", "c = [0.35, 1000000]");
+    assert!(Grid::parse(&at, Path::new("grid.toml")).is_ok());
+}

@@ -51,6 +51,7 @@ fn run_json_reports_the_default_episode() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(v["tsr"], 1.0);
+    assert_eq!(v["blocks_replaced"], 0, "the key is there when nothing was replaced: {v}");
     assert!(v["confirmed_transfers"].as_u64().unwrap() >= 1);
     assert!(v["resolved_local"].as_u64().unwrap() >= 1);
     assert_eq!(v["trace"], trace.to_str().unwrap());

@@ -72,7 +72,7 @@ pub enum Metric {
     LatencyP95,
     /// Share of adjudications decided by the fallback.
     Fallbacks,
-    /// Mean calls to the bots' language model per episode (`llm` executor, issue 16).
+    /// Mean calls to the bots' language model per episode (`llm` executor).
     ExecCalls,
     /// Tokens per executor call (prompt + completion).
     ExecTokens,

@@ -37,7 +37,7 @@ pub struct LiveArgs {
     #[arg(long, value_name = "NAME", requires = "llm_url")]
     model: Option<String>,
     /// Whole-request timeout of each dispatcher call, in milliseconds (1 to 600000; default 20000)
-    #[arg(long, value_name = "N", requires = "llm_url", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_name = "N", requires = "llm_url", value_parser = crate::counts::between::<u64>(1, 600_000))]
     llm_timeout_ms: Option<u64>,
     /// The reply's constraint: `grammar` (GBNF, llama.cpp), `json-schema` (response_format) or `none`
     #[arg(long, value_enum, default_value = "grammar", requires = "llm_url")]

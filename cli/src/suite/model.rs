@@ -23,7 +23,7 @@ pub struct ModelArgs {
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
     /// With --bots model: one call's timeout in ms [default: each episode's [bots] timeout_ms, 10000]
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    #[arg(long, value_name = "MS", value_parser = crate::counts::between::<u64>(1, 600_000))]
     pub llm_timeout_ms: Option<u64>,
     /// With --bots model: calls in flight at once per --llm-url [default: the server's
     /// slots, from llama.cpp's /props or /slots, else 1]

@@ -1,7 +1,7 @@
 //! The endpoint URL: checked when the config is read (scheme, host, a port that exists)
-//! and shown only with its credentials and query hidden. A password or token written
-//! into `--llm-url` (`https://user:sk-...@host/v1`, `?key=...`) was printed in a warning
-//! and by `gatecrew adjudicate`.
+//! and shown only with its credentials and query hidden: a password or token written
+//! into `--llm-url` (`https://user:sk-...@host/v1`, `?key=...`) must never reach a
+//! warning or `gatecrew adjudicate`'s output.
 
 use url::Url;
 

@@ -1,9 +1,7 @@
 //! The prompt and the output constraint. Both are fixed and short: the budget is 150
 //! tokens per adjudication, prompt and completion together (DESIGN 5.4), and the goal
-//! 100 (issue 20). With SmolLM2's chat template the frame costs 14 tokens, the system
-//! prompt 22, the card as the model reads it ([`DecisionCard::prompt`]) 35-45 and the
-//! answer 23-27 (measured against the local llama.cpp server, `usage`: prompt 72 for
-//! the glass card, 77 for twelve oak planks).
+//! 100, so every word of the frame and the system prompt is paid on each call
+//! (docs/benchmarks.md has the measured token counts).
 
 use serde_json::{Value, json};
 

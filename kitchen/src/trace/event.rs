@@ -286,7 +286,7 @@ pub enum ChatKind {
 
 /// `llm_call`. A real model's call (the dispatcher over a real model) adds `invalid`
 /// and `fallback` when it has them; a line without them reads as a call with neither,
-/// so traces written before they existed read as before.
+/// so traces written without them still read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallLine {
     /// The caller.

@@ -7,8 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// The default for [`max_file_bytes`]. Parsing TOML or JSON takes up to about 60 times
-/// the text's size (measured on blueprints: a 44 MB file took 2.5 GB), so 8 MiB bounds
-/// a parse to about 500 MB. The largest file gatecrew bundles and reads whole is the
+/// the text's size (docs/faults.md), so 8 MiB bounds a parse to about 500 MB. The largest file gatecrew bundles and reads whole is the
 /// game data (315 KB); a config listing 1,000 bots with inventories is about 200 KB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 << 20;
 /// The variable that overrides [`DEFAULT_MAX_FILE_BYTES`].

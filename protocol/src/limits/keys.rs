@@ -1,7 +1,6 @@
 //! How many keys, tables and values a TOML file may hold, counted before it is
-//! parsed. A parsed table costs far more than its text: 300,000 dotted keys in a file
-//! under the 8 MiB limit took 1.42 GB to load, and an array of four million zeros in
-//! the same 8 MiB 775 MB and 31 s (issue 41, measured; docs/faults.md). The count is a
+//! parsed. A parsed table costs far more than its text, so a file within the size
+//! limit could still take gigabytes to load (docs/faults.md has the figures). The count is a
 //! scan of the text (no allocation) that sees through strings and comments: every `=`
 //! outside them is a key, every `.` between key characters outside them a table a
 //! dotted key opens, every `[` a table header or an array, every `{` an inline table
@@ -11,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The most keys, tables and array values a TOML file read whole may hold
 /// ([`count_keys`]): the largest bundled file (the village blueprint) has about
-/// 15,500, the larger suite manifest 5,300, a crew config tens. A file of 100,000 long
-/// values just under the 8 MiB file limit loads in 72 MB (docs/faults.md).
+/// 15,500, the larger suite manifest 5,300, a crew config tens; a file at the bound
+/// loads in tens of MB (docs/faults.md).
 pub const MAX_TOML_KEYS: usize = 100_000;
 
 /// A TOML text with more keys than the limit.

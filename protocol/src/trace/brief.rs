@@ -1,4 +1,4 @@
-//! What the metrics read of an event (issue 20), borrowed from the line it came from.
+//! What the metrics read of an event, borrowed from the line it came from.
 //!
 //! [`crate::metrics::EpisodeMetrics`] reads a handful of fields of a few kinds. A
 //! [`Brief`] carries exactly those, so that `gatecrew analyze` can fold a trace without

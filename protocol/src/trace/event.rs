@@ -334,7 +334,7 @@ pub enum EventKind {
         /// Crew members that are people, by name (the last agents).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         humans: Vec<String>,
-        /// The `llm` executor model the bots ran under (issue 16); absent under the
+        /// The `llm` executor model the bots ran under; absent under the
         /// scripted executor, the default.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         executor: Option<ExecutorLabel>,
@@ -617,8 +617,8 @@ pub enum EventKind {
         #[serde(flatten)]
         scores: TaskScores,
     },
-    /// One decision a language-model-driven bot made under the `llm` executor model
-    /// (issue 16): what it cost in tokens and game time, and whether it went wrong.
+    /// One decision a language-model-driven bot made under the `llm` executor model:
+    /// what it cost in tokens and game time, and whether it went wrong.
     LlmCall {
         /// The bot; absent for the central manager's re-plans.
         #[serde(default, skip_serializing_if = "Option::is_none")]

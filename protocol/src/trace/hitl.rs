@@ -1,4 +1,4 @@
-//! Trace events of a human partner in the loop (`gatecrew run --interactive`, issue 9):
+//! Trace events of a human partner in the loop (`gatecrew run --interactive`):
 //! the person's lines, the intent each became, the plan update, what the bot said, the
 //! validators' judgements with their evidence, and task-memory reads and writes. Other
 //! runs never write them.

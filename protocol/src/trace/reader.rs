@@ -101,7 +101,7 @@ impl TraceError {
 ///
 /// As an iterator it gives [`Event`]s; [`TraceReader::next_brief`] gives what the
 /// metrics read of each ([`Brief`]), scanned where the line lies without building the
-/// event when the line is in the writer's form (issue 20). Both read the same lines and
+/// event when the line is in the writer's form. Both read the same lines and
 /// report the same errors.
 #[derive(Debug)]
 pub struct TraceReader<R: BufRead> {
@@ -156,7 +156,7 @@ impl<R: BufRead> TraceReader<R> {
     }
 
     /// A line that lies whole in the reader's buffer, given to `read` where it lies
-    /// instead of being copied out first (one allocation a line less, issue 20), and
+    /// instead of being copied out first (one allocation a line less), and
     /// left in the buffer: its length with the newline, and `None` for a blank line.
     /// `None` when it does not lie whole there (its end is not buffered yet, it is too
     /// long, the input ended or failed): the line-copying path reads it.

@@ -1,4 +1,4 @@
-//! A line as the writer writes it, scanned straight into its [`Brief`] (issue 20).
+//! A line as the writer writes it, scanned straight into its [`Brief`].
 //!
 //! `gatecrew analyze` spent most of its reading time in serde: building an [`super::Event`]
 //! per line (its strings and vectors), dropping it, moving it about. [`brief`] reads the

@@ -1,4 +1,4 @@
-//! Reading a trace line without buffering it (issue 20).
+//! Reading a trace line without buffering it.
 //!
 //! The derived `Deserialize` of [`Event`] (a flattened, internally tagged enum) buffers
 //! every line through serde's `Content` twice before it builds the event: almost half

@@ -253,26 +253,33 @@ fn durations_are_range_checked() {
             argv.push(&given);
             let (code, _, err) = gatecrew(&argv);
             assert_eq!(code, 2, "{given}: {err}");
-            assert!(err.contains(flag) && !err.contains("panicked"), "{given}: {err}");
-            if v.parse::<u64>().is_ok() {
-                assert!(err.contains(range), "{given}: {err}");
-            }
+            // Every spelling is answered with the range: -1, 1e400 and nan as 600001 is.
+            assert!(err.contains(flag) && err.contains(range) && !err.contains("panicked"), "{given}: {err}");
         }
     }
 }
 
 /// A count that sizes what a command holds is refused past its bound at the command
-/// line, before anything is allocated (`hitl-eval --reps` keeps one sample a repetition).
+/// line, before anything is allocated (`hitl-eval --reps` keeps one sample a repetition,
+/// `--context-lines` the lines a model-driven bot keeps): however it is spelt (negative,
+/// a fraction, an exponent, past `u64`), never read as another count, the error names
+/// the flag and its range.
 #[test]
 fn counts_that_size_memory_are_range_checked() {
-    for v in ["1000001", "4294967296", "18446744073709551615", "-1", "1e400"] {
-        let given = format!("--reps={v}");
-        let (code, _, err) = gatecrew(&["hitl-eval", &given]);
-        assert_eq!(code, 2, "{given}: {err}");
-        assert!(err.contains("--reps") && !err.contains("panicked"), "{given}: {err}");
-        // Past i64, clap says the number is too large before it compares it to the range.
-        if v.parse::<i64>().is_ok() {
-            assert!(err.contains("0..=1000000"), "{given}: {err}");
+    let cases: [(&[&str], &str, &str); 3] = [
+        (&["hitl-eval"], "--reps", "0..=1000000"),
+        (&["run", "--stepper", "--quiet", "--executor", "llm"], "--context-lines", "1..=10000"),
+        (&["run", "--stepper", "--quiet"], "--agents", "1..=10000"),
+    ];
+    for (args, flag, range) in cases {
+        for v in ["1000001", "4294967296", "18446744073709551615", "18446744073709551616", "-1", "1e400", "1.5", "0x10"]
+        {
+            let mut argv = args.to_vec();
+            let given = format!("{flag}={v}");
+            argv.push(&given);
+            let (code, _, err) = gatecrew(&argv);
+            assert_eq!(code, 2, "{given}: {err}");
+            assert!(err.contains(flag) && err.contains(range) && !err.contains("panicked"), "{given}: {err}");
         }
     }
 }

@@ -7,8 +7,8 @@
 //! takes CPU from the run, so the hub parses as little as it can: nothing between
 //! publishes, and nothing of an episode that ended before the page could show it (a
 //! feed that goes on to another episode starts the view afresh, so only the lines from
-//! the last `episode_start` on can ever be seen). On the viewer bench this is 0.03 ms of
-//! the viewer's CPU per episode against 0.16 ms parsing every line (docs/benchmarks.md).
+//! the last `episode_start` on can ever be seen). docs/benchmarks.md has what this
+//! saves on the viewer bench.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
