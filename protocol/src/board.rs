@@ -276,6 +276,7 @@ impl Board {
                     .ok_or_else(|| BoardError::new(RejectKind::WrongParty, "a confirmation goes to a giver"))?;
                 Self::at_most(count, offer.count)?;
                 let closed = self.close(window, now, CloseOutcome::Confirmed);
+                self.giver_free(to, now);
                 Ok(self.append(window, msg, now, Some(closed)))
             }
             BoardMessage::CannotSupply { window, from, to, item, .. } => {
@@ -289,6 +290,7 @@ impl Board {
                 let handover_deadline = now + self.config.handover_ticks;
                 let w = &mut self.windows[window.0 as usize];
                 w.refused.insert(from);
+                let was_awaited = w.offer().is_some_and(|o| o.from == from);
                 // From a giver, the refusal withdraws its offer (it cannot deliver): the
                 // next standing offer is awaited from now, or with none left the window
                 // is back to waiting for answers.
@@ -297,7 +299,23 @@ impl Board {
                 }
                 let closed = (w.all_refused() && w.offers.is_empty())
                     .then(|| self.close(window, now, CloseOutcome::CannotSupply));
+                if was_awaited {
+                    self.giver_free(from, now);
+                }
                 Ok(self.append(window, msg, now, closed))
+            }
+        }
+    }
+
+    /// `giver` is done with the hand-over it was awaited for (delivered, or withdrew):
+    /// a giver owing several walks to them in turn, so every other open window awaiting
+    /// it gets its handover time counted from now rather than from its offer, which may
+    /// have run out while the giver was busy with the first.
+    fn giver_free(&mut self, giver: AgentId, now: Tick) {
+        let deadline = now + self.config.handover_ticks;
+        for w in self.windows.iter_mut().filter(|w| w.is_open()) {
+            if w.offer().is_some_and(|o| o.from == giver) {
+                w.deadline = w.deadline.max(deadline);
             }
         }
     }

@@ -43,7 +43,7 @@ pub(crate) fn run(setup: &Setup) -> (Vec<Event>, Episode) {
 }
 
 /// Asserts the blueprint complete, no scaffold left anywhere and items conserved.
-fn finished_clean(setup: &Setup, events: &[Event], ep: &Episode) {
+pub(crate) fn finished_clean(setup: &Setup, events: &[Event], ep: &Episode) {
     let Some(EventKind::EpisodeEnd { tsr, complete, .. }) = events.last().map(|e| &e.kind) else { panic!("no end") };
     assert!(*complete, "tsr {tsr}: {:?}", unfinished(events));
     assert_eq!(ep.ended(), Some(EndReason::Complete));

@@ -41,6 +41,7 @@ mod out_of_sight;
 mod partial_tasks;
 mod plan;
 mod reproduce;
+mod rooms;
 mod scores;
 mod soak;
 mod suite;

@@ -10,6 +10,7 @@ use gatecrew_protocol::{
 use gatecrew_world::cost::Planner;
 use gatecrew_world::{Action, Failure, Outcome, Receipt};
 
+use super::work::Undeliverable;
 use super::{AgentCore, Blocker, BoardNews, Handover, Retry, StepOutput};
 
 /// How much further the local solver searches once the board failed to help.
@@ -52,8 +53,9 @@ impl AgentCore {
                         self.knowledge.refusal(item, from);
                     }
                     self.mirror_offers(window, to, item, |s| s.withdraw(from));
+                    self.giver_free(window, from);
                 }
-                BoardMessage::ConfirmTransfer { .. } => {}
+                BoardMessage::ConfirmTransfer { to, .. } => self.giver_free(window, to),
             },
             BoardNews::Chat { .. } => {}
             BoardNews::Closed(c) => {
@@ -120,6 +122,13 @@ impl AgentCore {
         count: u32,
         out: &mut StepOutput,
     ) {
+        if self.work.cannot_deliver(from, self.stood(from)) {
+            // A delivery to it failed from here: winning the window would only hold it
+            // up until the withdrawal, while a teammate that can deliver stands by.
+            let reason = RefusalReason::Unreachable;
+            out.posts.push((BoardMessage::CannotSupply { window, from: self.id, to: from, item, reason }, None));
+            return;
+        }
         let surplus = self.surplus(item);
         let give = self.model_answer(from, item, count, surplus, out).unwrap_or(surplus.min(count));
         let msg = if give > 0 {
@@ -221,6 +230,19 @@ impl AgentCore {
         }
     }
 
+    /// `giver` is done with `window` (delivered, or said no): if it is the giver this
+    /// bot awaits in another window, that hand-over starts now, as the board counts it
+    /// (the board does so only for a giver it awaited there; waiting longer than the
+    /// board is harmless, the board's close comes first).
+    fn giver_free(&mut self, window: WindowId, giver: AgentId) {
+        let deadline = self.now + self.ctx.board_cfg.handover_ticks;
+        for aw in self.blocker.awaiting.values_mut() {
+            if aw.window.is_some_and(|w| w != window) && aw.offers.current().is_some_and(|o| o.from == giver) {
+                aw.deadline = aw.deadline.max(deadline);
+            }
+        }
+    }
+
     /// The next step of the first transfer this bot is the awaited giver of, with its
     /// window. One it cannot make any more is withdrawn on the board at once.
     pub(super) fn next_handover_action(&mut self, out: &mut StepOutput) -> Option<(WindowId, Action)> {
@@ -262,11 +284,20 @@ impl AgentCore {
             return;
         };
         let h = self.work.handovers.remove(i).expect("found above");
+        if reason == RefusalReason::Unreachable {
+            let stood = self.stood(h.to);
+            self.work.undeliverable.insert(h.to, stood);
+        }
         if h.offers.is_some() {
             tracing::debug!(agent = %self.id, %window, ?reason, "offer withdrawn");
             let msg = BoardMessage::CannotSupply { window, from: self.id, to: h.to, item: h.item, reason };
             out.posts.push((msg, None));
         }
+    }
+
+    /// Where this bot stands and where it last saw `to`.
+    fn stood(&self, to: AgentId) -> Undeliverable {
+        Undeliverable { here: self.pos, them: self.knowledge.mem.last_seen(to) }
     }
 
     pub(super) fn handover_outcome(&mut self, window: WindowId, o: &Outcome, out: &mut StepOutput) {

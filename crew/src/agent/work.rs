@@ -41,8 +41,20 @@ impl Handover {
     }
 }
 
+/// A teammate this bot could not deliver to (no walk led there, or every give fell
+/// short), with where both stood then: while neither has moved, an offer to it would
+/// only win a window it cannot deliver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Undeliverable {
+    /// Where this bot stood.
+    pub(super) here: Pos,
+    /// Where it last saw the teammate (`None`: never).
+    pub(super) them: Option<Pos>,
+}
+
 /// T: the task graph, the counts the local solver's nodes aim at, what the action in
-/// flight is for, the transfers committed to, and the scaffolding (the pillar the bot
+/// flight is for, the transfers committed to and the teammates it could not deliver to,
+/// and the scaffolding (the pillar the bot
 /// builds or stands on, temporary blocks, nodes a walk could not reach, pillar bases it
 /// could not get to).
 #[derive(Debug, Clone)]
@@ -52,6 +64,7 @@ pub(super) struct Work {
     pub(super) purpose: Option<Purpose>,
     pub(super) in_flight: bool,
     pub(super) handovers: VecDeque<Handover>,
+    pub(super) undeliverable: BTreeMap<AgentId, Undeliverable>,
     pub(super) scaffold: Option<scaffold::OwnPillar>,
     pub(super) temps: Vec<(NodeId, Pos)>,
     pub(super) lift: BTreeSet<NodeId>,
@@ -67,6 +80,7 @@ impl Work {
             purpose: None,
             in_flight: false,
             handovers: VecDeque::new(),
+            undeliverable: BTreeMap::new(),
             scaffold: None,
             temps: Vec::new(),
             lift: BTreeSet::new(),
@@ -92,6 +106,19 @@ impl Work {
             .filter(|n| matches!(self.plan.node(*n).state, NodeState::Pending | NodeState::SetAside))
             .filter(|n| place_of(&self.plan.node(*n).kind).is_some_and(|(_, _, i)| i == item))
             .count() as u32
+    }
+
+    /// Whether a delivery to `to` failed with both bots where they are now (`now`); a
+    /// record either has moved away from is forgotten.
+    pub(super) fn cannot_deliver(&mut self, to: AgentId, now: Undeliverable) -> bool {
+        match self.undeliverable.get(&to) {
+            Some(u) if *u == now => true,
+            Some(_) => {
+                self.undeliverable.remove(&to);
+                false
+            }
+            None => false,
+        }
     }
 
     /// Items of `item` promised away in transfers.
