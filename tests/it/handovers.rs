@@ -68,3 +68,37 @@ fn a_stranded_givers_window_goes_to_the_other_teammate() {
         .count();
     assert_eq!(timeouts, 0, "a window timed out");
 }
+
+/// As above, but bot2 spares fewer than bot0 asks for: after bot1's withdrawal bot2
+/// hands over what it can and bot0 asks for the rest at once. bot1, still stranded where
+/// it found no walk to bot0 (neither has moved), says so at once instead of winning the
+/// window a second time; nobody else has glass, and the row stays short.
+#[test]
+fn a_stranded_giver_does_not_win_a_second_window_it_cannot_deliver() {
+    let dir = tempfile::tempdir().unwrap();
+    let bp = "name = \"row\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [8, 0, 0]\nblock = \"glass\"\n";
+    let column = "fill = [{ from = [4, 0, 4], to = [4, 1, 4], block = \"stone\" }]\n";
+    let agents =
+        [(Pos::new(-2, 0, 2), "dirt = 1"), (Pos::new(4, 2, 4), "glass = 9"), (Pos::new(10, 0, 2), "glass = 5")];
+    let s = setup_with(dir.path(), bp, &agents, 8, column);
+    let (events, _) = run(&s);
+    let (bot0, bot1, bot2) = (AgentId(0), AgentId(1), AgentId(2));
+    let requests: Vec<WindowId> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Board { msg: MessageKind::RequestMaterial, window, from, .. } if *from == bot0 => Some(*window),
+            _ => None,
+        })
+        .collect();
+    assert!(requests.len() >= 2, "bot0 asked for the rest: {requests:?}");
+    let (first, rest) = (messages(&events, requests[0]), messages(&events, requests[1]));
+    let delivered = first.iter().any(|m| m.0 == MessageKind::ConfirmTransfer && m.2 == Recipient::Agent(bot2));
+    assert!(delivered, "bot2 delivered its part: {first:?}");
+    assert!(
+        !rest.iter().any(|m| m.0 == MessageKind::OfferTransfer && m.1 == bot1),
+        "bot1 offered again where it cannot deliver: {rest:?}"
+    );
+    let said_so =
+        rest.iter().any(|m| m.0 == MessageKind::CannotSupply && m.1 == bot1 && m.3.as_deref() == Some("unreachable"));
+    assert!(said_so, "bot1 answers that it cannot get there: {rest:?}");
+}

@@ -1,7 +1,8 @@
-//! Rooms built by a crew whose planks are split unevenly: the bots short of planks ask,
-//! the one holding most hands them over, and no hand-over window waits out its deadline
-//! (DESIGN section 5.6). The room has no door, so the bots work from outside, each on its
-//! own side of the walls.
+//! Rooms built by three bots whose planks are split unevenly (DESIGN section 5.6): the
+//! bots short of planks ask, their teammates hand the spare over, the whole of it, and no
+//! hand-over window waits out its deadline. The room has no door: a bot that ends up
+//! inside, or on the wall top, is out of every giver's walk, so what it lacks must reach
+//! it before then.
 
 use gatecrew_protocol::trace::{Event, EventKind, WindowEvent};
 use gatecrew_protocol::{CloseOutcome, MessageKind, Pos};
@@ -13,7 +14,8 @@ use crate::building::{finished_clean, run, setup_with};
 fn room(height: i32, roof: bool) -> String {
     let top = height - 1;
     let mut bp = String::from("name = \"room\"\n");
-    for (from, to) in [([0, 0, 0], [8, top, 0]), ([0, 0, 8], [8, top, 8]), ([0, 0, 1], [0, top, 7]), ([8, 0, 1], [8, top, 7])]
+    for (from, to) in
+        [([0, 0, 0], [8, top, 0]), ([0, 0, 8], [8, top, 8]), ([0, 0, 1], [0, top, 7]), ([8, 0, 1], [8, top, 7])]
     {
         bp.push_str(&format!("[[fill]]\nfrom = {from:?}\nto = {to:?}\nblock = \"oak_planks\"\n"));
     }
@@ -27,7 +29,9 @@ fn room(height: i32, roof: bool) -> String {
 fn closed_with(events: &[Event], outcome: CloseOutcome) -> usize {
     events
         .iter()
-        .filter(|e| matches!(e.kind, EventKind::Window { event: WindowEvent::Close, outcome: Some(o), .. } if o == outcome))
+        .filter(
+            |e| matches!(e.kind, EventKind::Window { event: WindowEvent::Close, outcome: Some(o), .. } if o == outcome),
+        )
         .count()
 }
 
@@ -53,15 +57,29 @@ fn story(events: &[Event]) -> String {
         .join("\n")
 }
 
-/// Builds the room with three bots outside it, on three sides: the first holds the
-/// planks for its own share and both others' shortfalls, the other two a few each.
-fn three_bots_build(height: i32, roof: bool) {
+/// Builds the room (walls 3 high) with three bots starting outside it on three sides,
+/// holding `planks` each (and, with `dirt`, 12 dirt for scaffolds): the blueprint
+/// completes, no window waits out its deadline and the board refuses nothing.
+fn three_bots_build(roof: bool, planks: [i32; 3], starts: [(i32, i32); 3], dirt: bool) {
     let dir = tempfile::tempdir().unwrap();
+    let height = 3;
     let n = 32 * height + if roof { 81 } else { 0 };
-    let few = 8;
-    let most = format!("oak_planks = {}, dirt = 12", n - 2 * few);
-    let some = format!("oak_planks = {few}, dirt = 12");
-    let agents = [(Pos::new(-3, 0, 4), most.as_str()), (Pos::new(11, 0, 4), some.as_str()), (Pos::new(4, 0, 11), some.as_str())];
+    assert_eq!(planks.iter().sum::<i32>(), n, "the crew's planks cover the blueprint exactly");
+    let inventories: Vec<String> = planks
+        .iter()
+        .map(|&k| {
+            let mut items = Vec::new();
+            if k > 0 {
+                items.push(format!("oak_planks = {k}"));
+            }
+            if dirt {
+                items.push("dirt = 12".to_owned());
+            }
+            items.join(", ")
+        })
+        .collect();
+    let agents: Vec<(Pos, &str)> =
+        starts.iter().zip(&inventories).map(|(&(x, z), inv)| (Pos::new(x, 0, z), inv.as_str())).collect();
     let s = setup_with(dir.path(), &room(height, roof), &agents, height + 8, "");
     assert_eq!(s.blueprint.len() as i32, n);
     let (events, ep) = run(&s);
@@ -71,15 +89,28 @@ fn three_bots_build(height: i32, roof: bool) {
     assert_eq!(timeouts, 0, "a window timed out:\n{}", story(&events));
     let rejected = events.iter().filter(|e| matches!(e.kind, EventKind::BoardReject { .. })).count();
     assert_eq!(rejected, 0, "the board refused a message:\n{}", story(&events));
+    let Some(EventKind::EpisodeEnd { complete, .. }) = events.last().map(|e| &e.kind) else { panic!("no end") };
+    assert!(*complete, "the room stalled:\n{}", story(&events));
     finished_clean(&s, &events, &ep);
 }
 
+/// Two bots hold the planks for their shares and a dozen spare each; the third holds
+/// eight and asks for the rest: both offer half, and the half that stood by is asked for
+/// at once, before the third bot has walled itself in where no giver can walk to it.
 #[test]
-fn three_bots_build_a_walled_room_with_the_planks_split_between_them() {
-    three_bots_build(3, false);
+fn a_room_whose_spare_planks_two_bots_share_is_finished_by_all_three() {
+    three_bots_build(false, [44, 8, 44], [(14, 5), (2, -3), (-3, 4)], false);
 }
 
+/// As above under a roof, with the third bot holding nothing at all.
 #[test]
-fn three_bots_build_a_roofed_room_with_the_planks_split_between_them() {
-    three_bots_build(3, true);
+fn a_roofed_room_whose_spare_planks_two_bots_share_is_finished_by_all_three() {
+    three_bots_build(true, [89, 88, 0], [(-3, 6), (7, 14), (14, 7)], true);
+}
+
+/// One bot holds every plank and both others ask at once: it walks to them in turn, and
+/// the second window waits for its giver from the time the first hand-over ended.
+#[test]
+fn a_room_whose_planks_one_bot_holds_is_handed_out_in_turn_without_a_timeout() {
+    three_bots_build(false, [0, 0, 96], [(13, 5), (4, 14), (8, -4)], true);
 }

@@ -283,3 +283,43 @@ fn a_ring_request_waits_only_for_its_addressees() {
     let stranger = crate::Addressees::new([A1, AgentId(9)]).unwrap();
     rejected(&mut b, A0, req(Recipient::Agents(stranger)), RejectKind::UnknownAgent);
 }
+
+#[test]
+fn a_giver_awaited_in_two_windows_gets_the_second_its_handover_time_from_the_first_ending() {
+    let mut b = board();
+    let first = request(&mut b);
+    let ask = BoardMessage::RequestMaterial {
+        from: A2,
+        to: Recipient::All,
+        item: GLASS,
+        count: n(2),
+        reason: RequestReason::MissingMaterial,
+    };
+    let second = b.post(A2, ask, Tick(10)).unwrap().posted.window;
+    b.post(A1, offer(first, A1, 2), Tick(11)).unwrap();
+    let to_a2 = BoardMessage::OfferTransfer {
+        window: second,
+        from: A1,
+        to: A2,
+        item: GLASS,
+        count: n(2),
+        handover: Handover::Give,
+    };
+    b.post(A1, to_a2, Tick(11)).unwrap();
+    assert_eq!(b.window(second).unwrap().deadline, Tick(211));
+    // A1 walks to A0 first and delivers at 150: its walk to A2 starts then.
+    let confirm = BoardMessage::ConfirmTransfer { window: first, from: A0, to: A1, item: GLASS, count: n(2) };
+    b.post(A0, confirm, Tick(150)).unwrap();
+    assert_eq!(b.window(second).unwrap().deadline, Tick(350));
+    assert!(b.expire(Tick(211)).is_empty(), "the second window waits for the walk that started at 150");
+    // A withdrawal frees the giver as a delivery does; a refusal from a giver that was
+    // not awaited there changes nothing.
+    let third = request(&mut b);
+    b.post(A1, offer(third, A1, 2), Tick(160)).unwrap();
+    b.post(A2, refuse(third, A2), Tick(161)).unwrap();
+    assert_eq!(b.window(second).unwrap().deadline, Tick(350));
+    let withdraw =
+        BoardMessage::CannotSupply { window: third, from: A1, to: A0, item: GLASS, reason: RefusalReason::Unreachable };
+    b.post(A1, withdraw, Tick(170)).unwrap();
+    assert_eq!(b.window(second).unwrap().deadline, Tick(370));
+}
