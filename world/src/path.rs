@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use gatecrew_protocol::Pos;
 
 use crate::data::GameData;
-use crate::grid::{Grid, reach_distance};
+use crate::grid::{Bounds, Grid, reach_distance};
 
 /// Movement costs in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,39 +36,59 @@ impl Goal {
         if self.range <= 0.0 { p == self.target } else { reach_distance(p, self.target) <= self.range }
     }
 
-    /// The half-widths of the box of feet positions that can be within range:
-    /// horizontally, below and above the target (the eyes are 1.62 above the feet;
-    /// reach is measured to the block's surface).
-    fn spot_box(&self) -> (i32, i32, i32) {
-        if self.range <= 0.0 {
-            return (0, 0, 0);
-        }
-        let r = self.range.ceil() as i32 + 1;
-        (r, r + 1, r)
-    }
-
-    /// Every feet position that can be within range.
-    fn spots(&self) -> impl Iterator<Item = Pos> + '_ {
-        let (r, below, above) = self.spot_box();
+    /// The box of feet positions that can be within range (the eyes are 1.62 above the
+    /// feet; reach is measured to the block's surface), cut to the world's bounds where
+    /// nobody stands: its lowest and highest corners, `None` when nothing is left.
+    fn spot_box(&self, bounds: Bounds) -> Option<(Pos, Pos)> {
+        let (r, below, above) = if self.range <= 0.0 {
+            (0, 0, 0)
+        } else {
+            let r = self.range.ceil() as i32 + 1;
+            (r, r + 1, r)
+        };
         let t = self.target;
-        (-below..=above).flat_map(move |dy| (-r..=r).flat_map(move |dx| (-r..=r).map(move |dz| t.offset(dx, dy, dz))))
+        let (min, max) = (bounds.min, bounds.max);
+        let lo = Pos::new((t.x - r).max(min.x), (t.y - below).max(min.y), (t.z - r).max(min.z));
+        let hi = Pos::new((t.x + r).min(max.x), (t.y + above).min(max.y), (t.z + r).min(max.z));
+        (lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z).then_some((lo, hi))
     }
 
-    /// How many positions [`Self::spots`] yields.
-    fn spot_count(&self) -> usize {
-        let (r, below, above) = self.spot_box();
-        let side = (2 * r + 1) as usize;
-        side * side * (below + above + 1) as usize
+    /// How many positions [`Self::spot_box`] holds.
+    fn spot_count(&self, bounds: Bounds) -> usize {
+        self.spot_box(bounds).map_or(0, |(lo, hi)| {
+            let side = |a: i32, b: i32| (b - a + 1) as usize;
+            side(lo.x, hi.x) * side(lo.y, hi.y) * side(lo.z, hi.z)
+        })
     }
 
-    /// Whether some spot passes `done`, and how many spots were looked at to know.
-    fn any_spot(&self, done: impl Fn(Pos) -> bool) -> (bool, u64) {
+    /// Whether some feet position within range passes `done`, and how many positions
+    /// were looked at to know. The box is walked outwards from the position nearest
+    /// the target, along each axis only as far as positions are in range (the distance
+    /// grows along every axis away from there): what is looked at is the positions in
+    /// range and the first one past each end.
+    fn any_spot(&self, bounds: Bounds, done: impl Fn(Pos) -> bool) -> (bool, u64) {
+        let Some((lo, hi)) = self.spot_box(bounds) else { return (false, 0) };
+        let t = self.target;
+        if self.range <= 0.0 {
+            return (done(t), 1);
+        }
         let mut looked = 0u64;
-        let found = self.spots().any(|p| {
+        let mut look = |p: Pos| {
             looked += 1;
-            done(p)
+            if !self.reached(p) {
+                Look::Out
+            } else if done(p) {
+                Look::Found
+            } else {
+                Look::In
+            }
+        };
+        // The eyes of feet one below the target are level with it.
+        let (cx, cy, cz) = (t.x.clamp(lo.x, hi.x), (t.y - 1).clamp(lo.y, hi.y), t.z.clamp(lo.z, hi.z));
+        let found = outward(cy, lo.y, hi.y, &mut |y| {
+            outward(cx, lo.x, hi.x, &mut |x| outward(cz, lo.z, hi.z, &mut |z| look(Pos::new(x, y, z))))
         });
-        (found, looked)
+        (found == Look::Found, looked)
     }
 
     fn heuristic(&self, p: Pos, cost: MoveCost) -> u64 {
@@ -78,6 +98,38 @@ impl Goal {
         let blocks = (horizontal - self.range - 1.0).floor().max(0.0);
         blocks as u64 * cost.per_block
     }
+}
+
+/// What looking along one axis of a goal's box found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// The first position is out of range, and so is everything beyond it.
+    Out,
+    /// A spot to end on.
+    Found,
+    /// Positions in range, none to end on.
+    In,
+}
+
+/// Looks at `at(i)` from `c` up to `hi`, then from below `c` down to `lo`, each way until
+/// a position is out of range.
+fn outward(c: i32, lo: i32, hi: i32, at: &mut dyn FnMut(i32) -> Look) -> Look {
+    for i in c..=hi {
+        match at(i) {
+            Look::Out if i == c => return Look::Out,
+            Look::Out => break,
+            Look::Found => return Look::Found,
+            Look::In => {}
+        }
+    }
+    for i in (lo..c).rev() {
+        match at(i) {
+            Look::Out => break,
+            Look::Found => return Look::Found,
+            Look::In => {}
+        }
+    }
+    Look::In
 }
 
 /// A found walk.
@@ -116,7 +168,7 @@ pub fn find_path(
     // would look at every standing cell it can get to before it gives up. Whether there
     // is one is asked only once the search has looked at as many cells as the question
     // would: a walk that ends sooner never pays for it. Every spot looked at is work.
-    let spot_count = goal.spot_count();
+    let spot_count = goal.spot_count(grid.bounds());
     // The best-known cost to each position found. SipHash was a fifth of a village run's
     // time on actors (perf, issue 20); the map is never iterated, so the order of its
     // entries cannot reach a result.
@@ -138,7 +190,7 @@ pub fn find_path(
             return None;
         }
         if expanded == spot_count {
-            let (any, looked) = goal.any_spot(done);
+            let (any, looked) = goal.any_spot(grid.bounds(), done);
             crate::work::add(looked);
             if !any {
                 crate::work::add(expanded as u64);
@@ -200,7 +252,6 @@ mod tests {
     use std::path::Path as FsPath;
 
     use super::*;
-    use crate::grid::Bounds;
 
     const COST: MoveCost = MoveCost { per_block: 5, climb: 2 };
 
@@ -235,18 +286,39 @@ mod tests {
     }
 
     #[test]
-    fn the_spot_box_holds_every_position_in_range() {
+    fn the_spot_check_looks_at_every_position_in_range_and_few_others() {
+        let bounds = flat().bounds();
+        // Targets in the open, at the ground, high up, and at the world's edges.
+        let targets = [Pos::new(0, 2, 0), Pos::new(0, 0, 0), Pos::new(5, 6, -3), Pos::new(30, 0, -30)];
         for range in [0.0, 1.5, 4.0, 4.5, 5.0] {
-            let goal = Goal { target: Pos::new(0, 2, 0), range };
-            let spots: Vec<Pos> = goal.spots().collect();
-            assert_eq!(spots.len(), goal.spot_count(), "range {range}");
-            for dx in -10..=10 {
-                for dy in -10..=10 {
-                    for dz in -10..=10 {
-                        let p = Pos::new(dx, 2 + dy, dz);
-                        assert!(!goal.reached(p) || spots.contains(&p), "range {range}: {p:?} in range, not in the box");
+            for target in targets {
+                let goal = Goal { target, range };
+                let asked = std::cell::RefCell::new(Vec::new());
+                let (found, looked) = goal.any_spot(bounds, |p| {
+                    asked.borrow_mut().push(p);
+                    false
+                });
+                assert!(!found);
+                let asked = asked.into_inner();
+                let mut in_range = 0u64;
+                for dx in -10..=10 {
+                    for dy in -10..=10 {
+                        for dz in -10..=10 {
+                            let p = target.offset(dx, dy, dz);
+                            if goal.reached(p) && bounds.contains(p) {
+                                in_range += 1;
+                                assert!(asked.contains(&p), "{goal:?}: {p:?} in range, not looked at");
+                            }
+                        }
                     }
                 }
+                assert_eq!(asked.len() as u64, in_range, "{goal:?}: only positions in range are asked about");
+                assert!(
+                    looked >= in_range && looked <= in_range + 200,
+                    "{goal:?}: {looked} looked at, {in_range} in range"
+                );
+                let (lo, hi) = goal.spot_box(bounds).expect("in the world");
+                assert!(in_range as usize <= goal.spot_count(bounds) && bounds.contains(lo) && bounds.contains(hi));
             }
         }
     }
@@ -257,9 +329,11 @@ mod tests {
         let goal = Goal { target: Pos::new(10, 0, 0), range: 4.0 };
         let (path, work) = counted(&grid, &data, Pos::new(-20, 0, 0), goal, &floor_to_lay, 20_000);
         assert_eq!(path, None);
-        let box_spots = goal.spot_count() as u64;
-        // The search looked at as many cells as the box holds, then at the whole box.
-        assert_eq!(work, 2 * box_spots, "{work} for a box of {box_spots}");
+        let box_spots = goal.spot_count(grid.bounds()) as u64;
+        // The search looked at as many cells as the box holds, then at the spots in range.
+        let (_, looked) = goal.any_spot(grid.bounds(), |_| false);
+        assert_eq!(work, box_spots + looked, "{work} for a box of {box_spots}");
+        assert!(looked < box_spots, "{looked}");
         // Without the check it would have looked at every cell it can get to.
         assert!(work < 61 * 61, "{work}");
     }
@@ -271,7 +345,7 @@ mod tests {
         let from = Pos::new(-6, 0, 0);
         let (path, work) = counted(&grid, &data, from, goal, &|_| false, 20_000);
         assert!(reach_distance(path.expect("a walk").end(from), goal.target) <= goal.range);
-        assert!(work < goal.spot_count() as u64, "{work}");
+        assert!(work < goal.spot_count(grid.bounds()) as u64, "{work}");
     }
 
     #[test]
@@ -291,7 +365,7 @@ mod tests {
             let path = path.expect("around the wall");
             assert!(goal.reached(path.end(from)), "range {range}");
             assert!(path.steps.iter().any(|p| p.z == -30), "range {range}: through the gap");
-            assert!(work > goal.spot_count() as u64, "range {range}: {work}");
+            assert!(work > goal.spot_count(grid.bounds()) as u64, "range {range}: {work}");
         }
     }
 
