@@ -17,6 +17,7 @@ mod blocker;
 mod board;
 mod build;
 mod consult;
+mod dead_ends;
 mod explore;
 mod factory;
 mod gate;
@@ -565,12 +566,14 @@ impl AgentCore {
             }
             for &(p, b) in &delta.placed {
                 self.knowledge.mem.saw_block(p, b);
+                self.knowledge.dead_ends.changed(p);
             }
             for &(p, _) in &delta.removed {
                 if p.y < 0 {
                     self.knowledge.mem.saw_dug(p);
                 }
                 self.knowledge.mem.saw_block(p, gatecrew_world::BlockId::AIR);
+                self.knowledge.dead_ends.changed(p);
             }
         }
         match self.work.purpose.take() {

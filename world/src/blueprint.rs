@@ -213,7 +213,7 @@ impl Blueprint {
                 );
             }
             // Counted before the cells are made, so that fifty large fills are refused
-            // before they take memory (a 3.5 KB file of them aborted on allocation).
+            // before they take memory: a small file of them would abort on allocation.
             let count = match f.shape {
                 FillShape::Solid => volume,
                 FillShape::Walls => {

@@ -77,7 +77,13 @@ impl AgentCore {
         }
         let mut heed: Vec<gatecrew_protocol::AgentId> = self.work.handovers.iter().map(|h| h.to).collect();
         heed.extend(self.blocker.awaiting.values().filter_map(|aw| aw.offers.current().map(|o| o.from)));
-        self.knowledge.mem.update(view, self.now, &heed);
+        // What changed in view may open a way to a cell a walk found none to.
+        let mut changed = Vec::new();
+        let track = !self.knowledge.dead_ends.is_empty();
+        self.knowledge.mem.update_noting(view, self.now, &heed, track.then_some(&mut changed));
+        for p in changed {
+            self.knowledge.dead_ends.changed(p);
+        }
         for &(p, b) in &view.blocks {
             let Some(i) = self.ctx.blueprint.index_of(p) else { continue };
             let Some(n) = self.work.plan.cell_node(i) else { continue };
@@ -419,6 +425,11 @@ impl AgentCore {
                 if matches!(f, Failure::NoPath { .. }) {
                     // No walk gets there: next time, a pillar.
                     self.work.lift.insert(n);
+                    if let Action::MoveTo { target, range } = action {
+                        if *target == pos {
+                            self.knowledge.dead_ends.remember(pos, *range);
+                        }
+                    }
                 }
                 let issue = match (action.name(), f) {
                     (_, Failure::NoPath { target }) | (_, Failure::PathBlocked { target }) => {

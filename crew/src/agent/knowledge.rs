@@ -1,17 +1,21 @@
 //! What a bot knows of the world and its crew beyond its private state (DESIGN section
-//! 4): what it has seen, each fact with the tick it was seen ([`Memory`]), and what the
-//! board told it of its teammates: who offered which item, and who refused it.
+//! 4): what it has seen, each fact with the tick it was seen ([`Memory`]), the cells its
+//! walks found no way to ([`DeadEnds`]), and what the board told it of its teammates:
+//! who offered which item, and who refused it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use gatecrew_protocol::{AgentId, ItemId};
 
 use super::Memory;
+use super::dead_ends::DeadEnds;
 
-/// What the bot has seen, and who offered or refused which item on the board.
+/// What the bot has seen, where its walks found no way, and who offered or refused
+/// which item on the board.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Knowledge {
     pub(super) mem: Memory,
+    pub(super) dead_ends: DeadEnds,
     pub(super) offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
     pub(super) refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
 }

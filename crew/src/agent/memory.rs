@@ -79,7 +79,7 @@ pub struct Memory {
 /// many as one request can name (`MAX_ADDRESSEES`). What it needs of the crowd is the
 /// nearest teammate and the nearest one seen offering an item; remembering every one of
 /// a thousand bots in sight would make memory per bot grow with the crew. Crews of up to
-/// nine bots see everyone, as before.
+/// nine bots see everyone: the bound only thins out a crowd larger than that.
 pub const ATTENTION: usize = gatecrew_protocol::MAX_ADDRESSEES;
 
 /// The teammates in `obs` a bot keeps in view, in the observation's order: everyone when
@@ -101,15 +101,39 @@ impl Memory {
     /// Teammates in `heed` (those it is handing items to or expecting them from) are
     /// always kept in view; of the others, only the [`ATTENTION`] nearest.
     pub fn update(&mut self, obs: &Observation, now: Tick, heed: &[AgentId]) {
+        self.update_noting(obs, now, heed, None);
+    }
+
+    /// As [`Self::update`], and with `changed`, notes there every cell whose block is
+    /// not the one remembered: seen for the first time, replaced, or gone.
+    pub fn update_noting(&mut self, obs: &Observation, now: Tick, heed: &[AgentId], changed: Option<&mut Vec<Pos>>) {
         let n = obs.near;
         let (lo, hi) = (obs.pos.offset(-n, -n, -n), obs.pos.offset(n, n, n));
         let inside =
             |p: &Pos| (lo.x..=hi.x).contains(&p.x) && (lo.y..=hi.y).contains(&p.y) && (lo.z..=hi.z).contains(&p.z);
         // Everything in the near box is seen: forget what is gone.
-        self.blocks.retain(|p, _| !inside(p));
+        let mut before = Vec::new();
+        let track = changed.is_some();
+        self.blocks.retain(|p, b| {
+            let keep = !inside(p);
+            if !keep && track {
+                before.push((*p, *b));
+            }
+            keep
+        });
         self.resources.retain(|p, _| !inside(p));
         for &(p, b) in &obs.blocks {
             self.blocks.insert(p, b);
+        }
+        if let Some(changed) = changed {
+            // `before` is in position order, as the map iterates.
+            changed.extend(before.iter().filter(|(p, b)| self.blocks.get(p) != Some(b)).map(|(p, _)| *p));
+            changed.extend(
+                obs.blocks
+                    .iter()
+                    .filter(|(p, _)| before.binary_search_by_key(p, |(q, _)| *q).is_err())
+                    .map(|(p, _)| *p),
+            );
         }
         for &(p, b) in &obs.resources {
             self.resources.insert(p, b);

@@ -197,7 +197,7 @@ impl AgentCore {
         // the way, one step up from the ground (a bot walks on the floor it has laid).
         let walks = !self.work.lift.contains(&n) || (pos.y == 0 && self.in_floor(pos));
         if anchored && walks && self.standing_known(pos) {
-            return Next::Act(n, Action::MoveTo { target: pos, range: self.ctx.physics.reach - 0.5 });
+            return self.walk_to(n, pos, self.ctx.physics.reach - 0.5);
         }
         // No column reaches an anchored cell: a pillar onto the structure, to walk on.
         let plan = if anchored {
@@ -209,7 +209,7 @@ impl AgentCore {
             // No spot or pillar the agent knows of, but it has not seen the site from
             // close by: what it believes unbuilt may be a floor to stand on by now (the
             // middle of a 9 x 9 floor is reached only from the floor). Go and look.
-            return Next::Act(n, Action::MoveTo { target: pos, range: self.look_range() });
+            return self.walk_to(n, pos, self.look_range());
         }
         if self.blocker.first_issue(Blocker::Node(n)).is_none() {
             // Out of reach of any known standing spot, or nothing to lean on: an issue
@@ -224,6 +224,17 @@ impl AgentCore {
         };
         self.work.scaffold = Some(OwnPillar::new(n, plan));
         self.work_pillar(OwnPillar::new(n, plan), n, pos, anchored, item, out)
+    }
+
+    /// A walk to within `range` of node `n`'s cell at `pos`; but where such a walk found
+    /// no way and nothing the agent knows of changed near the cell since, the node is
+    /// set aside as that walk's failure set it aside, and other work goes first.
+    fn walk_to(&mut self, n: NodeId, pos: Pos, range: f64) -> Next {
+        if self.knowledge.dead_ends.holds(pos, range) {
+            self.hold(Blocker::Node(n), Retry::Poll, format!("cannot reach {pos}"));
+            return Next::Again;
+        }
+        Next::Act(n, Action::MoveTo { target: pos, range })
     }
 
     fn work_pillar(
