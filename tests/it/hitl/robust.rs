@@ -1,4 +1,4 @@
-//! No utterance crashes a session, at any moment (issue 45): random lines, built from
+//! No utterance crashes a session, at any moment: random lines, built from
 //! the parser's own lexicon, the vocabulary, the halt words of eight languages, numbers
 //! and coordinates, and free text, enter scripted sessions at random ticks, on the
 //! partner world and on the house built as parts. Every session must end, every line
@@ -229,7 +229,7 @@ proptest! {
     }
 }
 
-/// The crash of issue 45: a step of the bed plan deleted after work on it started, in
+/// A step of the bed plan deleted after work on it started (once a crash), in
 /// every phrasing and at several moments (the planks step is started at once: the bot
 /// holds two and needs three).
 #[test]

@@ -1,6 +1,6 @@
-//! Input read once (issue 41): `check` opens each file once and reads it once, so a
-//! named pipe or `/dev/stdin` gives the verdict a file on disk gives (it hung on a FIFO
-//! and called a valid piped trace malformed at line 1); `analyze` and `export` read a
+//! Input read once: `check` opens each file once and reads it once, so a named pipe
+//! or `/dev/stdin` gives the verdict a file on disk gives (a second read would hang on
+//! a FIFO, or find a pipe already drained and call a valid trace malformed); `analyze` and `export` read a
 //! file once however many ways they reach it (a folder twice, a link loop); a task file
 //! of any format is read once, from a FIFO or a pipe as from the disk.
 
@@ -14,8 +14,8 @@ use crate::cli::gatecrew;
 use crate::common::default_config;
 use crate::hostile::default_run;
 
-/// How long a `check` may take before it counts as hung: far beyond the second it
-/// takes on a loaded machine, short of the test harness's patience.
+/// How long a `check` may take before it counts as hung: far beyond what it takes on
+/// a loaded machine, short of the test harness's patience.
 const HUNG: Duration = Duration::from_secs(300);
 
 /// The ways a file's bytes reach a reader.
