@@ -72,9 +72,9 @@ fn the_manager_never_sends_a_muted_bot_to_give() {
 
 /// A muted bot's asks never reach the manager, so no re-plan ever answers them: like a
 /// bot whose issue a drop fault lost, it hears nothing for a board window and recovers
-/// locally, instead of waiting to the end of the episode. Before, every
-/// muted bot with an issue of its own ended "waiting for the manager's re-plan", and
-/// central_dag lost most of suite v2's class D.
+/// locally, instead of waiting to the end of the episode: waiting, every muted bot with
+/// an issue of its own would end "waiting for the manager's re-plan", and central_dag
+/// would lose most of suite v2's class D.
 #[test]
 fn a_muted_bot_does_not_wait_for_the_manager_forever() {
     let mut lost = 0;

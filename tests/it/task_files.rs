@@ -146,7 +146,8 @@ fn every_cell_of_every_villagerbench_task_is_accounted_for() {
             multi_pair_tasks += 1;
         }
     }
-    // The shape that used to be cut at its first pair is in the file many times over.
+    // Tasks of several pairs, the shape a reader is likeliest to cut at its first
+    // pair, are in the file many times over.
     assert!(multi_pair_tasks >= 12, "{multi_pair_tasks}");
 
     // The raw blueprints: every block is a cell or a warning; numbers and items are

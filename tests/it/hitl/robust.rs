@@ -4,8 +4,8 @@
 //! partner world and on the house built as parts. Every session must end, every line
 //! must get the bot's answer in the tick it was handled, and the trace must read back.
 //!
-//! The deletes of started steps that used to panic (`crew/src/plan/graph.rs:140`, an
-//! executor frame still naming the deleted node) are pinned as their own cases.
+//! Deleting a started step is pinned as its own cases: it is where a panic is likeliest
+//! (the plan graph asked about a removed node, an executor frame still naming it).
 
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_hitl::classify::ParserClassifier;
