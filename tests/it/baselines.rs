@@ -1,7 +1,8 @@
 //! The baselines know no more than their real counterparts (docs/baselines.md):
 //! `central_dag`'s manager learns inventories only from the reports the agents send,
-//! each a counted manager line, and a muted bot neither reports nor is sent to give. (The manager's own tests, with beliefs that disagree
-//! with the world, are in `crew/src/episode/{manager,baseline}.rs`.)
+//! each a counted manager line, and a muted bot neither reports nor is sent to give.
+//! (The manager's own tests, with beliefs that disagree with the world, are in
+//! `crew/src/episode/{manager,baseline}.rs`.)
 
 use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_protocol::AgentId;

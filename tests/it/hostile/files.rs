@@ -15,8 +15,8 @@ fn blocks(n: usize) -> String {
     s
 }
 
-// Loading `[[block]]`s is linear in their number. That is a speed, so it is measured by `cargo bench -p gatecrew-benches --bench blueprint`, not
-// asserted here.
+// Loading `[[block]]`s is linear in their number. That is a speed, so it is measured by
+// `cargo bench -p gatecrew-benches --bench blueprint`, not asserted here.
 
 /// The total-cell limit is configurable: a lower one refuses a blueprint the default
 /// accepts, naming the entry that crossed it.

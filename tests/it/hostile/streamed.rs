@@ -1,8 +1,9 @@
-//! Input read once: `check` opens each file once and reads it once, so a named pipe
-//! or `/dev/stdin` gives the verdict a file on disk gives (a second read would hang on
-//! a FIFO, or find a pipe already drained and call a valid trace malformed); `analyze` and `export` read a
-//! file once however many ways they reach it (a folder twice, a link loop); a task file
-//! of any format is read once, from a FIFO or a pipe as from the disk.
+//! Input read once: `check` opens each file once and reads it once, so a named pipe or
+//! `/dev/stdin` gives the verdict a file on disk gives (a second read would hang on a
+//! FIFO, or find a pipe already drained and call a valid trace malformed); `analyze`
+//! and `export` read a file once however many ways they reach it (a folder twice, a
+//! link loop); a task file of any format is read once, from a FIFO or a pipe as from
+//! the disk.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
