@@ -162,8 +162,9 @@ fn analyze_via(dir: &Path, how: Delivery, name: &str, bytes: &[u8]) -> Vec<(u8, 
 }
 
 /// A construction trace and a kitchen trace, whole or damaged, through a FIFO or a pipe
-/// (`/dev/stdin`): `analyze` and `export` say what they say of the file on disk (both
-/// took any named path that is no regular file for a folder: "Not a directory").
+/// (`/dev/stdin`): `analyze` and `export` say what they say of the file on disk (a
+/// reader that takes any path that is no regular file for a folder fails with "Not a
+/// directory").
 #[test]
 fn analyze_and_export_read_fifos_and_pipes_as_the_disk() {
     let dir = tempfile::tempdir().unwrap();
