@@ -19,7 +19,8 @@ pub const DEFAULT_MAX_BLUEPRINT_BYTES: u64 = 4 << 20;
 
 /// The most keys, tables and array values a blueprint's TOML may hold: five for each
 /// of the 90,000 `[[block]]`s (header, `at`, two commas, `block`) of the largest
-/// blueprint measured to load under the 4 MiB file limit (docs/faults.md). A crew config or another TOML file has the general bound,
+/// blueprint measured to load under the 4 MiB file limit (docs/faults.md). A crew
+/// config or another TOML file has the general bound,
 /// [`gatecrew_protocol::limits::MAX_TOML_KEYS`]; the file limit keeps a blueprint's
 /// parse to about half of what it allows a config.
 pub const MAX_BLUEPRINT_TOML_NODES: usize = 450_000;

@@ -163,7 +163,8 @@ impl AgentCore {
 
     /// The next walk of the exploration, when the bot has nothing else to do. `Err(())`
     /// when the exploration just stopped (its items' nodes are revisited as any held
-    /// item's are: the caller looks at the build once more); `Ok(None)` when it does not explore now.
+    /// item's are: the caller looks at the build once more); `Ok(None)` when it does
+    /// not explore now.
     pub(super) fn explore_next(&mut self) -> Result<Option<Action>, ()> {
         let busy = !self.blocker.awaiting.is_empty()
             || !self.work.handovers.is_empty()
