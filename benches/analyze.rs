@@ -1,4 +1,4 @@
-//! `gatecrew analyze` (issue 20), on the traces of the whole suite under the gated
+//! `gatecrew analyze`, on the traces of the whole suite under the gated
 //! policy, written once in setup:
 //! - `read_240_traces`: reading and folding every trace, on every core (bytes per second);
 //! - `read_240_traces_one_core`: the same on a pool of one thread (per core);

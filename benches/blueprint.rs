@@ -1,12 +1,12 @@
-//! Loading a blueprint of many `[[block]]` entries: linear in the blocks. The line of
-//! each block once came from scanning the file from its start, so 40k blocks took 43 s
-//! (stop 23). Read the ratio of the two rows: four times the blocks should take about
+//! Loading a blueprint of many `[[block]]` entries: linear in the blocks, as long as no
+//! block's line number comes from scanning the file from its start (docs/faults.md has
+//! what that cost). Read the ratio of the two rows: four times the blocks should take about
 //! four times as long (BTreeMap inserts add a little); a quadratic loader takes sixteen.
 //!
 //! `blueprint_index/*`, in the thread's CPU time: `Blueprint::index_of` at every
 //! position of the blueprint's box and one block around it (the lookups placement,
 //! observation and path search make: cells and the air beside them), against a
-//! `BTreeMap` of the same cells (the index it replaced), on a solid box, the house
+//! `BTreeMap` of the same cells (the plain alternative), on a solid box, the house
 //! and the village.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The default house with crews of 3, 100 and 1,000 bots (issue 20), on the stepper and
+//! The default house with crews of 3, 100 and 1,000 bots, on the stepper and
 //! on the actor runtime in the same run: how time grows with the crew, and the actors'
 //! overhead at each size. Bots beyond the three listed start around the site and the
 //! listed materials are dealt out by share (`--agents`); memory per bot is measured

@@ -6,7 +6,7 @@
 //! only from the last episode's start, so in this loop of short episodes it parses
 //! about one episode in each 100 ms; the row `..._every_line_parsed` makes it parse
 //! every line as it arrives, which is what a single long episode watched throughout
-//! costs. The bound is 10% (docs/benchmarks.md has the figures).
+//! costs. The bound is 10% (docs/benchmarks.md has the figures).
 //!
 //! Wall time on a shared machine depends on the CPU share the process gets, so after
 //! each row the bench also prints the CPU time (from /proc, Linux) that the crew's

@@ -93,9 +93,9 @@ pub struct BotsSpec {
     /// grammar admits whitespace, so twice that and some.
     pub max_tokens: u32,
     /// One call's timeout in milliseconds. A decision's prompt is 150-250 tokens: under
-    /// a second on the local 135M server by its profile, and the issue measured a
-    /// worst 14.9 s adjudication on a busy 2-core machine; 10 s keeps a dead endpoint
-    /// from holding a crew long while letting a loaded one answer.
+    /// a second on the local 135M server by its profile, but a busy machine can take
+    /// far longer (docs/benchmarks.md); 10 s keeps a dead endpoint from holding a crew
+    /// long while letting a loaded one answer.
     pub timeout_ms: u64,
 }
 

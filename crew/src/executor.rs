@@ -1,4 +1,4 @@
-//! The executor model (issue 16): how a bot turns what it knows into what it does.
+//! The executor model: how a bot turns what it knows into what it does.
 //!
 //! Under `scripted`, the default, a bot's decisions are the agent core's and cost
 //! nothing: actions take the world's ticks, chat costs the baselines' fixed reading

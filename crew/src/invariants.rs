@@ -1,4 +1,4 @@
-//! The invariants every episode keeps, whatever faults are on (issue 8), checked from
+//! The invariants every episode keeps, whatever faults are on, checked from
 //! the inside: the property tests and `gatecrew soak` run episodes through
 //! [`run_checked`] and count [`Violation`]s, which must stay at zero.
 //!

@@ -133,7 +133,8 @@ pub struct FaultSpec {
     pub mute: Vec<u32>,
 }
 
-/// The largest crew `--agents` builds: the scale issue 20 asks for (crews of 10,000 bots).
+/// The largest crew `--agents` builds: crews of 10,000 bots, the largest scale the engine
+/// is built and measured for.
 pub const MAX_CREW: usize = 10_000;
 // Every id of the largest crew reads back from its trace.
 const _: () = assert!(MAX_CREW < gatecrew_protocol::AgentId::LIMIT as usize);

@@ -1,4 +1,4 @@
-//! A gate decision allocates nothing once the agent's buffers have grown (issue 20): the
+//! A gate decision allocates nothing once the agent's buffers have grown: the
 //! decision of `benches/gate.rs` (the 200-cell yard of `gate/decision_200_nodes`) and
 //! one for every item the agent places, each counted after one call that lets the
 //! buffers grow. The allocator of this test binary counts each thread's allocations.

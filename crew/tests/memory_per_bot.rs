@@ -1,9 +1,8 @@
-//! Memory per bot on a large crew (issue 20): at most 100 KB a bot at its peak on the
-//! stepper, the world and the board included, for 1,000 bots on the village (every suite
-//! template on one site, 3,104 cells) and on the default house. Each bot used to hold
-//! its own copy of the crew's task graph (682 MB for the village at 1,000 bots); the
-//! blueprint's graph is shared now. The allocator of this test binary counts the bytes
-//! held by this thread (the stepper runs on it).
+//! Memory per bot on a large crew: at most 100 KB a bot at its peak on the stepper, the
+//! world and the board included, for 1,000 bots on the village (every suite template on
+//! one site, 3,104 cells) and on the default house. The bound holds because the
+//! blueprint's task graph is shared, not copied per bot. The allocator of this test
+//! binary counts the bytes held by this thread (the stepper runs on it).
 
 use std::path::Path;
 

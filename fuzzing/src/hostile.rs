@@ -1,4 +1,4 @@
-//! Harnesses for what reaches gatecrew from outside at run time (issue 19): crew
+//! Harnesses for what reaches gatecrew from outside at run time: crew
 //! configs, scripted sessions, a person's chat line through intent reading into the
 //! recipe planner, the line splitter under the websocket and the bridge (and the
 //! websocket's origin check), and the bridge's protocol lines.

@@ -8,10 +8,11 @@
 //! * [`board_message`]: wire messages and sequences of posts on the board;
 //! * [`llm_reply`]: chat-completions bodies and the model's answer;
 //! * [`crew_config`], [`script`], [`chat_plan`], [`line_split`], [`bridge_line`]: what
-//!   reaches a run from outside (issue 19): crew configs, scripted sessions, a chat
+//!   reaches a run from outside: crew configs, scripted sessions, a chat
 //!   line through intent reading into the recipe planner, the capped line splitter of
 //!   the websocket and the bridge with the origin check, and the bridge's lines;
-//! * [`replay_serve`], [`grid_file`], [`kitchen_files`]: what issue 41 bounded: the
+//! * [`replay_serve`], [`grid_file`], [`kitchen_files`]: files read whole, each under a
+//!   bound (docs/faults.md, "Limits"): the
 //!   replay server's trace and page requests, the calibration grid, and the kitchen's
 //!   recipe and level files.
 //!

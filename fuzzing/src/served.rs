@@ -1,4 +1,4 @@
-//! Harnesses for the files and messages issue 41 names: what the replay server reads
+//! Harnesses for the files and messages read whole from outside: what the replay server reads
 //! (a trace, then the page's requests), the calibration grid, and the kitchen's recipe
 //! and level files.
 //!

@@ -4,14 +4,14 @@
 //! turns it into a sub-graph.
 //!
 //! A count typed in chat is read once, at this edge, into a [`Count`] (1 to
-//! [`MAX_COUNT`], the protocol's bound: what one bot can carry). A count outside it is
-//! no goal but a [`BadCount`], which the partner answers in words: never a silent
-//! clamp, never an absurd plan.
+//! [`MAX_COUNT`], the protocol's bound: what one bot can carry). A count outside it, or
+//! a fraction, is no goal but a [`BadCount`], which the partner answers in words,
+//! quoting the count as it was said: never a silent clamp, never an absurd plan.
 
 use gatecrew_protocol::{Count, CountError, ItemId, MAX_COUNT, Pos};
 use gatecrew_world::GameData;
 
-use crate::words::{Vocabulary, coords, count, item_words, words};
+use crate::words::{CountProblem, NotACount, Vocabulary, coords, count, item_words, words};
 
 /// What the person wants the bot to achieve, in game terms (read from a line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,29 +47,38 @@ impl Goal {
     }
 }
 
-/// A goal naming an item with a count no bot can carry out: 0, or more than
-/// [`MAX_COUNT`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("{error}")]
+/// A goal naming an item with a count no bot can carry out: 0, a fraction, or more
+/// than [`MAX_COUNT`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{said}")]
 pub struct BadCount {
     /// The item named.
     pub item: ItemId,
-    /// What is wrong with the count.
+    /// The count as it was said, and what is wrong with it.
     #[source]
-    pub error: CountError,
+    pub said: NotACount,
 }
 
 impl BadCount {
-    /// The partner's answer to the person.
+    /// What is wrong with the count.
+    pub fn problem(&self) -> CountProblem {
+        self.said.problem
+    }
+
+    /// The partner's answer to the person: it quotes the count as the person wrote it.
     pub fn reply(&self, data: &GameData) -> String {
         let name = item_words(data, self.item);
-        match self.error {
-            CountError::NotPositive(n) => {
-                format!("I cannot get {n} {name}: say how many, from 1 to {MAX_COUNT}.")
+        let said = &self.said.said;
+        match self.said.problem {
+            CountProblem::OutOfBounds(CountError::NotPositive(_)) => {
+                format!("I cannot get {said} {name}: say how many, from 1 to {MAX_COUNT}.")
             }
-            CountError::TooLarge(n) => format!(
-                "I cannot get {n} {name}: one bot carries at most {MAX_COUNT} (36 stacks of 64); say a number from 1 to {MAX_COUNT}."
+            CountProblem::OutOfBounds(CountError::TooLarge(_)) => format!(
+                "I cannot get {said} {name}: one bot carries at most {MAX_COUNT} (36 stacks of 64); say a number from 1 to {MAX_COUNT}."
             ),
+            CountProblem::NotWhole => {
+                format!("I cannot get {said} {name}: a count is a whole number; say one from 1 to {MAX_COUNT}.")
+            }
         }
     }
 }
@@ -94,9 +103,12 @@ pub fn read_goal_checked(text: &str, vocab: &Vocabulary) -> Option<ReadGoal> {
     match (item, at) {
         (Some(item), Some((from, _))) => Some(Ok(Goal::Fetch { item, from })),
         (Some(item), None) => {
-            // No count said: one.
-            let said = count(&ws, skip.as_ref()).unwrap_or_else(|| Count::new(1));
-            Some(said.map(|count| Goal::Obtain { item, count }).map_err(|error| BadCount { item, error }))
+            let said = match count(&ws, skip.as_ref()) {
+                Some(said) => said,
+                // No count said: one.
+                None => Ok(Count::new(1).expect("1 is a count")),
+            };
+            Some(said.map(|count| Goal::Obtain { item, count }).map_err(|said| BadCount { item, said }))
         }
         (None, _) if ws.iter().any(|w| BUILD_WORDS.contains(&w.as_str())) => Some(Ok(Goal::Build)),
         (None, _) => None,

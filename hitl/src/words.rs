@@ -177,15 +177,18 @@ fn phrase_key(s: &str) -> String {
     words(s).iter().map(|w| singular(w)).collect::<Vec<_>>().join(" ")
 }
 
-/// Lower-case words: letters, digits and a leading minus on numbers; everything else
-/// separates.
+/// Lower-case words: letters, digits, a leading minus on numbers and a decimal point
+/// between digits ("1.5" is one word, so that it is read as the fraction it is, not as
+/// "1"); everything else separates.
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        let minus = c == '-' && cur.is_empty() && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-        if c.is_alphanumeric() || c == '\'' || minus {
+        let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        let minus = c == '-' && cur.is_empty() && next_digit;
+        let point = c == '.' && cur.ends_with(|p: char| p.is_ascii_digit()) && next_digit;
+        if c.is_alphanumeric() || c == '\'' || minus || point {
             if c != '\'' {
                 cur.extend(c.to_lowercase());
             }
@@ -237,11 +240,44 @@ pub fn coords(ws: &[String]) -> Option<(Pos, std::ops::Range<usize>)> {
     None
 }
 
+/// Why a count that was said is not one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CountProblem {
+    /// A whole number outside 1 to [`gatecrew_protocol::MAX_COUNT`].
+    #[error(transparent)]
+    OutOfBounds(#[from] CountError),
+    /// A number with a fractional part ("1.5", "2.5e0").
+    #[error("a count is a whole number")]
+    NotWhole,
+}
+
+/// A count that was said but is not one: the word as the person wrote it (letters,
+/// digits, `-` and `.` only, see [`words`]), so that the answer quotes what was said
+/// rather than the value it saturated to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{said}\": {problem}")]
+pub struct NotACount {
+    /// The word that said the count.
+    pub said: String,
+    /// What is wrong with it.
+    pub problem: CountProblem,
+}
+
 /// A count said in words or digits, outside `skip` (the coordinates): "10", "ten",
 /// "a dozen", "a stack", "a couple". Read once into a [`Count`]: `Some(Err)` when one
-/// is said but is 0 or more than one bot can carry ("get 0 sticks", "get 1100000000
-/// crafting tables").
-pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Result<Count, CountError>> {
+/// is said but is 0, a fraction, or more than one bot can carry ("get 0 sticks", "get
+/// 1.5 sticks", "get 1100000000 crafting tables").
+pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Result<Count, NotACount>> {
+    let (i, said) = said_count(ws, skip)?;
+    let word = || ws[i].clone();
+    Some(match said {
+        Some(n) => Count::new(n).map_err(|e| NotACount { said: word(), problem: e.into() }),
+        None => Err(NotACount { said: word(), problem: CountProblem::NotWhole }),
+    })
+}
+
+/// The word that says a count, and its whole value (`None`: a fraction).
+fn said_count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<(usize, Option<i64>)> {
     const NUMBERS: [&str; 21] = [
         "zero",
         "one",
@@ -270,10 +306,10 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
             continue;
         }
         if let Some(n) = number(w) {
-            return Some(Count::new(n));
+            return Some((i, n));
         }
         if let Some(n) = NUMBERS.iter().position(|x| x == w) {
-            return Some(Count::new(n as i64));
+            return Some((i, Some(n as i64)));
         }
         let next = ws.get(i + 1).map(String::as_str);
         let n = match (w.as_str(), next) {
@@ -283,7 +319,7 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
             ("few", _) => 3,
             _ => continue,
         };
-        return Some(Count::new(n));
+        return Some((i, Some(n)));
     }
     None
 }
@@ -291,22 +327,24 @@ pub fn count(ws: &[String], skip: Option<&std::ops::Range<usize>>) -> Option<Res
 /// A number written in digits, as the count it says: "12"; "-1" (a count below one, not
 /// a word to skip, which left the default of one); "1e3" is 1000 and "1e400" or digits
 /// past `i64` a count far too large, never a failed read. The value
-/// saturates at the `i64` bounds, where [`Count::new`] refuses it either way.
-fn number(w: &str) -> Option<i64> {
+/// saturates at the `i64` bounds, where [`Count::new`] refuses it either way. `Some(None)`:
+/// a number with a fractional part ("1.5", "2.5e0"), which is no count.
+fn number(w: &str) -> Option<Option<i64>> {
     let digits = w.strip_prefix('-').unwrap_or(w);
     // "nan", "inf" and "e5" are words; a number starts with a digit.
     if !digits.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
     if let Ok(n) = w.parse::<i64>() {
-        return Some(n);
+        return Some(Some(n));
     }
     let negative = w.starts_with('-');
     if digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(if negative { i64::MIN } else { i64::MAX });
+        return Some(Some(if negative { i64::MIN } else { i64::MAX }));
     }
-    // `as` saturates: an infinite or huge value is i64::MAX (or MIN), a fraction is cut.
-    w.parse::<f64>().ok().map(|f| f as i64)
+    // `as` saturates: an infinite or huge value is i64::MAX (or MIN).
+    let f = w.parse::<f64>().ok()?;
+    Some((f.fract() == 0.0 || f.is_infinite()).then_some(f as i64))
 }
 
 /// An item's name in words ("oak planks").

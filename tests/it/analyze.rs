@@ -144,7 +144,8 @@ fn metrics_match_hand_computed_values() {
 }
 
 /// A truncated tail is skipped with a warning; the episode it cut short (no
-/// `episode_end`) is named and left out of the figures (issue 19: it used to count).
+/// `episode_end`) is named and left out of the figures: its counts are incomplete, and
+/// would skew every mean they entered.
 #[test]
 fn a_truncated_tail_is_reported_and_its_episode_left_out() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
-//! The baselines know no more than their real counterparts (issue 15, "fair
-//! baselines"; docs/baselines.md): `central_dag`'s manager learns inventories only from
-//! the reports the agents send, each a counted manager line, and a muted bot neither
-//! reports nor is sent to give. (The manager's own tests, with beliefs that disagree
-//! with the world, are in `crew/src/episode/{manager,baseline}.rs`.)
+//! The baselines know no more than their real counterparts (docs/baselines.md):
+//! `central_dag`'s manager learns inventories only from the reports the agents send,
+//! each a counted manager line, and a muted bot neither reports nor is sent to give.
+//! (The manager's own tests, with beliefs that disagree with the world, are in
+//! `crew/src/episode/{manager,baseline}.rs`.)
 
 use gatecrew_crew::{Overrides, Policy, Setup};
 use gatecrew_protocol::AgentId;
@@ -73,9 +73,9 @@ fn the_manager_never_sends_a_muted_bot_to_give() {
 
 /// A muted bot's asks never reach the manager, so no re-plan ever answers them: like a
 /// bot whose issue a drop fault lost, it hears nothing for a board window and recovers
-/// locally, instead of waiting to the end of the episode. Before, every
-/// muted bot with an issue of its own ended "waiting for the manager's re-plan", and
-/// central_dag lost most of suite v2's class D.
+/// locally, instead of waiting to the end of the episode: waiting, every muted bot with
+/// an issue of its own would end "waiting for the manager's re-plan", and central_dag
+/// would lose most of suite v2's class D.
 #[test]
 fn a_muted_bot_does_not_wait_for_the_manager_forever() {
     let mut lost = 0;

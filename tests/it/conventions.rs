@@ -1,4 +1,4 @@
-//! Command-line conventions (issue 40): a panic is an error with exit 1 and the trace
+//! Command-line conventions: a panic is an error with exit 1 and the trace
 //! kept, SIGTERM is said and exits 143, shells get completions, and an export of
 //! traces holding no construction episode is refused instead of writing empty tables.
 

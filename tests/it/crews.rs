@@ -218,7 +218,7 @@ fn drive(
 }
 
 /// A round with more awake agents than [`STEP_BATCH`] is handed to the driver in
-/// batches (a round's observations were most of a 10,000-bot run's memory, issue 20):
+/// batches (a whole round's observations would be most of a large crew's memory):
 /// no `Step` need is larger, some round is split, every input's view is what the world
 /// shows at that moment (nothing moves between the batches of a round), and the actors,
 /// which step each batch concurrently, write the stepper's trace.

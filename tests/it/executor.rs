@@ -1,4 +1,4 @@
-//! The `llm` executor model (issue 16): applied alike to every policy, deterministic on
+//! The `llm` executor model: applied alike to every policy, deterministic on
 //! both runtimes, invisible under the scripted executor, and its parts (latency,
 //! mistakes, the context window) doing what they say.
 
@@ -274,7 +274,7 @@ fn a_mistaken_consult_flips_the_verdict() {
 /// The manager re-plans from the status it is shown, written out and counted: every
 /// unplaced cell is a line of its prompt, so re-plans late in the build, with fewer
 /// cells left, are shorter than the first. A modelled size (a fixed part and 4 tokens a
-/// cell, as before) would make every two prompts differ by a multiple of 4; counted
+/// cell) would make every two prompts differ by a multiple of 4; counted
 /// lines (coordinates, block names, owners) do not.
 #[test]
 fn a_replan_prompt_is_the_status_counted() {

@@ -1,4 +1,4 @@
-//! Exploration as the last resort (issue 15): a bot whose item the board failed, with no
+//! Exploration as the last resort: a bot whose item the board failed, with no
 //! route it knows, goes and looks once nothing else is left to do.
 
 use gatecrew_crew::{Overrides, Setup};

@@ -171,8 +171,8 @@ fn next_due_waits_for_outcomes_in_flight() {
     assert_eq!(ep.next_due(board.next_deadline()), Some(Tick(0)));
 }
 
-/// `central_dag` with the glass holder gone after its first report (issue 15, "fair
-/// baselines"): the manager, which learns inventories only from reports and has no
+/// `central_dag` with the glass holder gone after its first report (docs/baselines.md,
+/// central_dag): the manager, which learns inventories only from reports and has no
 /// word of the failure, still orders the holder to deliver; the order is not delivered,
 /// nothing comes, the window runs out, and the failed bot never acts again.
 #[test]

@@ -1,4 +1,4 @@
-//! Crews under injected faults (issue 8): every fault of DESIGN section 3 at random
+//! Crews under injected faults: every fault of DESIGN section 3 at random
 //! rates, random seeds and policies. Whatever happens, no item is created or lost, the
 //! episode ends by its tick limit, no idle agent waits on a window past its deadline,
 //! no issue is escalated again inside its cooldown, and the same seed replays the same
@@ -210,10 +210,10 @@ fn class_d_episodes_with_faults_end_locally_and_never_loop() {
     assert!(chains_checked >= 50, "only {chains_checked} issue chains in class D");
 }
 
-/// A muted bot is cut off the board both ways (issue 15, "fair baselines"): it posts
-/// nothing, hears no request and hands nothing over, under every policy. Before, it
-/// queued a hand-over while answering a request whose offer the mute then dropped, so
-/// every "muted holder" episode completed through it.
+/// A muted bot is cut off the board both ways (docs/baselines.md, "What a muted or
+/// failed bot does"): it posts nothing, hears no request and hands nothing over, under
+/// every policy. A hand-over queued while answering a request whose offer the mute
+/// drops would let every "muted holder" episode complete through the muted bot.
 #[test]
 fn a_muted_holder_hands_nothing_over_under_any_policy() {
     let muted = crate::common::muted_episodes();

@@ -1,14 +1,14 @@
-//! A human partner in the loop (issue 9): scripted sessions over the hitl world drive
+//! A human partner in the loop: scripted sessions over the hitl world drive
 //! every intervention type and check the plan updates and the bot's behaviour; task
 //! memory across restarts and a corrupted file; the plan operations and repair rules;
 //! the live session over a websocket; the intent benchmark's sets and the open
 //! evaluation format; the model classifier against the real llama.cpp server; a house
-//! built as named parts (issue 17: leaving out the glass, the top layer first, a stop
+//! built as named parts (leaving out the glass, the top layer first, a stop
 //! in any phrasing, a stop that cuts a walk, a question that changes nothing, a house that obtains
-//! the glass it lacks); counts typed out of bounds (issue 19); game chat as players type
+//! the glass it lacks); counts typed out of bounds; game chat as players type
 //! it, stops in eight languages, questions before acting on an unsure or plan-dropping
 //! reading, preferences that steer the planner, named places to go to, a stop that
-//! lets a placement finish as on a server, every failure with its reason (issue 45).
+//! lets a placement finish as on a server, every failure with its reason.
 
 mod chat;
 mod counts;

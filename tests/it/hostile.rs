@@ -1,4 +1,4 @@
-//! Hostile and unlucky input (issue 19): whatever a file, a chat line, a socket, a
+//! Hostile and unlucky input: whatever a file, a chat line, a socket, a
 //! signal or a server sends, gatecrew answers with a clear error or a clean result, in
 //! bounded memory and time, and keeps what it had already written. The files of the
 //! bad-input corpus (`tests/bad_input`) cover the plain errors; these tests cover what

@@ -1,4 +1,4 @@
-//! What an issue is (DESIGN section 8, issue 15): one blocker of one agent. A blocker met
+//! What an issue is (DESIGN section 8): one blocker of one agent. A blocker met
 //! again is the same issue (the gate runs again under its id); items that arrive resolve
 //! it whichever way they came; waits on a teammate's block are counted apart.
 

@@ -1,4 +1,4 @@
-//! The CuisineWorld kitchen (issue 21): every shared level and recipe loads, hostile
+//! The CuisineWorld kitchen: every shared level and recipe loads, hostile
 //! files are named with their JSON path, the world's orders, tools and timing behave as
 //! MindAgent's, CoS is what it says, the policies serve orders, and `gatecrew cos` runs,
 //! on the stepper and on actors with the same bytes; the dispatcher can be a real model.

@@ -1,4 +1,4 @@
-//! The rollout oracle (issue 15, DESIGN sections 3 and 8): an escalation the agent
+//! The rollout oracle (DESIGN sections 3 and 8): an escalation the agent
 //! makes because it knows no local route, where the world holds one out of its view,
 //! counts as unnecessary at the budget the rollout needed.
 

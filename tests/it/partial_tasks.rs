@@ -1,4 +1,4 @@
-//! Task files with cells that can never be built run partial (issue 39): the cells are
+//! Task files with cells that can never be built run partial: the cells are
 //! left out with a warning each, counted as `cells_dropped` in `--json` and the trace,
 //! and the listing says "partial"; `check` names the task of each error and reads a
 //! file in one pass; `--agents` deals a task's inventories out to another crew size.

@@ -87,7 +87,7 @@ fn a_failed_place_node_lets_the_agent_go_on_with_other_work() {
     assert_eq!(g.backtrack(first), Backtrack::Continue { and: g.root(), set_aside: root });
 }
 
-/// The counts the gate reads instead of walking the plan (issue 20) must equal a walk
+/// The counts the gate reads instead of walking the plan must equal a walk
 /// after any sequence of state changes and expansions cleared again.
 #[test]
 fn the_plan_keeps_its_place_counts_as_states_change() {
@@ -137,7 +137,7 @@ fn the_plan_keeps_its_place_counts_as_states_change() {
     assert!(g.places_not_done() < 16, "some places were marked done");
 }
 
-/// A bot's own nodes sit on the shared blueprint graph (issue 20): alternatives under a
+/// A bot's own nodes sit on the shared blueprint graph: alternatives under a
 /// blueprint `obtain` node, cleared and made again, take the ids one graph would have
 /// given them (petgraph reuses a removed node's index), backtracking crosses from the
 /// bot's layer into the blueprint's, and a prerequisite across the layers is walked.

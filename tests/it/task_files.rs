@@ -146,7 +146,8 @@ fn every_cell_of_every_villagerbench_task_is_accounted_for() {
             multi_pair_tasks += 1;
         }
     }
-    // The shape that used to be cut at its first pair is in the file many times over.
+    // Tasks of several pairs, the shape a reader is likeliest to cut at its first
+    // pair, are in the file many times over.
     assert!(multi_pair_tasks >= 12, "{multi_pair_tasks}");
 
     // The raw blueprints: every block is a cell or a warning; numbers and items are
@@ -352,8 +353,8 @@ fn listing_an_80_mb_file_takes_a_bounded_amount_of_memory() {
     };
     assert_eq!(field("ids=") as usize, n);
     let grew = field("peak_kib=").saturating_sub(field("before_kib="));
-    // The file is 80 MB; parsed whole it took 586 MB. Bounded by the largest task
-    // (here 80 KB of text), listing and importing it needs a few MB.
+    // The file is 80 MB, and parsed whole it would take several times that. Bounded by
+    // the largest task (here 80 KB of text), listing and importing it needs a few MB.
     assert!(grew < 100 * 1024, "listing an 80 MB file grew the peak by {grew} KiB");
 }
 

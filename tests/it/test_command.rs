@@ -43,7 +43,7 @@ fn no_test_skips_a_check_because_of_the_environment() {
     rust_files(&root().join("tests"), &mut files);
     assert!(files.len() > 30, "found the tests: {}", files.len());
     let this = Path::new(file!()).file_name().unwrap();
-    // The shapes a skip took before: an opt-out variable and a message instead of a check.
+    // The shapes a skip takes: an opt-out variable and a message instead of a check.
     let needles = ["SKIP_", "SKIPPED", "skipping this check", "to skip the"];
     let mut found = Vec::new();
     for f in files.iter().filter(|f| f.file_name() != Some(this)) {

@@ -43,8 +43,7 @@ pub use left_out::{LeftOut, LeftOutReason};
 
 /// The farthest a blueprint coordinate may lie from the origin on any axis: Minecraft's
 /// world border. Keeps every extent and neighbour computation inside `i32`: a door at
-/// `y = i32::MAX` and a fill across the whole `i32` range overflowed (found while
-/// fixing the same kind of crash the `task_file` fuzz target hit).
+/// `y = i32::MAX` or a fill across the whole `i32` range would overflow.
 pub const MAX_COORD: i32 = 30_000_000;
 
 fn in_world(p: Pos) -> bool {
@@ -213,7 +212,7 @@ impl Blueprint {
                 );
             }
             // Counted before the cells are made, so that fifty large fills are refused
-            // before they take memory (a 3.5 KB file of them aborted on allocation).
+            // before they take memory: a small file of them would abort on allocation.
             let count = match f.shape {
                 FillShape::Solid => volume,
                 FillShape::Walls => {

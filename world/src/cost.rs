@@ -11,8 +11,8 @@
 //! pruned at the budget, and it never counts teammates' inventories.
 //!
 //! The gate prices a recovery on every decision, so a planner can borrow its buffers
-//! ([`Scratch`]) from its caller: once they have grown, a query allocates nothing
-//! (issue 20). The memo is cleared per planner: it is only valid for one position,
+//! ([`Scratch`]) from its caller: once they have grown, a query allocates nothing.
+//! The memo is cleared per planner: it is only valid for one position,
 //! inventory and memory, and its entries depend on the search path (an item on the
 //! stack is refused), so it is never carried from one decision to the next.
 //!

@@ -269,7 +269,8 @@ impl GameData {
     }
 
     /// [`GameData::tools_satisfying`] into `out` (cleared first): the same items in the
-    /// same order, without allocating once `out` has grown (the gate's planner, issue 20).
+    /// same order, without allocating once `out` has grown: the gate's planner asks on
+    /// every decision.
     pub fn tools_satisfying_into(&self, need: ToolNeed, out: &mut Vec<ItemId>) {
         out.clear();
         out.extend(self.satisfying(need));

@@ -119,7 +119,7 @@ impl std::error::Error for LoadError {}
 
 /// The 1-based line of a byte offset in `text`. Scans from the start: for one error.
 /// A loader that asks for many lines uses a [`LineIndex`] (asking this for every
-/// `[[block]]` made loading quadratic: 40k blocks took 43 s).
+/// `[[block]]` would make loading quadratic; docs/faults.md has what that cost).
 pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }

@@ -4,22 +4,23 @@
 
 /// The default for [`max_blueprint_cells`]: as many as the largest single `fill` may
 /// write. A `[world]` holds at most 4,000,000 cells and every bundled or generated
-/// blueprint fewer than 2,000; a million cells take about 100 MB while loading.
+/// blueprint fewer than 2,000; a million cells still load in bounded memory
+/// (docs/faults.md, "Limits", has the measurements).
 pub const DEFAULT_MAX_BLUEPRINT_CELLS: u64 = 1_000_000;
 
 /// The variable that overrides [`DEFAULT_MAX_BLUEPRINT_CELLS`].
 pub const MAX_BLUEPRINT_CELLS_VAR: &str = "GATECREW_MAX_BLUEPRINT_CELLS";
 
-/// The default for [`max_blueprint_bytes`]. Reading a blueprint takes about 60 times
-/// its size while it is parsed when it is all `[[block]]`s (a 44 MB file of a million
-/// blocks took 2.5 GB and 37 s, measured), so 4 MiB bound that to about 250 MB; the
-/// largest bundled blueprint is 3 KB, a 2,000-cell one written block by block 100 KB.
+/// The default for [`max_blueprint_bytes`]. Parsing a blueprint that is all
+/// `[[block]]`s takes many times its size in memory (docs/faults.md, "Limits", has the
+/// measurements), so the file's size is what bounds it; 4 MiB is far above any bundled
+/// blueprint or a 2,000-cell one written block by block.
 pub const DEFAULT_MAX_BLUEPRINT_BYTES: u64 = 4 << 20;
 
 /// The most keys, tables and array values a blueprint's TOML may hold: five for each
 /// of the 90,000 `[[block]]`s (header, `at`, two commas, `block`) of the largest
-/// blueprint measured to load under the 4 MiB file limit (3.9 MB, 234 MB peak, 1.8 s;
-/// docs/faults.md). A crew config or another TOML file has the general bound,
+/// blueprint measured to load under the 4 MiB file limit (docs/faults.md). A crew
+/// config or another TOML file has the general bound,
 /// [`gatecrew_protocol::limits::MAX_TOML_KEYS`]; the file limit keeps a blueprint's
 /// parse to about half of what it allows a config.
 pub const MAX_BLUEPRINT_TOML_NODES: usize = 450_000;

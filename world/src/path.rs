@@ -169,9 +169,9 @@ pub fn find_path(
     // is one is asked only once the search has looked at as many cells as the question
     // would: a walk that ends sooner never pays for it. Every spot looked at is work.
     let spot_count = goal.spot_count(grid.bounds());
-    // The best-known cost to each position found. SipHash was a fifth of a village run's
-    // time on actors (perf, issue 20); the map is never iterated, so the order of its
-    // entries cannot reach a result.
+    // The best-known cost to each position found, under a fast hash: SipHash stood out
+    // in profiles of large runs (docs/benchmarks.md). The map is never iterated, so the
+    // order of its entries cannot reach a result.
     let mut best: HashMap<Pos, (u64, Option<Pos>)> = HashMap::default();
     let mut open = BinaryHeap::new();
     let mut seq: u64 = 0;

@@ -69,7 +69,7 @@ pub struct Rules {
     /// Reach, from the eyes to a block's surface.
     pub reach: f64,
     /// How far a bot sees teammates, containers and resources (16 blocks: DESIGN
-    /// section 4's default view radius; it was 32 before issue 15).
+    /// section 4's default view radius).
     pub sight: i32,
     /// Half-size of the box of blocks a bot sees around itself.
     pub near: i32,
@@ -85,13 +85,15 @@ pub struct Rules {
     pub furnace_block: String,
     /// Blocks bots use first for temporary scaffolds (pillars to stand on, supports for
     /// floating parts), in order of preference: the list the issue names. Left out of
-    /// a config's serialisation when it is the default, so configs hash as before.
+    /// a config's serialisation when it is the default, so a config that leaves it
+    /// there hashes the same as one written without the field.
     #[serde(skip_serializing_if = "is_default_scaffold")]
     pub scaffold_blocks: Vec<String>,
     /// What the ground below `y = 0` is made of: a bot may dig its top layer (`y = -1`)
     /// for the block's drops, as a player digs dirt for a scaffold, beside anything
     /// built and under no one. Left out of a config's serialisation when it is the
-    /// default (dirt), so configs hash as before.
+    /// default (dirt), so a config that leaves it there hashes the same as one
+    /// written without the field.
     #[serde(skip_serializing_if = "is_default_ground")]
     pub ground_block: String,
 }

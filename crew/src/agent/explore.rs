@@ -1,4 +1,4 @@
-//! Exploration as the last resort (issue 15, "Exploration"): a bot knows the world only
+//! Exploration as the last resort: a bot knows the world only
 //! from what it has seen, so when the board failed an item and no route to it is known,
 //! it goes and looks before giving the item up, as a player would.
 //!
@@ -23,8 +23,8 @@
 //! (`search_ticks` x [`FALLBACK_REACH`], 2,400 ticks or 480 blocks at the defaults: the
 //! same cost DESIGN 5.5's last resort may spend on one long local chain), and a walk is
 //! started only if its straight-line cost still fits. When the budget or the pattern
-//! runs out the blocker stays held as before and the end-of-episode report says what
-//! was searched.
+//! runs out the blocker stays held, as it is when there is nothing to explore, and the
+//! end-of-episode report says what was searched.
 
 use gatecrew_protocol::trace::{FallbackCause, GateAction};
 use gatecrew_protocol::{IssueId, ItemId, Pos};
@@ -162,8 +162,9 @@ impl AgentCore {
     }
 
     /// The next walk of the exploration, when the bot has nothing else to do. `Err(())`
-    /// when the exploration just stopped (its items' nodes are revisited again as before:
-    /// the caller looks at the build once more); `Ok(None)` when it does not explore now.
+    /// when the exploration just stopped (its items' nodes are revisited as any held
+    /// item's are: the caller looks at the build once more); `Ok(None)` when it does
+    /// not explore now.
     pub(super) fn explore_next(&mut self) -> Result<Option<Action>, ()> {
         let busy = !self.blocker.awaiting.is_empty()
             || !self.work.handovers.is_empty()
@@ -229,7 +230,7 @@ impl AgentCore {
             e.left.swap_remove(i);
             return Ok(Some(Action::MoveTo { target: p, range: SEEK_RANGE }));
         }
-        // Stopped: the items stay held as before (the report says what was searched).
+        // Stopped: the items stay held (the report says what was searched).
         Err(())
     }
 

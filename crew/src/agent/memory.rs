@@ -79,7 +79,7 @@ pub struct Memory {
 /// many as one request can name (`MAX_ADDRESSEES`). What it needs of the crowd is the
 /// nearest teammate and the nearest one seen offering an item; remembering every one of
 /// a thousand bots in sight would make memory per bot grow with the crew. Crews of up to
-/// nine bots see everyone, as before.
+/// nine bots see everyone: the bound only thins out a crowd larger than that.
 pub const ATTENTION: usize = gatecrew_protocol::MAX_ADDRESSEES;
 
 /// The teammates in `obs` a bot keeps in view, in the observation's order: everyone when

@@ -44,11 +44,10 @@ use crate::agent::{StepInput, StepOutput};
 /// with more awake agents asks in batches, in agent-id order, and applies every output
 /// after the last, so the trace is the one a single batch gives. Each input carries the
 /// agent's observation, and on a crowded site an observation lists every teammate in
-/// sight: handed out for a whole round of 10,000 bots they were 938 of the run's
-/// 1,048 MB (issue 20, heaptrack). The size is not a tuned figure: far above the
-/// worker threads any machine runs a batch on (2 here), small beside the crews
-/// where memory counts (1,000 and up); a crew of up to this many is stepped in one batch,
-/// as before.
+/// sight: handed out for a whole round of a very large crew they would be most of the
+/// run's memory. The size is not a tuned figure: far above the worker threads any
+/// machine runs a batch on, small beside the crews where memory counts (1,000 and up);
+/// a crew of up to this many is stepped in one batch.
 pub const STEP_BATCH: usize = 256;
 
 /// Agents stepped so far in a round, and where the next batch starts.

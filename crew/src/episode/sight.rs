@@ -1,9 +1,8 @@
 //! Views the agents take themselves.
 //!
 //! An agent's view of the world ([`World::observe`]) lists every teammate in sight, so
-//! on a crowded site taking the views is the round's largest serial cost: at 1,000 bots
-//! on the default house, about 11 of the stepper's 39 ms go to the views of the two
-//! rounds that wake every bot (docs/benchmarks.md, eighth pass). They
+//! on a crowded site taking the views is the round's largest serial cost (measured in
+//! docs/benchmarks.md, eighth pass). They
 //! are independent of one another and of the agents' steps, and the world does not
 //! change while a round's views are taken (the outputs are applied after the round's
 //! last batch), so a runtime that steps agents in parallel can let each agent take its

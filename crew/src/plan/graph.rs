@@ -7,7 +7,7 @@
 //! partner's nodes carry a label for the person and an origin, and a string in every
 //! crew node would make the gate's walks (which read nodes thousands of times per
 //! episode) touch more memory for nothing. Each user's code is monomorphised, so the
-//! crew's graph compiles to what it was before it was shared. The child edge is generic
+//! crew's graph pays nothing for the partner's payload. The child edge is generic
 //! too (`L`): the crew's is its rank (ranks are unique among siblings there), the
 //! partner's also carries when it was made, which orders a re-linked child and tells
 //! the repair rules which edge of a cycle is the newest.
@@ -300,8 +300,8 @@ impl<N, L: ChildLink> AndOr<N, L> {
     }
 
     /// All transitive dependents into `out` (cleared first), in id order. A bit per
-    /// node marks what was found and `out` doubles as the walk's stack: the gate used
-    /// to build a `BTreeSet` per walk, and walk four times per decision (issue 20).
+    /// node marks what was found and `out` doubles as the walk's stack: the gate walks
+    /// several times per decision, and a set built per walk would allocate every time.
     pub fn descendants_into(&self, n: NodeId, out: &mut Vec<NodeId>) {
         self.descendants_with(n, out, &mut Vec::new());
         out.sort_unstable();

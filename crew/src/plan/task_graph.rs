@@ -6,8 +6,8 @@
 //! behind an `Arc` ([`Base`]). What is private is small: a state per node
 //! ([`Mark`]), and the nodes a bot adds itself, which are only ever the alternatives
 //! under its own `obtain` nodes and `obtain` nodes for items no place needs
-//! ([`Own`]). A crew of 1,000 bots on a 3,104-cell blueprint held 1,000 copies of the
-//! graph, about 480 KB a bot (issue 20); now it holds one, and a bot a byte or two per
+//! ([`Own`]). A copy of the graph per bot would make a crew's memory grow with crew
+//! size times blueprint size; this way a crew holds one, and a bot a byte or two per
 //! node.
 //!
 //! Node ids are one space, as if the graph were one: the base's nodes first, then the
@@ -68,7 +68,7 @@ pub struct TaskGraph {
     marks: Vec<Mark>,
     own: Own,
     /// Counts kept as node states change, so the gate reads them instead of walking
-    /// every node per decision (issue 20).
+    /// every node per decision.
     tally: Tally,
     /// What the gate asks of the nodes it was asked about, kept as the graph changes.
     watches: watch::Watches,
@@ -326,7 +326,7 @@ impl TaskGraph {
     /// [`TaskGraph::descendants_into`] with the caller's bitset buffer, in the order
     /// found (not sorted): bit `i` of `seen` is set for each descendant of index `i`, so a
     /// caller asks `seen` instead of searching `out`. No allocation once `out` and `seen`
-    /// have grown (the gate, issue 20).
+    /// have grown: the gate asks on every decision.
     pub fn descendants_with(&self, n: NodeId, out: &mut Vec<NodeId>, seen: &mut Vec<u64>) {
         if self.own.requires.is_empty() && matches!(self.at(n), At::Base(_)) {
             // No edge leaves the base: its own walk.

@@ -97,6 +97,16 @@ impl std::fmt::Debug for LlmClient {
 /// A failed exchange: why, and what came back.
 type Failed = super::reply::BodyFailure;
 
+/// How long an idle pooled connection is kept for the next call: less than the
+/// keep-alive of the servers this talks to, so that no call is written to a
+/// connection the server has closed. llama.cpp's server announces `Keep-Alive:
+/// timeout=5` and closes an idle connection after 5 s (measured on the pinned
+/// xllamacpp build); uvicorn (vLLM's server) and Node's HTTP server default to 5 s too.
+/// The margin covers the reply's way back. A synchronous caller's runtime sleeps
+/// between calls, so its pool never sees the server's close: only the idle time tells
+/// that a connection is dead before a call is written to it.
+const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(4);
+
 impl LlmClient {
     /// A client for `spec`, reading the key from the variable it names. `det` is the
     /// deterministic adjudicator the default fallback uses.
@@ -117,6 +127,7 @@ impl LlmClient {
         let http = reqwest::Client::builder()
             .connect_timeout(spec.timeout())
             .timeout(spec.timeout())
+            .pool_idle_timeout(POOL_IDLE)
             .redirect(redirects)
             .build()
             .map_err(LlmClientError::Build)?;

@@ -7,6 +7,7 @@ use gatecrew_protocol::{CountError, MAX_COUNT};
 use gatecrew_world::GameData;
 
 use super::*;
+use crate::words::CountProblem;
 
 fn data() -> GameData {
     GameData::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/data/minecraft-1.20.4.json"))).unwrap()
@@ -50,7 +51,7 @@ fn zero_and_too_many_are_bad_counts_with_a_clear_reply() {
     for (text, error) in cases {
         let (d, g) = read(text);
         let Some(Err(bad)) = g else { panic!("{text}: {g:?}") };
-        assert_eq!(bad.error, error, "{text}");
+        assert_eq!(bad.problem(), CountProblem::OutOfBounds(error), "{text}");
         let reply = bad.reply(&d);
         assert!(reply.starts_with("I cannot get "), "{reply}");
         assert!(reply.contains(&format!("from 1 to {MAX_COUNT}")), "{reply}");
@@ -92,8 +93,53 @@ fn a_number_in_any_notation_is_the_count_it_says() {
         let (_, g) = read(&text);
         match (Count::new(n), g) {
             (Ok(want), Some(Ok(Goal::Obtain { count, .. }))) => assert_eq!(count, want, "{text}"),
-            (Err(want), Some(Err(bad))) => assert_eq!(bad.error, want, "{text}"),
+            (Err(want), Some(Err(bad))) => assert_eq!(bad.problem(), CountProblem::OutOfBounds(want), "{text}"),
             (want, got) => panic!("{text}: want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+/// A fraction is no count: "1.5" is read whole, not cut at its point into a count of 1
+/// (and a "5" left over). A whole number written with a point is the count it says.
+#[test]
+fn a_fraction_is_a_bad_count_and_a_whole_number_with_a_point_is_a_count() {
+    for said in ["1.5", "0.5", "-2.5", "2304.5", "2.5e0", "1.25e1"] {
+        let text = format!("get {said} sticks");
+        let (d, g) = read(&text);
+        let Some(Err(bad)) = g else { panic!("{text}: {g:?}") };
+        assert_eq!(bad.problem(), CountProblem::NotWhole, "{text}");
+        assert_eq!(
+            bad.reply(&d),
+            format!("I cannot get {said} stick: a count is a whole number; say one from 1 to {MAX_COUNT}.")
+        );
+    }
+    for (said, n) in [("2.0", 2), ("1.5e1", 15), ("64.00", 64)] {
+        let text = format!("get {said} sticks");
+        match read(&text).1 {
+            Some(Ok(Goal::Obtain { count, .. })) => assert_eq!(count.get(), n, "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    // A full stop after a count ends the sentence; it is not a decimal point.
+    match read("get 5 sticks.").1 {
+        Some(Ok(Goal::Obtain { count, .. })) => assert_eq!(count.get(), 5),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The answer quotes the count as it was said, never the value it saturated to: "1e400"
+/// and thirty nines are answered as themselves, not as 9223372036854775807.
+#[test]
+fn the_answer_quotes_the_count_as_it_was_said() {
+    let nines = "9".repeat(30);
+    for said in ["1e400", nines.as_str(), "-1e400", "-1", "zero", "2305"] {
+        let text = format!("get {said} sticks");
+        let (d, g) = read(&text);
+        let Some(Err(bad)) = g else { panic!("{text}: {g:?}") };
+        let reply = bad.reply(&d);
+        assert!(reply.starts_with(&format!("I cannot get {said} stick: ")), "{text}: {reply}");
+        for saturated in [i64::MAX.to_string(), i64::MIN.to_string()] {
+            assert!(!reply.contains(&saturated), "{text}: {reply}");
         }
     }
 }

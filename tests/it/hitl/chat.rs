@@ -1,4 +1,4 @@
-//! Game chat as players type it (issue 45), in sessions on the partner world with the
+//! Game chat as players type it, in sessions on the partner world with the
 //! bed in progress: each family of indirect phrasings (a request round an add, an add
 //! tied to the end of the work, a step the person has or does, "actually ... first"),
 //! with slang and typos, is read as its intent; a stop in any of eight languages halts

@@ -41,7 +41,7 @@ fn the_set_has_over_a_hundred_utterances_over_plans_of_12_120_215_nodes() {
         }
     }
     // The parser's accuracy is held to what docs/hitl.md reports for it on these lines:
-    // a floor far below it (it was 50%) let the documented figure rot.
+    // a floor far below it would let the documented figure rot unnoticed.
     let prepared = eval::prepare(&set, &d, &v, &|r| blueprints(r, &d));
     let (rows, unscored) = eval::run(&set, &prepared, &mut ParserClassifier, &v, &d);
     assert!(unscored.is_empty(), "{unscored:?}");

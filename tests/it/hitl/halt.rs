@@ -1,4 +1,4 @@
-//! A stop typed while a walk is under way (issue 17): the walk is cut where the bot has
+//! A stop typed while a walk is under way: the walk is cut where the bot has
 //! got to within the tick the stop is typed, it stays there and places nothing while
 //! stopped, and "go on" re-plans from where it stands and finishes the house. The
 //! session is driven round by round so that the bot's position can be read each tick.

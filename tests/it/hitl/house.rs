@@ -1,4 +1,4 @@
-//! Scripted sessions over a house (issue 17): the partner plans its build as named
+//! Scripted sessions over a house: the partner plans its build as named
 //! parts; leaving out the glass removes the glass and the house completes without it;
 //! starting with the top layer reorders the build; a stop in any phrasing halts within
 //! the tick it is said; a question changes nothing.

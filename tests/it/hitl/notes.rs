@@ -1,4 +1,4 @@
-//! What the person tells of their taste and their places steers the bot (issue 45):
+//! What the person tells of their taste and their places steers the bot:
 //! a preference decides the wood a chest is made of where any planks will do, and a
 //! named place is somewhere the bot can be sent ("go to my house").
 

@@ -1,11 +1,11 @@
-//! No utterance crashes a session, at any moment (issue 45): random lines, built from
+//! No utterance crashes a session, at any moment: random lines, built from
 //! the parser's own lexicon, the vocabulary, the halt words of eight languages, numbers
 //! and coordinates, and free text, enter scripted sessions at random ticks, on the
 //! partner world and on the house built as parts. Every session must end, every line
 //! must get the bot's answer in the tick it was handled, and the trace must read back.
 //!
-//! The deletes of started steps that used to panic (`crew/src/plan/graph.rs:140`, an
-//! executor frame still naming the deleted node) are pinned as their own cases.
+//! Deleting a started step is pinned as its own cases: it is where a panic is likeliest
+//! (the plan graph asked about a removed node, an executor frame still naming it).
 
 use gatecrew_crew::{Overrides, Setup};
 use gatecrew_hitl::classify::ParserClassifier;
@@ -229,7 +229,7 @@ proptest! {
     }
 }
 
-/// The crash of issue 45: a step of the bed plan deleted after work on it started, in
+/// A step of the bed plan deleted after work on it started (once a crash), in
 /// every phrasing and at several moments (the planks step is started at once: the bot
 /// holds two and needs three).
 #[test]

@@ -1,4 +1,4 @@
-//! The sample session in docs/hitl.md is what the command prints (issue 45): the
+//! The sample session in docs/hitl.md is what the command prints: the
 //! script and the command are read from the document, run as written from a directory
 //! holding the script (and the source tree's `configs`), and the output is compared
 //! line for line with the document's block.

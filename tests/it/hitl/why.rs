@@ -1,4 +1,4 @@
-//! Every failure says why, and "done" is said only when it is (issue 45): a bed in a
+//! Every failure says why, and "done" is said only when it is: a bed in a
 //! world with no way to white wool fails naming the wool and what each way to it ran
 //! into, and the session's last word is not "everything is done"; the shipped partner
 //! world holds the cobweb patch its comment promises (the string of three wool).

@@ -75,7 +75,7 @@ fn huge_counts_never_reach_the_recipe_planner_and_the_largest_one_plans() {
     let v = Vocabulary::new(&d).unwrap();
     let k = Everything(&d);
     for name in ["crafting_table", "iron_ingot", "oak_planks", "bread", "iron_pickaxe"] {
-        // Since issue 19 a count typed in chat is a `Count` read at the edge: a huge
+        // A count typed in chat is a `Count` read at the edge: a huge
         // one is a bad count answered in words, never a goal.
         for n in HUGE {
             let said = format!("get {n} {}", name.replace('_', " "));

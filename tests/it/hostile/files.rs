@@ -15,9 +15,8 @@ fn blocks(n: usize) -> String {
     s
 }
 
-// Loading `[[block]]`s is linear (it was quadratic: 40k blocks took 43 s). That is a
-// speed, so it is measured by `cargo bench -p gatecrew-benches --bench blueprint`, not
-// asserted here.
+// Loading `[[block]]`s is linear in their number. That is a speed, so it is measured by
+// `cargo bench -p gatecrew-benches --bench blueprint`, not asserted here.
 
 /// The total-cell limit is configurable: a lower one refuses a blueprint the default
 /// accepts, naming the entry that crossed it.
@@ -30,8 +29,8 @@ fn the_blueprint_cell_limit_is_configurable() {
     assert!(e.to_string().contains("GATECREW_MAX_BLUEPRINT_CELLS"), "{e}");
 }
 
-/// A blueprint file past the size limit is refused before it is read: a 44 MB file of
-/// a million `[[block]]`s took 2.5 GB and 37 s to parse before its cells were counted.
+/// A blueprint file past the size limit is refused before it is read: parsing one costs
+/// many times its size in memory before its cells are counted (docs/faults.md).
 #[test]
 fn an_oversized_blueprint_file_is_refused_unread() {
     let dir = tempfile::tempdir().unwrap();

@@ -14,7 +14,8 @@ fn cut_short() -> String {
     WHOLE.lines().take(2).map(|l| format!("{}\n", l.replace("e1", "e9"))).collect()
 }
 
-/// A typo in `--partner` used to truncate yesterday's trace before it was noticed.
+/// A typo in `--partner` leaves yesterday's trace whole: a run that never starts must
+/// not truncate it.
 #[test]
 fn a_bad_interactive_flag_keeps_the_existing_trace() {
     let dir = tempfile::tempdir().unwrap();

@@ -86,7 +86,7 @@ fn redirects_to_another_host_are_not_followed() {
 }
 
 /// A redirect that keeps the endpoint's scheme, host and port is followed, the request
-/// and its body resent (issue 41: a 307 was answered with a fallback); a relative and an
+/// and its body resent, not answered with a fallback; a relative and an
 /// absolute location both, for each status that keeps the method and body.
 #[test]
 fn same_origin_redirects_are_followed_with_the_request() {

@@ -1,8 +1,9 @@
-//! Input read once (issue 41): `check` opens each file once and reads it once, so a
-//! named pipe or `/dev/stdin` gives the verdict a file on disk gives (it hung on a FIFO
-//! and called a valid piped trace malformed at line 1); `analyze` and `export` read a
-//! file once however many ways they reach it (a folder twice, a link loop); a task file
-//! of any format is read once, from a FIFO or a pipe as from the disk.
+//! Input read once: `check` opens each file once and reads it once, so a named pipe or
+//! `/dev/stdin` gives the verdict a file on disk gives (a second read would hang on a
+//! FIFO, or find a pipe already drained and call a valid trace malformed); `analyze`
+//! and `export` read a file once however many ways they reach it (a folder twice, a
+//! link loop); a task file of any format is read once, from a FIFO or a pipe as from
+//! the disk.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -14,8 +15,8 @@ use crate::cli::gatecrew;
 use crate::common::default_config;
 use crate::hostile::default_run;
 
-/// How long a `check` may take before it counts as hung: far beyond the second it
-/// takes on a loaded machine, short of the test harness's patience.
+/// How long a `check` may take before it counts as hung: far beyond what it takes on
+/// a loaded machine, short of the test harness's patience.
 const HUNG: Duration = Duration::from_secs(300);
 
 /// The ways a file's bytes reach a reader.
@@ -161,8 +162,9 @@ fn analyze_via(dir: &Path, how: Delivery, name: &str, bytes: &[u8]) -> Vec<(u8, 
 }
 
 /// A construction trace and a kitchen trace, whole or damaged, through a FIFO or a pipe
-/// (`/dev/stdin`): `analyze` and `export` say what they say of the file on disk (both
-/// took any named path that is no regular file for a folder: "Not a directory").
+/// (`/dev/stdin`): `analyze` and `export` say what they say of the file on disk (a
+/// reader that takes any path that is no regular file for a folder fails with "Not a
+/// directory").
 #[test]
 fn analyze_and_export_read_fifos_and_pipes_as_the_disk() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! `gatecrew bench-llm`: the latency profile of the `llm` executor model (issue 16),
+//! `gatecrew bench-llm`: the latency profile of the `llm` executor model,
 //! fitted from a real server's own token counts; bad endpoints fail with what was wrong.
 
 use gatecrew_gating::llm::LlmProfile;

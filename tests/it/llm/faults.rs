@@ -12,9 +12,10 @@ use super::fake::{Fake, Reply, answer, completion};
 use super::{adjudications, config_with, gatecrew, spec, trace};
 
 const TIMEOUT_MS: u64 = 400;
-/// What a fallback may take beyond the timeout. Generous: on a loaded 2-core machine
-/// 300 ms was missed; what the bound must show is that the timeout cuts the exchange
-/// short, and the hanging server would hold it for 60 s, so 2 s is far below that.
+/// What a fallback may take beyond the timeout. Generous, since a loaded machine can
+/// miss a tight margin (docs/benchmarks.md); what the bound must show is that the
+/// timeout cuts the exchange short, and the hanging server would hold it for 60 s,
+/// so 2 s is far below that.
 const MARGIN_MS: u64 = 2000;
 
 fn card() -> DecisionCard {

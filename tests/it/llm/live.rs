@@ -4,9 +4,9 @@
 //! 20 s on a loaded one, and we measured 28 s with the two cores' load average at 7.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use gatecrew_gating::llm::{FallbackReason, LlmClient, OutputMode};
+use gatecrew_gating::llm::{BlockingChat, FallbackReason, LlmClient, OutputMode};
 use gatecrew_gating::{DecisionCard, Deterministic, Features};
 use gatecrew_protocol::trace::IssueName;
 
@@ -158,5 +158,27 @@ fn gatecrew_run_with_a_live_endpoint_completes_the_default_episode_and_replays_b
             "replay on the {} differs",
             if stepper { "stepper" } else { "actors" }
         );
+    }
+}
+
+/// llama.cpp's server closes a keep-alive connection after 5 s idle. A synchronous
+/// client's runtime sleeps between calls and never sees that close, so a call made
+/// after a pause longer than the server's keep-alive must go out on a new connection:
+/// answered, not an immediate transport error.
+#[test]
+fn a_call_after_the_servers_keep_alive_ran_out_is_answered() {
+    let url = live_url();
+    let _turn = live_turn();
+    let det = Deterministic { midpoint: 0.75 };
+    let chat = BlockingChat::new(LlmClient::with_key(spec(&url, LIVE_TIMEOUT_MS), det, None).unwrap()).unwrap();
+    let body = serde_json::json!({
+        "model": MODEL,
+        "messages": [{ "role": "user", "content": "Say yes." }],
+        "max_tokens": 2
+    });
+    for pause in [Duration::ZERO, Duration::from_millis(5_600)] {
+        std::thread::sleep(pause);
+        let (reply, ms) = chat.chat(body.clone());
+        assert!(reply.is_ok(), "after a pause of {pause:?}: {reply:?} in {ms} ms");
     }
 }

@@ -1,4 +1,4 @@
-//! A person beside the partner on the local flying-squid server (issue 45): a second
+//! A person beside the partner on the local flying-squid server: a second
 //! mineflayer client, the person, types in the game's chat where the wool is, "make a
 //! white bed", a stop while the bot walks to the chest, and "go on". The walk is cut
 //! in the round the stop enters, the bot makes the bed afterwards, the person reads

@@ -23,7 +23,7 @@ const WALK_LIMIT: usize = 1600;
 const GROUND_LIMIT: usize = 400;
 
 /// Feet at this height or higher: a walk off a pillar stays on the structure (a bot on
-/// the ground walks as before, and digs its pillar down first).
+/// the ground walks like any walker, and digs its pillar down first).
 const MIN_FEET: i32 = 1;
 
 impl OwnPillar {

@@ -32,7 +32,7 @@ fn scene() -> (World, Blueprint, ItemId) {
 
 /// The rollout walks to the tree, mines a log and crafts planks on the clone: it takes
 /// some ticks, more at a bigger distance than the walk alone; the world it was given
-/// is exactly as before, and a second rollout answers the same.
+/// is left untouched, and a second rollout answers the same.
 #[test]
 fn the_rollout_finds_a_far_tree_leaves_the_world_untouched_and_repeats_itself() {
     let (w, bp, planks) = scene();

@@ -90,9 +90,9 @@ pub enum Directive {
         /// How many come.
         count: u32,
         /// When the manager gives the delivery up (and tells the bot to recover): the
-        /// bot waits until then. Its own hand-over timeout was shorter whenever a
-        /// re-plan paused the crew or another directive came first, and the soak found
-        /// bots idle past it (issue 19).
+        /// bot waits until then, not on its own hand-over timeout, which does not know
+        /// of a re-plan that paused the crew or a directive that came first, and so can
+        /// end while the delivery is still under way.
         deadline: Tick,
     },
     /// Bring items to a teammate.
