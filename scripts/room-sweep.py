@@ -3,11 +3,13 @@
 transfer"): N rooms 9 x 9, 2-5 high, a roof on 40%, three bots outside on three sides,
 the crew's planks exactly the blueprint's, split unevenly; one `run --stepper` each.
 Prints one line per room: TSR, windows timed out, board rejections, unreachable refusals.
-usage: scripts/room-sweep.py BIN N SEED"""
+With `inside`, one of the three bots may start inside the room and 70% have a roof.
+usage: scripts/room-sweep.py BIN N SEED [inside]"""
 import json, random, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 BIN, N, SEED = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+INSIDE = sys.argv[4:] == ["inside"]
 work = Path(tempfile.mkdtemp())
 (work / "blueprints").mkdir()
 (work / "data").mkdir()
@@ -22,12 +24,15 @@ def blueprint(h, roof):
 rng = random.Random(SEED)
 complete = timeouts = 0
 for i in range(N):
-    h = rng.choice([2, 3, 3, 4, 5]); roof = rng.random() < 0.4
+    h = rng.choice([2, 3, 3, 4, 5]); roof = rng.random() < (0.7 if INSIDE else 0.4)
     n = 32 * h + (81 if roof else 0)
     starts = []
-    for side in rng.sample("WENS", 3):
+    for side in rng.sample("WENSI" if INSIDE else "WENS", 3):
         d, o = rng.randint(1, 6), rng.randint(0, 8)
-        starts.append({"W": (-d, o), "E": (8 + d, o), "N": (o, -d), "S": (o, 8 + d)}[side])
+        if side == "I":
+            starts.append((rng.randint(1, 7), rng.randint(1, 7)))
+        else:
+            starts.append({"W": (-d, o), "E": (8 + d, o), "N": (o, -d), "S": (o, 8 + d)}[side])
     few = rng.choice([0, 2, 8, 16])
     inv = [n - 2 * few, few, few] if rng.random() < 0.5 else [(n - few) // 2, n - few - (n - few) // 2, few]
     rng.shuffle(inv)
