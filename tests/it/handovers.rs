@@ -102,3 +102,32 @@ fn a_stranded_giver_does_not_win_a_second_window_it_cannot_deliver() {
         rest.iter().any(|m| m.0 == MessageKind::CannotSupply && m.1 == bot1 && m.3.as_deref() == Some("unreachable"));
     assert!(said_so, "bot1 answers that it cannot get there: {rest:?}");
 }
+
+/// MindCraft's flower for three: a giver that walked to where it last saw the receiver
+/// and finds it out of reach, and out of view, does not try the same give there again
+/// (it looks for the receiver at its share of the blueprint): one failed give, not a
+/// dozen in a row, and the crew completes under gated and under gated central_dag.
+#[test]
+fn a_give_that_finds_the_receiver_gone_is_not_tried_again_at_the_same_place() {
+    use gatecrew_crew::Policy;
+    use gatecrew_protocol::trace::ActionName;
+    use gatecrew_tasks::{Aliases, TaskFile, TaskOptions};
+    let file = crate::common::root().join("tests/fixtures/external/minecollab/flower_three_agents.json");
+    let data = crate::common::data();
+    let task = TaskFile::read(&file).unwrap().import(None, &data, &Aliases::none()).unwrap();
+    for policy in [Policy::Gated, Policy::GatedCentralDag] {
+        let s = gatecrew_tasks::setup(&task, &file, &TaskOptions { data: data.clone(), seed: 1, policy, agents: None })
+            .unwrap();
+        let (events, _) = run(&s);
+        let failed = events
+            .iter()
+            .filter(|e| {
+                matches!(&e.kind, EventKind::Action { action: ActionName::Give, ok: false, reason: Some(r), .. }
+                    if r == "out_of_reach")
+            })
+            .count();
+        assert!(failed <= 2, "{policy:?}: {failed} gives failed out of reach");
+        let Some(EventKind::EpisodeEnd { complete, tsr, .. }) = events.last().map(|e| &e.kind) else { panic!() };
+        assert!(*complete, "{policy:?}: tsr {tsr}");
+    }
+}

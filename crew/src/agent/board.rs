@@ -313,6 +313,17 @@ impl AgentCore {
             (Action::Give { .. }, Ok(_) | Err(Failure::AlreadyHandedOver { .. })) => {
                 self.work.handovers.retain(|h| h.window != window);
             }
+            // The receiver is not where this bot last saw it and is out of view: going
+            // back to that place would only fail the same give again.
+            (Action::Give { to, .. }, Err(Failure::OutOfReach { .. })) => {
+                let to = *to;
+                if !self.knowledge.mem.visible().iter().any(|(a, _)| *a == to) {
+                    self.knowledge.mem.not_there(to);
+                }
+                if let Some(h) = self.work.handovers.iter_mut().find(|h| h.window == window) {
+                    h.attempts += 1;
+                }
+            }
             // No walk leads to the requester (stranded on an upper floor, walled in):
             // waiting would only let the window time out.
             (Action::MoveTo { .. }, Err(Failure::NoPath { .. })) => {

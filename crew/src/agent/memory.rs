@@ -230,6 +230,12 @@ impl Memory {
         self.teammates.get(&a).map(|(p, _)| *p)
     }
 
+    /// `a` is not where it was last seen (a give there found it out of reach): its old
+    /// place is forgotten until it comes into view again.
+    pub fn not_there(&mut self, a: AgentId) {
+        self.teammates.remove(&a);
+    }
+
     /// Containers as last seen.
     pub fn containers(&self) -> &BTreeMap<Pos, SeenContainer> {
         &self.containers
