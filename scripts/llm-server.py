@@ -170,8 +170,9 @@ def main() -> None:
     ap.add_argument(
         "--parallel", type=int, default=4, help="concurrent request slots, each with --ctx tokens (default 4)"
     )
-    # 2048: central_dag's re-plan prompts for model-driven bots reach 863 tokens on suite
-    # v2's test split (measured; docs/model-bots.md), and bench-llm wants 2048 too.
+    # 2048: model-driven bots' prompts on suite v2's test split stay under 1,200 tokens but
+    # for central_dag's re-plans on the largest blueprints (docs/model-bots.md, measured);
+    # bench-llm wants 2048 too.
     ap.add_argument("--ctx", type=int, default=2048, help="context tokens per slot (default 2048)")
     ap.add_argument(
         "--threads", type=int, default=None, help="CPU threads (default: the idle cores, at least one)"
