@@ -69,17 +69,17 @@ fn a_stranded_givers_window_goes_to_the_other_teammate() {
     assert_eq!(timeouts, 0, "a window timed out");
 }
 
-/// As above, but bot2 spares fewer than bot0 asks for: after bot1's withdrawal bot2
-/// hands over what it can and bot0 asks for the rest at once. bot1, still stranded where
-/// it found no walk to bot0 (neither has moved), says so at once instead of winning the
-/// window a second time; nobody else has glass, and the row stays short.
+/// As above, but bot2 spares fewer than bot0 needs, and bot0 places its row of four from
+/// where it stands: after bot1's withdrawal bot2 hands over what it can, bot0 lays it and
+/// asks for the rest once it runs out. bot1, still stranded where it found no walk to bot0
+/// (neither has moved), says so at once instead of winning the window a second time;
+/// nobody else has glass, and the row stays short.
 #[test]
 fn a_stranded_giver_does_not_win_a_second_window_it_cannot_deliver() {
     let dir = tempfile::tempdir().unwrap();
-    let bp = "name = \"row\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [8, 0, 0]\nblock = \"glass\"\n";
+    let bp = "name = \"row\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [3, 0, 0]\nblock = \"glass\"\n";
     let column = "fill = [{ from = [4, 0, 4], to = [4, 1, 4], block = \"stone\" }]\n";
-    let agents =
-        [(Pos::new(-2, 0, 2), "dirt = 1"), (Pos::new(4, 2, 4), "glass = 9"), (Pos::new(10, 0, 2), "glass = 5")];
+    let agents = [(Pos::new(1, 0, 2), "dirt = 1"), (Pos::new(4, 2, 4), "glass = 9"), (Pos::new(10, 0, 2), "glass = 2")];
     let s = setup_with(dir.path(), bp, &agents, 8, column);
     let (events, _) = run(&s);
     let (bot0, bot1, bot2) = (AgentId(0), AgentId(1), AgentId(2));
