@@ -1,13 +1,12 @@
 //! Asking the board for an item (DESIGN section 5.6, "Addressing").
 //!
 //! A request names at most k teammates (the board config's `ring`, default 4). In a crew
-//! of k + 1 bots or fewer that is everyone, so the request goes to `all` exactly as it did
-//! before rings existed. In a larger crew the first ring is the k teammates most worth
+//! of k + 1 bots or fewer that is everyone, so the request goes to `all`. In a larger crew the first ring is the k teammates most worth
 //! asking, and when every one of them answers `CANNOT_SUPPLY` the next k are asked at
 //! once, without a fallback or a cooldown in between: it is the same escalation, carried
 //! on. Only when every teammate has refused does the agent fall back as DESIGN section
-//! 5.7 says. A timeout ends the escalation at once, as before: a ring that does not
-//! answer is a crew that does not answer in time.
+//! 5.7 says. A timeout ends the escalation at once: a ring that does not answer is a
+//! crew that does not answer in time.
 //!
 //! Who is worth asking comes from what the agent itself knows: teammates it saw offer
 //! the item on the board come first, teammates it saw refuse it last; within each, the

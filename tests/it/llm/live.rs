@@ -74,7 +74,7 @@ fn live_answers_are_constrained_parsed_concurrent_and_within_150_tokens() {
             latency_sum += a.latency_ms;
         }
         let (p50, p95) = (percentile(&tokens, 50.0), percentile(&tokens, 95.0));
-        // DESIGN 5.4's budget, and issue 20's goal for the median.
+        // DESIGN 5.4's budget for the 95th percentile, and a median well inside it.
         assert!(p50 <= 100 && p95 <= 150, "{mode:?}: p50 {p50}, p95 {p95}");
         // Four calls were out at once: together they took less than one after another.
         assert!(
