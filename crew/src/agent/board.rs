@@ -200,10 +200,10 @@ impl AgentCore {
         if r.window.is_some_and(|w| w != window) {
             return;
         }
+        let key = aw.key;
         let count = Count::new(i64::from(r.count.min(offer.count.get()))).expect("a receipt carries at least one item");
         out.posts
             .push((BoardMessage::ConfirmTransfer { window, from: self.id, to: r.from, item: r.item, count }, None));
-        let key = aw.key;
         self.blocker.awaiting.remove(&r.item);
         self.history.gate.confirmed(key);
         self.blocker.resolve(Blocker::Item(r.item), ResolvedBy::Board, &mut out.notes);
@@ -305,23 +305,19 @@ impl AgentCore {
             (Action::Give { .. }, Ok(_) | Err(Failure::AlreadyHandedOver { .. })) => {
                 self.work.handovers.retain(|h| h.window != window);
             }
-            // The receiver is not where this bot last saw it and is out of view: going
-            // back to that place would only fail the same give again.
-            (Action::Give { to, .. }, Err(Failure::OutOfReach { .. })) => {
-                let to = *to;
-                if !self.knowledge.mem.visible().iter().any(|(a, _)| *a == to) {
-                    self.knowledge.mem.not_there(to);
-                }
-                if let Some(h) = self.work.handovers.iter_mut().find(|h| h.window == window) {
-                    h.attempts += 1;
-                }
-            }
             // No walk leads to the requester (stranded on an upper floor, walled in):
             // waiting would only let the window time out.
             (Action::MoveTo { .. }, Err(Failure::NoPath { .. })) => {
                 self.withdraw(window, RefusalReason::Unreachable, out);
             }
-            _ => {
+            (action, result) => {
+                // The receiver is not where this bot last saw it and is out of view:
+                // going back to that place would only fail the same give again.
+                if let (Action::Give { to, .. }, Err(Failure::OutOfReach { .. })) = (action, result) {
+                    if !self.knowledge.mem.visible().iter().any(|(a, _)| a == to) {
+                        self.knowledge.mem.not_there(*to);
+                    }
+                }
                 if let Some(h) = self.work.handovers.iter_mut().find(|h| h.window == window) {
                     h.attempts += 1;
                 }

@@ -54,9 +54,8 @@ pub(super) struct Undeliverable {
 
 /// T: the task graph, the counts the local solver's nodes aim at, what the action in
 /// flight is for, the transfers committed to and the teammates it could not deliver to,
-/// and the scaffolding (the pillar the bot
-/// builds or stands on, temporary blocks, nodes a walk could not reach, pillar bases it
-/// could not get to).
+/// and the scaffolding (the pillar the bot builds or stands on, temporary blocks, nodes
+/// a walk could not reach, pillar bases it could not get to).
 #[derive(Debug, Clone)]
 pub(super) struct Work {
     pub(super) plan: TaskGraph,
