@@ -21,6 +21,7 @@ mod dead_ends;
 mod explore;
 mod factory;
 mod gate;
+mod given_up;
 mod history;
 mod knowledge;
 mod memory;

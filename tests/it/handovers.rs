@@ -131,3 +131,52 @@ fn a_give_that_finds_the_receiver_gone_is_not_tried_again_at_the_same_place() {
         assert!(*complete, "{policy:?}: tsr {tsr}");
     }
 }
+
+/// bot0 holds no glass for its share of a row; bot1 and bot2 each spare less than it
+/// needs. The first hand-over brings part of it and bot0 asks for the rest at once; while
+/// that request is open it lays the glass it holds (placements that end after the
+/// request), rather than holding every glass cell back until the rest arrives.
+#[test]
+fn what_a_partial_transfer_brought_is_placed_while_the_rest_is_asked_for() {
+    use gatecrew_protocol::trace::ActionName;
+    let dir = tempfile::tempdir().unwrap();
+    let bp = "name = \"row\"\n[[fill]]\nfrom = [0, 0, 0]\nto = [8, 0, 0]\nblock = \"glass\"\n";
+    let agents = [(Pos::new(1, 0, 2), "dirt = 1"), (Pos::new(4, 0, 6), "glass = 4"), (Pos::new(12, 0, 2), "glass = 5")];
+    let s = setup_with(dir.path(), bp, &agents, 8, "");
+    let (events, _) = run(&s);
+    let bot0 = AgentId(0);
+    let requests: Vec<(u64, WindowId)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Board { msg: MessageKind::RequestMaterial, window, from, .. } if *from == bot0 => {
+                Some((e.t, *window))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(requests.len() >= 2, "bot0 asked for the rest: {requests:?}");
+    let (opened, rest) = requests[1];
+    let closed = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Window { window, event: WindowEvent::Close, .. } if *window == rest => Some(e.t),
+            _ => None,
+        })
+        .expect("the rest's window closed");
+    let laid = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::Action { agent, action: ActionName::Place, ok: true, pos: Some(p), .. }
+                if *agent == bot0 && s.blueprint.cell_at(*p).is_some())
+                && e.t > opened
+                && e.t < closed
+        })
+        .count();
+    assert!(
+        laid > 0,
+        "bot0 laid nothing while it waited for the rest ({opened}..{closed}): {:?}",
+        messages(&events, rest)
+    );
+    let Some(EventKind::EpisodeEnd { complete, tsr, .. }) = events.last().map(|e| &e.kind) else { panic!("no end") };
+    assert!(*complete, "tsr {tsr}");
+}

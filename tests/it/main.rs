@@ -26,6 +26,7 @@ mod fit_errors;
 mod floors;
 mod fuzz_corpus;
 mod gated_baselines;
+mod given_up;
 mod handovers;
 mod hitl;
 mod hostile;

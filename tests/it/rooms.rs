@@ -1,8 +1,8 @@
 //! Rooms built by three bots whose planks are split unevenly (DESIGN section 5.6): the
-//! bots short of planks ask, their teammates hand the spare over, and no hand-over window
-//! waits out its deadline. The room has no door: a bot that ends up inside, or on the wall
-//! top, is out of every giver's walk (docs/design-notes.md, "A busy giver's turn", says
-//! which splits still stall for that).
+//! bots short of planks ask, their teammates hand the spare over, the whole of it, and no
+//! hand-over window waits out its deadline. The room has no door: a bot that ends up
+//! inside, or on the wall top, is out of every giver's walk, so what it lacks must reach
+//! it before then.
 
 use gatecrew_protocol::trace::{Event, EventKind, WindowEvent};
 use gatecrew_protocol::{CloseOutcome, MessageKind, Pos};
@@ -92,6 +92,20 @@ fn three_bots_build(roof: bool, planks: [i32; 3], starts: [(i32, i32); 3], dirt:
     let Some(EventKind::EpisodeEnd { complete, .. }) = events.last().map(|e| &e.kind) else { panic!("no end") };
     assert!(*complete, "the room stalled:\n{}", story(&events));
     finished_clean(&s, &events, &ep);
+}
+
+/// Two bots hold the planks for their shares and a dozen spare each; the third holds
+/// eight and asks for the rest: both offer half, and the half that stood by is asked for
+/// at once, before the third bot has walled itself in where no giver can walk to it.
+#[test]
+fn a_room_whose_spare_planks_two_bots_share_is_finished_by_all_three() {
+    three_bots_build(false, [44, 8, 44], [(14, 5), (2, -3), (-3, 4)], false);
+}
+
+/// As above under a roof, with the third bot holding nothing at all.
+#[test]
+fn a_roofed_room_whose_spare_planks_two_bots_share_is_finished_by_all_three() {
+    three_bots_build(true, [89, 88, 0], [(-3, 6), (7, 14), (14, 7)], true);
 }
 
 /// One bot holds every plank and both others ask at once: it walks to them in turn, and

@@ -9,7 +9,7 @@ use gatecrew_gating::{Features, Issue, IssueKey};
 use gatecrew_protocol::trace::{IssueName, ResolvedBy};
 use gatecrew_protocol::{AgentId, IssueId, ItemId, Standing, Tick, WindowId};
 
-use super::{AgentTuning, Note, consult, explore, recover};
+use super::{AgentTuning, Note, consult, explore, given_up, recover};
 use crate::plan::NodeId;
 
 /// What a blocker is about: an item (material or tool) or one node.
@@ -89,8 +89,9 @@ pub(super) struct Awaiting {
 
 /// B: open issues by blocker and the waits on them, the features each was last decided
 /// on, the local recovery in progress, items nobody supplied and the search for them,
-/// escalations in flight, issues parked for a verdict, and the fallbacks decided while
-/// reading news (for this step's trace).
+/// escalations in flight, issues parked for a verdict, the fallbacks decided while
+/// reading news (for this step's trace), and the own cells given up until something is
+/// laid near them.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Blockers {
     pub(super) issues: BTreeMap<Blocker, Vec<OpenIssue>>,
@@ -103,6 +104,7 @@ pub(super) struct Blockers {
     pub(super) awaiting: BTreeMap<ItemId, Awaiting>,
     pub(super) parked: BTreeMap<IssueId, consult::Parked>,
     pub(super) fallbacks: Vec<Note>,
+    pub(super) given_up: given_up::GivenUp,
 }
 
 impl Blockers {

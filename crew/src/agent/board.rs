@@ -200,13 +200,21 @@ impl AgentCore {
         if r.window.is_some_and(|w| w != window) {
             return;
         }
-        let key = aw.key;
         let count = Count::new(i64::from(r.count.min(offer.count.get()))).expect("a receipt carries at least one item");
         out.posts
             .push((BoardMessage::ConfirmTransfer { window, from: self.id, to: r.from, item: r.item, count }, None));
-        self.blocker.awaiting.remove(&r.item);
-        self.history.gate.confirmed(key);
+        let aw = self.blocker.awaiting.remove(&r.item).expect("read above");
+        self.history.gate.confirmed(aw.key);
         self.blocker.resolve(Blocker::Item(r.item), ResolvedBy::Board, &mut out.notes);
+        // Less than asked for arrived (each teammate offers what it can spare, and the
+        // window closes on the first transfer): the rest is asked for now, while the
+        // teammates that stood by still hold it and can still get here, not once this
+        // bot has run out.
+        let short = self.work.own_need(self.id, r.item).saturating_sub(self.inv.count(r.item));
+        let rest = aw.count.saturating_sub(r.count).min(short);
+        if rest > 0 {
+            self.ask_rest(r.item, aw, rest, out);
+        }
         if let Some(rec) = &mut self.blocker.recovery {
             rec.unpause(r.item);
         }

@@ -65,6 +65,13 @@ impl AgentCore {
         self.inv.count(item).saturating_sub(reserved)
     }
 
+    /// Whether the nodes placing `item` wait for its open request: only while the bot
+    /// holds none of it beyond what it promised away. What is in hand (a partial
+    /// transfer while the rest is asked for) is placed meanwhile.
+    pub(super) fn waits_for_request(&self, item: ItemId) -> bool {
+        self.blocker.awaiting.contains_key(&item) && self.inv.count(item) <= self.work.committed(item)
+    }
+
     /// Folds an observation into memory and marks nodes whose block is seen in place.
     pub(super) fn observe(&mut self, view: &Observation) {
         // Where it stands is part of what it sees. In the embedded world that is always
@@ -91,6 +98,7 @@ impl AgentCore {
             if self.ctx.blueprint.cells()[i].block == b {
                 if state != NodeState::Done {
                     self.work.plan.set_state(n, NodeState::Done);
+                    self.blocker.given_up.laid(p, self.ctx.physics.reach);
                 }
             } else if state == NodeState::Done && self.wrong_block(n).is_some() {
                 // A cell of its own it counted as built holds another block: a wrong
@@ -170,13 +178,17 @@ impl AgentCore {
             for b in [Blocker::Node(n), Blocker::Item(item)] {
                 if self.blocker.exhausted(b, self.ctx.tuning.max_attempts) {
                     self.work.plan.set_state(n, NodeState::Failed);
+                    let supported = self.blocker.blocks.get(&b).is_some_and(|b| b.until_supported);
+                    if b == Blocker::Node(n) && !supported {
+                        self.blocker.given_up.give_up(n, pos);
+                    }
                 }
             }
             if self.work.plan.node(n).state == NodeState::Failed && !self.revive(n, &mut watch) {
                 continue;
             }
             remaining = true;
-            if let Some(aw) = self.blocker.awaiting.get(&item) {
+            if let Some(aw) = self.blocker.awaiting.get(&item).filter(|_| self.waits_for_request(item)) {
                 earliest(aw.deadline, &mut wake);
                 continue;
             }
@@ -341,6 +353,14 @@ impl AgentCore {
     /// support stands. One given up on a teammate's block is watched meanwhile: the bot
     /// looks again at the back-off's longest interval.
     fn revive(&mut self, n: NodeId, watch: &mut Option<Tick>) -> bool {
+        if self.blocker.given_up.take_back(n) {
+            // A block laid near it since: the way there, and the pillar it would need,
+            // are looked at afresh.
+            self.blocker.blocks.remove(&Blocker::Node(n));
+            self.work.lift.remove(&n);
+            self.work.plan.set_state(n, NodeState::Pending);
+            return true;
+        }
         let Some(b) = self.blocker.blocks.get(&Blocker::Node(n)).filter(|b| b.until_supported) else {
             return false;
         };
@@ -412,6 +432,7 @@ impl AgentCore {
         match (&o.action, &o.result) {
             (Action::Place { .. }, Ok(_)) => {
                 self.work.plan.set_state(n, NodeState::Done);
+                self.blocker.given_up.laid(pos, self.ctx.physics.reach);
                 self.blocker.resolve(Blocker::Node(n), ResolvedBy::Local, &mut out.notes);
             }
             // A walk that arrives changes nothing yet: the next step places.

@@ -129,7 +129,7 @@ impl AgentCore {
         let found = self.inv.iter().any(|(i, count)| {
             count > 0
                 && Some(i) != item
-                && !self.blocker.awaiting.contains_key(&i)
+                && !self.waits_for_request(i)
                 && !self.parked_item(i)
                 && !self.blocker.blocks.contains_key(&Blocker::Item(i))
                 && desc.places_of(i).iter().any(|&m| self.could_start(m, n, desc))
@@ -157,7 +157,7 @@ impl AgentCore {
             };
             Some(i) != item
                 && self.inv.count(i) > 0
-                && !self.blocker.awaiting.contains_key(&i)
+                && !self.waits_for_request(i)
                 && !self.parked_item(i)
                 && !self.blocker.blocks.contains_key(&Blocker::Item(i))
                 && self.could_start(m, n, desc)

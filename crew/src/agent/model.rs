@@ -154,7 +154,7 @@ impl AgentCore {
         self.work.plan.state(m) == NodeState::Pending
             && self.knowledge.mem.block(pos) != Some(block)
             && self.inv.count(item) > 0
-            && !self.blocker.awaiting.contains_key(&item)
+            && !self.waits_for_request(item)
             && !self.parked_item(item)
             && ![Blocker::Node(m), Blocker::Item(item)].iter().any(|b| self.blocker.blocks.contains_key(b))
             && self.work.plan.requires_iter(m).all(|s| self.work.plan.state(s) == NodeState::Done)

@@ -65,6 +65,17 @@ impl AgentCore {
         true
     }
 
+    /// After a transfer smaller than the request: asks for the `rest`, the same
+    /// escalation carried on (as for the next ring), from the first ring again.
+    pub(super) fn ask_rest(&mut self, item: ItemId, mut aw: Awaiting, rest: u32, out: &mut StepOutput) {
+        let Some(to) = self.next_ring(item, &[]) else {
+            return;
+        };
+        aw.count = rest;
+        aw.asked.clear();
+        self.ask(item, to, aw, out);
+    }
+
     fn ask(&mut self, item: ItemId, to: Recipient, mut aw: Awaiting, out: &mut StepOutput) {
         let Ok(count) = Count::new(i64::from(aw.count)) else {
             return;
