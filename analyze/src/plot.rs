@@ -1,9 +1,11 @@
 //! Bar charts of the main metrics per policy and group, with their intervals, drawn
 //! with a bundled font (DejaVu Sans, see assets/DejaVuSans-LICENSE.txt) so that no
-//! system font is needed. SVG or PNG by the file's extension.
+//! system font is needed. SVG or PNG by the file's extension; the file is replaced
+//! whole (`gatecrew_protocol::replace`).
 
 use std::path::Path;
 
+use gatecrew_protocol::replace::Replacement;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
@@ -63,11 +65,19 @@ pub fn plot(report: &Report, path: &Path) -> Result<(), PlotError> {
     let err = |e: &dyn std::fmt::Display| PlotError { path: path.display().to_string(), message: e.to_string() };
     use_bundled_font();
     let size = (1500, 900);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => draw(report, SVGBackend::new(path, size).into_drawing_area()).map_err(|e| err(&e)),
-        Some("png") => draw(report, BitMapBackend::new(path, size).into_drawing_area()).map_err(|e| err(&e)),
-        _ => Err(err(&"the plot file must end in .svg or .png")),
+    let ext = path.extension().and_then(|e| e.to_str());
+    if !matches!(ext, Some("svg" | "png")) {
+        return Err(err(&"the plot file must end in .svg or .png"));
     }
+    // Drawn beside the old plot and renamed over it: a failed or killed run leaves it whole.
+    let out = Replacement::begin_keeping_extension(path).map_err(|e| err(&e))?;
+    let temp = out.temp().to_path_buf();
+    match ext {
+        Some("svg") => draw(report, SVGBackend::new(&temp, size).into_drawing_area()),
+        _ => draw(report, BitMapBackend::new(&temp, size).into_drawing_area()),
+    }
+    .map_err(|e| err(&e))?;
+    out.commit().map_err(|e| err(&e))
 }
 
 fn draw<DB: DrawingBackend>(report: &Report, root: DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String> {

@@ -68,7 +68,8 @@ impl Objective {
     /// Scores a set of episodes.
     pub fn score(&self, eps: &[&EpisodeMetrics]) -> Score {
         let n = eps.len().max(1) as f64;
-        let sum = |f: &dyn Fn(&EpisodeMetrics) -> f64| eps.iter().map(|e| f(e)).sum::<f64>();
+        // Folded from +0: a float `sum` of nothing is -0, which a table shows as "-0.000".
+        let sum = |f: &dyn Fn(&EpisodeMetrics) -> f64| eps.iter().map(|e| f(e)).fold(0.0, |a, b| a + b);
         let tsr = sum(&|e| e.tsr) / n;
         let (rec, local) = (sum(&|e| e.local_recovery_ticks as f64), sum(&|e| e.resolved_local as f64));
         let t_rec = if local > 0.0 { rec / local } else { 0.0 };
@@ -83,5 +84,19 @@ impl Objective {
         let lrr = if item_resolved > 0.0 { item_local / item_resolved } else { 0.0 };
         let cs = sum(&|e| e.cs as f64) / n;
         Score { j, tsr, t_rec, zero_yield, tokens, msg: sum(&|e| e.msg as f64) / n, uer, lrr, cs, episodes: eps.len() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_episodes_score_zero_not_minus_zero() {
+        let s = Objective::default().score(&[]);
+        for (name, v) in [("tsr", s.tsr), ("cs", s.cs), ("msg", s.msg), ("tokens", s.tokens), ("j", s.j)] {
+            assert!(v == 0.0 && v.is_sign_positive(), "{name} = {v:?}");
+        }
+        assert_eq!(format!("{:.3}", s.tsr), "0.000");
     }
 }

@@ -112,20 +112,22 @@ pub fn markdown(p: &Perturbation) -> String {
         for (split, n, sc) in
             [("test", p.test_episodes, &r.test), ("calibration", p.calibration_episodes, &r.calibration)]
         {
+            // A split the filter left empty has no figures, not zeros.
+            let figures = if n == 0 {
+                "— | — | — | — | —".to_string()
+            } else {
+                format!(
+                    "{:.3} | {:.1} | {:.2} | {:.1}% | {:.1}%",
+                    sc.tsr,
+                    sc.cs,
+                    sc.msg,
+                    sc.lrr * 100.0,
+                    sc.uer * 100.0
+                )
+            };
             s.push_str(&format!(
-                "| {} | {} | {} {} {} {} {} | {hier} | {split} ({n}) | {:.3} | {:.1} | {:.2} | {:.1}% | {:.1}% |\n",
-                r.name,
-                r.rationale,
-                w.c,
-                w.a,
-                w.d,
-                w.r,
-                w.h,
-                sc.tsr,
-                sc.cs,
-                sc.msg,
-                sc.lrr * 100.0,
-                sc.uer * 100.0
+                "| {} | {} | {} {} {} {} {} | {hier} | {split} ({n}) | {figures} |\n",
+                r.name, r.rationale, w.c, w.a, w.d, w.r, w.h,
             ));
         }
     }

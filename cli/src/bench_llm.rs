@@ -164,7 +164,8 @@ pub fn run(a: BenchLlmArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     )?;
     match &a.out {
         Some(path) => {
-            std::fs::write(path, profile.to_toml()).with_context(|| format!("writing {}", path.display()))?;
+            gatecrew_protocol::replace::replace(path, profile.to_toml().as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
             writeln!(out, "wrote {}", path.display())?;
         }
         None => write!(out, "{}", profile.to_toml())?,

@@ -182,8 +182,8 @@ fn perturbations(
     })?;
     let md = gatecrew_calibrate::perturb::markdown(&p);
     std::fs::create_dir_all(&opts.out)?;
-    std::fs::write(opts.out.join("perturbation.md"), &md)?;
-    std::fs::write(opts.out.join("perturbation.json"), serde_json::to_string_pretty(&p)?)?;
+    replace(&opts.out.join("perturbation.md"), md.as_bytes())?;
+    replace(&opts.out.join("perturbation.json"), serde_json::to_string_pretty(&p)?.as_bytes())?;
     if json {
         let files = ["perturbation.md", "perturbation.json"];
         return Ok(writeln!(

@@ -336,7 +336,8 @@ pub fn run(a: ReproduceArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     if let Some(d) = a.doc.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
-    std::fs::write(&a.doc, &doc).with_context(|| format!("writing {}", a.doc.display()))?;
+    gatecrew_protocol::replace::replace(&a.doc, doc.as_bytes())
+        .with_context(|| format!("writing {}", a.doc.display()))?;
     for line in tables::verdicts(&runs) {
         writeln!(out, "{line}")?;
     }

@@ -35,6 +35,7 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
+use gatecrew_protocol::replace::{ReplaceError, Replacement};
 use gatecrew_protocol::trace::TraceWriter;
 
 pub use episode::KitchenEpisode;
@@ -77,11 +78,15 @@ impl TraceDir {
         &self.dir
     }
 
-    /// The file episode `ep` is written to, `<dir>/<ep>.jsonl` (replacing it).
+    /// The file episode `ep` is written to, `<dir>/<ep>.jsonl`: written beside it as
+    /// `<ep>.jsonl.partial` and renamed over it by [`TraceFile::finish`], so an episode
+    /// that fails or is killed leaves the previous trace of that name whole.
     pub fn file(&self, ep: &EpisodeId) -> Result<TraceFile, TraceWriteError> {
         let path = self.dir.join(format!("{ep}.jsonl"));
-        let file = File::create(&path).map_err(|source| TraceWriteError { path: path.clone(), source })?;
-        Ok(TraceFile { out: TraceWriter::new(BufWriter::new(file)), path, error: None })
+        let fail = |e: ReplaceError| TraceWriteError { path: path.clone(), source: e.into() };
+        let replacement = Replacement::begin(&path).map_err(fail)?;
+        let file = replacement.create().map_err(fail)?;
+        Ok(TraceFile { out: TraceWriter::new(BufWriter::new(file)), replacement, path, error: None })
     }
 }
 
@@ -90,6 +95,7 @@ impl TraceDir {
 /// that a traced run and an untraced one are the same run.
 pub struct TraceFile {
     out: TraceWriter<BufWriter<File>>,
+    replacement: Replacement,
     path: PathBuf,
     error: Option<io::Error>,
 }
@@ -113,17 +119,41 @@ impl TraceFile {
         }
     }
 
-    /// The buffered file and its path, for a writer of the driver's own.
-    pub fn into_inner(self) -> (BufWriter<File>, PathBuf) {
-        (self.out.into_inner(), self.path)
+    /// The buffered file, for a writer of the driver's own, and what puts it in place
+    /// once that writer has flushed it.
+    pub fn into_parts(self) -> (BufWriter<File>, PendingTrace) {
+        (self.out.into_inner(), PendingTrace { replacement: self.replacement, path: self.path })
     }
 
-    /// Flushes; the first I/O error met, if any, with the file.
+    /// Flushes and puts the trace in place; the first I/O error met, if any, with the
+    /// file (the previous trace of the name then stays).
     pub fn finish(mut self) -> Result<(), TraceWriteError> {
         let res = match self.error.take() {
             Some(e) => Err(e),
             None => self.out.flush(),
         };
-        res.map_err(|source| TraceWriteError { path: self.path, source })
+        drop(self.out);
+        res.and_then(|()| self.replacement.commit().map_err(io::Error::from))
+            .map_err(|source| TraceWriteError { path: self.path, source })
+    }
+}
+
+/// A trace written by someone else's writer ([`TraceFile::into_parts`]), not yet in
+/// place: dropped without [`PendingTrace::commit`], the previous trace of the name stays.
+#[derive(Debug)]
+pub struct PendingTrace {
+    replacement: Replacement,
+    path: PathBuf,
+}
+
+impl PendingTrace {
+    /// The trace's file name, once in place.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The writer has flushed the trace: renamed over the file of its name.
+    pub fn commit(self) -> Result<(), TraceWriteError> {
+        self.replacement.commit().map_err(|e| TraceWriteError { path: self.path, source: e.into() })
     }
 }

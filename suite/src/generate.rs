@@ -91,6 +91,12 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
     move |source| GenerateError::Io { path: path.to_path_buf(), source }
 }
 
+/// Writes one generated file, replacing an older one whole (a generation cut short
+/// leaves each file as it was or as it is now, never half written).
+fn write(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
+    gatecrew_protocol::replace::replace(path, bytes).map_err(|e| io(path)(e.into()))
+}
+
 /// The world and crew of one episode, before it is written.
 #[derive(Debug, Clone)]
 struct Layout {
@@ -257,7 +263,7 @@ pub fn generate(out: &Path, data_path: &Path, version: Version) -> Result<Manife
     for (index, template) in templates().iter().enumerate() {
         let bp_path = bp_dir.join(format!("{}.toml", template.name));
         let text = template.to_toml();
-        std::fs::write(&bp_path, &text).map_err(io(&bp_path))?;
+        write(&bp_path, text.as_bytes())?;
         let blueprint = Blueprint::parse(&text, &bp_path, &data)
             .map_err(|e| GenerateError::Invalid { path: bp_path.clone(), reason: e.to_string() })?;
         let site = Site { template, index, blueprint, rel_blueprint: format!("../blueprints/{}.toml", template.name) };
@@ -271,13 +277,13 @@ pub fn generate(out: &Path, data_path: &Path, version: Version) -> Result<Manife
         manifest.episode.push(std);
     }
     let m_path = Manifest::path_in(out);
-    std::fs::write(&m_path, manifest.to_toml()).map_err(io(&m_path))?;
+    write(&m_path, manifest.to_toml().as_bytes())?;
     Ok(manifest)
 }
 
 fn write_episode(dir: &Path, e: &Entry, text: &str, data: &Arc<GameData>) -> Result<Setup, GenerateError> {
     let path = dir.join(format!("{}.toml", e.id));
-    std::fs::write(&path, text).map_err(io(&path))?;
+    write(&path, text.as_bytes())?;
     Setup::load_with_data(&path, &Overrides::default(), data.clone())
         .map_err(|err| GenerateError::Invalid { path, reason: err.to_string() })
 }

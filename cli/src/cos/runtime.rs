@@ -36,17 +36,23 @@ pub fn table(
                 .build()
                 .context("starting the tokio runtime")?;
             let mut run = |core: EpisodeCore, deciders: Vec<Decider>, file: Option<TraceFile>| {
-                let (out, path) = match file.map(TraceFile::into_inner) {
-                    Some((w, path)) => (Some(Box::new(w) as Box<dyn std::io::Write + Send>), Some(path)),
+                let (out, pending) = match file.map(TraceFile::into_parts) {
+                    Some((w, pending)) => (Some(Box::new(w) as Box<dyn std::io::Write + Send>), Some(pending)),
                     None => (None, None),
                 };
-                rt.block_on(gatecrew_actors::run_kitchen_episode(core, deciders, out)).map_err(|e| {
-                    let e: Box<dyn std::error::Error + Send + Sync> = match path {
-                        Some(p) => format!("{}: {e}", p.display()).into(),
-                        None => Box::new(e),
-                    };
-                    e
-                })
+                let outcome = rt.block_on(gatecrew_actors::run_kitchen_episode(core, deciders, out));
+                let fail = |e: &dyn std::fmt::Display| -> Box<dyn std::error::Error + Send + Sync> {
+                    match &pending {
+                        Some(p) => format!("{}: {e}", p.path().display()).into(),
+                        None => e.to_string().into(),
+                    }
+                };
+                let outcome = outcome.map_err(|e| fail(&e))?;
+                // The recorder flushed the trace before the run returned: it goes in place.
+                if let Some(p) = pending {
+                    p.commit()?;
+                }
+                Ok(outcome)
             };
             gatecrew_kitchen::cos_table_on(cuisine, levels, policies, agents, spec, traces, &mut run)
         }

@@ -145,7 +145,8 @@ pub(crate) fn gate_files(base_file: &Path, dir: &Path) -> anyhow::Result<Vec<(&'
             base_file.display(),
             toml::to_string(&GateFile { gate: spec })?
         );
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        gatecrew_protocol::replace::replace(&path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
         files.push((*run, path));
     }
     Ok(files)

@@ -1,48 +1,56 @@
-//! Output files replaced whole: an export killed at any point leaves the previous
-//! tables byte for byte, and the next export takes over the dead writer's lock; two
-//! runs on one `--trace` exclude each other, the second told who holds it.
+//! Output files replaced whole: every writer (a run's trace, the kitchen's traces, the
+//! export tables, the plots, calibration's report) killed at any point leaves the
+//! previous files byte for byte, and the next run takes over the dead writer's lock;
+//! two runs on one `--trace` exclude each other, the second told who holds it.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use gatecrew_protocol::replace::Replacement;
 
-use crate::cli::gatecrew;
+use crate::common::{default_config, gatecrew, root};
 use crate::hostile::default_run;
 
-const CHILD_DIR: &str = "GATECREW_WRITTEN_TEST_DIR";
+/// The child's command line, as a JSON array: it runs that command in a loop.
+const CHILD_ARGS: &str = "GATECREW_WRITTEN_TEST_ARGS";
 
-fn export(dir: &std::path::Path) -> (u8, String, String) {
-    let (traces, out) = (dir.join("traces"), dir.join("out"));
-    gatecrew(&["export", traces.to_str().unwrap(), "--out", out.to_str().unwrap(), "--format", "csv"])
+/// A file a writer leaves only while it is being written or was killed.
+fn in_progress(name: &str) -> bool {
+    name.contains(".partial") || name.ends_with(".lock")
 }
 
-fn tables(dir: &std::path::Path) -> Vec<Vec<u8>> {
-    ["episodes.csv", "events.csv"].iter().map(|n| std::fs::read(dir.join("out").join(n)).unwrap()).collect()
+/// The finished files in `dir`, by name.
+fn finished(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(n, _)| !in_progress(n))
+        .map(|(n, p)| (n, std::fs::read(p).unwrap()))
+        .collect()
 }
 
-#[test]
-fn an_export_killed_at_any_point_leaves_the_old_tables_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("traces")).unwrap();
-    let first = dir.path().join("traces/t0.jsonl");
-    let (code, _, err) = default_run(&first, &[]);
-    assert_eq!(code, 0, "{err}");
-    // Enough copies that an export takes a while, so the kills land all along it.
-    for i in 1..40 {
-        std::fs::copy(&first, dir.path().join(format!("traces/t{i}.jsonl"))).unwrap();
-    }
-    let (code, _, err) = export(dir.path());
-    assert_eq!(code, 0, "{err}");
-    let before = tables(dir.path());
-    // Kill times spread over the export's length, seeded so a failure repeats.
+/// Runs `args` once (it must succeed), then kills a process that runs the same
+/// command in a loop at seeded random points over `span_ms`: after each kill every
+/// file in `out` is byte for byte what the first run wrote (a rename of the same
+/// bytes is invisible; a file written in place is caught cut short or empty). A last
+/// run then takes over the dead writers' locks and leaves nothing in progress.
+fn killed_at_random_points(args: &[String], out: &Path, span_ms: u64) {
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = gatecrew(&argv);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let before = finished(out);
+    assert!(!before.is_empty(), "{args:?} wrote nothing into {}", out.display());
     let mut state = 0x9e37_79b9_u64;
-    for _ in 0..12 {
+    for _ in 0..10 {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        let after = Duration::from_millis(20 + (state >> 33) % 600);
+        let after = Duration::from_millis(20 + (state >> 33) % span_ms);
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args(["hostile::written::child_process", "--exact", "--include-ignored", "--test-threads", "1"])
-            .env(CHILD_DIR, dir.path())
+            .env(CHILD_ARGS, serde_json::to_string(args).unwrap())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -50,28 +58,134 @@ fn an_export_killed_at_any_point_leaves_the_old_tables_whole() {
         std::thread::sleep(after);
         let _ = child.kill();
         let _ = child.wait();
-        assert_eq!(tables(dir.path()), before, "killed after {after:?}: a table changed");
+        let now = finished(out);
+        for (name, bytes) in &before {
+            let got = now.get(name).map(Vec::len);
+            assert!(
+                now.get(name) == Some(bytes),
+                "{args:?} killed after {after:?}: {name} is {got:?} bytes, was {}",
+                bytes.len()
+            );
+        }
     }
-    // The dead writers' locks are the kernel's, gone with them: the next export runs.
-    let (code, _, err) = export(dir.path());
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(tables(dir.path()), before);
-    let left: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+    let (code, _, err) = gatecrew(&argv);
+    assert_eq!(code, 0, "{args:?} after the kills: {err}");
+    assert_eq!(finished(out), before);
+    let left: Vec<String> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".partial"))
+        .filter(|n| in_progress(n))
         .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert!(left.is_empty(), "{args:?}: {left:?}");
 }
 
-/// The child, started and killed by the test above; ignored on its own.
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Traces for the readers to read: one default episode, copied so that reading them
+/// takes a while.
+fn traces(dir: &Path, copies: usize) -> PathBuf {
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let first = traces.join("t0.jsonl");
+    let (code, _, err) = default_run(&first, &[]);
+    assert_eq!(code, 0, "{err}");
+    for i in 1..copies {
+        std::fs::copy(&first, traces.join(format!("t{i}.jsonl"))).unwrap();
+    }
+    traces
+}
+
 #[test]
-#[ignore = "the child of an_export_killed_at_any_point_leaves_the_old_tables_whole"]
+fn an_export_killed_at_any_point_leaves_the_old_tables_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = traces(dir.path(), 40);
+    let out = dir.path().join("out");
+    killed_at_random_points(&strings(&["export", path(&traces), "--out", path(&out), "--format", "csv"]), &out, 600);
+}
+
+#[test]
+fn a_run_killed_at_any_point_leaves_the_old_trace_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trace");
+    std::fs::create_dir_all(&out).unwrap();
+    let trace = out.join("t.jsonl");
+    let config = default_config();
+    let args = ["run", "--stepper", "--quiet", "--config", path(&config), "--trace", path(&trace)];
+    killed_at_random_points(&strings(&args), &out, 300);
+}
+
+#[test]
+fn a_plot_killed_at_any_point_leaves_the_old_plots_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = traces(dir.path(), 10);
+    let out = dir.path().join("plots");
+    std::fs::create_dir_all(&out).unwrap();
+    for plot in ["p.png", "p.svg"] {
+        let plot = out.join(plot);
+        let args = ["analyze", path(&traces), "--plot", path(&plot)];
+        killed_at_random_points(&strings(&args), &out, 300);
+    }
+}
+
+#[test]
+fn a_kitchen_run_killed_at_any_point_leaves_the_old_traces_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    for runtime in ["stepper", "actors"] {
+        let out = dir.path().join(runtime);
+        let args = [
+            "cos",
+            "--levels",
+            "level_0,level_1",
+            "--policy",
+            "gated,flatcomm",
+            "--runtime",
+            runtime,
+            "--trace",
+            path(&out),
+        ];
+        killed_at_random_points(&strings(&args), &out, 300);
+    }
+}
+
+#[test]
+fn a_calibration_report_killed_at_any_point_leaves_the_old_files_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = dir.path().join("grid.toml");
+    std::fs::write(&grid, "[weights]\nc = [0.35]\na = [0.2]\nd = [0.2]\nr = [0.1, 0.2]\nh = [0.05]\n[thresholds]\ntheta_low = [0.6]\ntheta_high = [0.9]\n").unwrap();
+    let out = dir.path().join("cal");
+    let suite = root().join("configs/suite");
+    let args = [
+        "calibrate",
+        "--suite",
+        path(&suite),
+        "--grid",
+        path(&grid),
+        "--filter=-s0",
+        "--jobs",
+        "1",
+        "--out",
+        path(&out),
+    ];
+    let (code, _, err) = gatecrew(&args);
+    assert_eq!(code, 0, "{err}");
+    killed_at_random_points(&strings(&["calibrate", "--report", path(&out)]), &out, 200);
+}
+
+/// The child, started and killed by the tests above; ignored on its own.
+#[test]
+#[ignore = "the child of killed_at_random_points"]
 fn child_process() {
-    let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
-    let dir = std::path::PathBuf::from(dir);
+    let Some(args) = std::env::var_os(CHILD_ARGS) else { return };
+    let args: Vec<String> = serde_json::from_str(args.to_str().unwrap()).unwrap();
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     loop {
-        export(&dir);
+        gatecrew(&argv);
     }
 }
 
