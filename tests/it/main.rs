@@ -36,6 +36,7 @@ mod llm;
 mod metrics;
 mod minecraft;
 mod model_bots;
+mod model_concurrency;
 mod model_views;
 mod oracle;
 mod out_of_sight;
