@@ -52,6 +52,9 @@ impl AgentCore {
                     if reason != RefusalReason::Unreachable {
                         self.knowledge.refusal(item, from);
                     }
+                    if to == self.id {
+                        self.knowledge.answered_me(item, from, reason == RefusalReason::Unreachable);
+                    }
                     self.mirror_offers(window, to, item, |s| s.withdraw(from));
                     self.giver_free(window, from);
                 }

@@ -6,7 +6,7 @@ use gatecrew_protocol::trace::{ActionName, ResolvedBy};
 use gatecrew_protocol::{ItemId, Pos, Tick};
 use gatecrew_world::{Action, Failure, Observation, Outcome, reach_distance};
 
-use super::{AgentCore, Blocker, Note, Retry, StepOutput};
+use super::{AgentCore, Blocker, Note, Retry, StepOutput, given_up};
 use crate::plan::{NodeId, NodeKind, NodeState, Task};
 
 /// What the build logic wants.
@@ -182,6 +182,9 @@ impl AgentCore {
                     if b == Blocker::Node(n) && !supported {
                         self.blocker.given_up.give_up(n, pos);
                     }
+                    if b == Blocker::Item(item) {
+                        self.give_up_undelivered(item);
+                    }
                 }
             }
             if self.work.plan.node(n).state == NodeState::Failed && !self.revive(n, &mut watch) {
@@ -353,6 +356,11 @@ impl AgentCore {
     /// support stands. One given up on a teammate's block is watched meanwhile: the bot
     /// looks again at the back-off's longest interval.
     fn revive(&mut self, n: NodeId, watch: &mut Option<Tick>) -> bool {
+        if let Some((_, _, item)) = place_of(&self.work.plan.node(n).kind) {
+            if self.item_back(item) {
+                return true;
+            }
+        }
         if self.blocker.given_up.take_back(n) {
             // A block laid near it since: the way there, and the pillar it would need,
             // are looked at afresh.
@@ -379,6 +387,41 @@ impl AgentCore {
             *watch = Some(watch.map_or(b.retry_at, |w| w.min(b.retry_at)));
         }
         false
+    }
+
+    /// `item` is given up: when teammates that hold it answered that they could not get
+    /// here, what that rested on is kept (see `given_up`).
+    fn give_up_undelivered(&mut self, item: ItemId) {
+        let Some(holders) = self.knowledge.out_of_reach.get(&item).filter(|h| !h.is_empty()) else {
+            return;
+        };
+        let holders = holders.iter().map(|a| (*a, self.knowledge.mem.last_seen(*a))).collect();
+        let offerers = self.knowledge.offered.get(&item).cloned().unwrap_or_default();
+        let why = given_up::Undelivered { here: self.pos, holders, offerers };
+        self.blocker.given_up.give_up_item(item, why);
+    }
+
+    /// Whether `item`, given up while its holders could not get here, is taken up again
+    /// now; if so, with a fresh count of attempts and the gate asked again, every own
+    /// cell given up on it is pending again (one given up for its own reasons is given
+    /// up again at once, by its own blocker's count).
+    fn item_back(&mut self, item: ItemId) -> bool {
+        let mem = &self.knowledge.mem;
+        let seen = |a| mem.last_seen(a);
+        let now = given_up::Now { here: self.pos, seen: &seen, offerers: self.knowledge.offered.get(&item) };
+        if !self.blocker.given_up.item_back(item, &now, self.ctx.tuning.max_attempts) {
+            return false;
+        }
+        let blocker = Blocker::Item(item);
+        self.blocker.blocks.remove(&blocker);
+        self.blocker.last_features.remove(&blocker);
+        for m in self.work.own_places(self.id) {
+            let node = self.work.plan.node(m);
+            if node.state == NodeState::Failed && place_of(&node.kind).is_some_and(|(_, _, i)| i == item) {
+                self.work.plan.set_state(m, NodeState::Pending);
+            }
+        }
+        true
     }
 
     /// The node's item is not held: a missing-material issue through the gate (a

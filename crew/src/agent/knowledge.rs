@@ -18,6 +18,9 @@ pub(super) struct Knowledge {
     pub(super) dead_ends: DeadEnds,
     pub(super) offered: BTreeMap<ItemId, BTreeSet<AgentId>>,
     pub(super) refused: BTreeMap<ItemId, BTreeSet<AgentId>>,
+    /// Teammates whose last answer to this bot's request for the item was that they
+    /// could not get here: they hold it.
+    pub(super) out_of_reach: BTreeMap<ItemId, BTreeSet<AgentId>>,
 }
 
 impl Knowledge {
@@ -30,6 +33,16 @@ impl Knowledge {
     /// `from` said it cannot supply `item`.
     pub(super) fn refusal(&mut self, item: ItemId, from: AgentId) {
         self.refused.entry(item).or_default().insert(from);
+    }
+
+    /// `from` answered this bot's request for `item`: that it cannot get here
+    /// (`unreachable`), or any other refusal, which says nothing of a way here.
+    pub(super) fn answered_me(&mut self, item: ItemId, from: AgentId, unreachable: bool) {
+        if unreachable {
+            self.out_of_reach.entry(item).or_default().insert(from);
+        } else if let Some(s) = self.out_of_reach.get_mut(&item) {
+            s.remove(&from);
+        }
     }
 
     /// Whether some teammate may still help: the crew is known from the start, so a
